@@ -1,0 +1,33 @@
+# Kiln: `make run` serves the example bots; `make test` runs every test. Both install what they need.
+
+SWIFT ?= swift
+# Debian packages the build and the tests need (installed by `make deps` when missing).
+DEBIAN_PACKAGES := git pkg-config ca-certificates libgit2-dev libsqlite3-dev libcurl4-openssl-dev python3-aiosmtpd bubblewrap
+
+.PHONY: all deps build test run bench clean
+
+all: build
+
+deps:
+	@scripts/install-debian-packages $(DEBIAN_PACKAGES)
+
+build: deps
+	$(SWIFT) build
+
+# Builds the product and the tests once, then runs every suite (Swift Testing runs them in parallel).
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build --disable-xctest
+
+# Builds and starts `kiln serve` on the example bots in Bots/, data in .kiln/, on 127.0.0.1:8080.
+run: build
+	mkdir -p .kiln
+	.build/debug/kiln serve --bots Bots --data .kiln --listen 127.0.0.1:8080
+
+# Prints the table of performance figures (release build).
+bench: deps
+	$(SWIFT) build -c release --product kiln
+	scripts/bench .build/release/kiln
+
+clean:
+	rm -rf .build .kiln

@@ -1,0 +1,91 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let package = Package(
+    name: "kiln",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "kiln", targets: ["kiln"])
+    ],
+    dependencies: [
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+
+        .target(
+            name: "KilnCore",
+            dependencies: [.product(name: "Yams", package: "Yams")],
+            exclude: ["README.md"]
+        ),
+        .target(name: "KilnGit", dependencies: ["CGit2", "KilnCore"], exclude: ["README.md"]),
+        .target(
+            name: "KilnStore",
+            dependencies: ["KilnCore", .product(name: "GRDB", package: "GRDB.swift")],
+            exclude: ["README.md"]
+        ),
+        .target(
+            name: "KilnBuild",
+            dependencies: ["KilnCore", .product(name: "Subprocess", package: "swift-subprocess")],
+            exclude: ["README.md"]
+        ),
+        .target(name: "KilnMail", dependencies: ["CCurl", "KilnCore"], exclude: ["README.md"]),
+        .target(
+            name: "KilnServer",
+            dependencies: [
+                "KilnCore", "KilnGit", "KilnStore", "KilnBuild", "KilnMail",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            exclude: ["README.md"]
+        ),
+        .target(
+            name: "KilnWeb",
+            dependencies: [
+                "KilnServer",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            exclude: ["README.md"]
+        ),
+        .executableTarget(
+            name: "kiln",
+            dependencies: [
+                "KilnCore", "KilnServer", "KilnWeb",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            exclude: ["README.md"]
+        ),
+
+        .target(name: "KilnTestSupport", dependencies: ["KilnCore"], path: "Tests/KilnTestSupport"),
+        .testTarget(name: "KilnCoreTests", dependencies: ["KilnCore", "KilnTestSupport"]),
+        .testTarget(name: "KilnGitTests", dependencies: ["KilnGit", "KilnTestSupport"]),
+        .testTarget(name: "KilnStoreTests", dependencies: ["KilnStore", "KilnTestSupport"]),
+        .testTarget(name: "KilnBuildTests", dependencies: ["KilnBuild", "KilnTestSupport"]),
+        .testTarget(name: "KilnMailTests", dependencies: ["KilnMail", "KilnTestSupport"]),
+        .testTarget(
+            name: "KilnServerTests",
+            dependencies: ["KilnServer", "KilnTestSupport", .product(name: "Logging", package: "swift-log")]
+        ),
+        .testTarget(
+            name: "KilnWebTests",
+            dependencies: [
+                "KilnWeb", "KilnTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ]
+        ),
+        .testTarget(name: "EndToEndTests", dependencies: ["KilnTestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,72 @@
+import Foundation
+
+/// Every bot file of a bots directory: the bots that loaded, and the files that did not.
+///
+/// A broken file never hides the others: the catalog always holds every good bot, and each
+/// broken file with all of its problems, so the server can run the good ones and show the rest.
+public struct BotCatalog: Sendable {
+    public struct Entry: Sendable, Hashable {
+        public var file: String
+        public var bot: Bot
+    }
+
+    /// A bot file that could not be used, under the name it would have had.
+    public struct BrokenFile: Sendable, Hashable {
+        public var file: String
+        public var name: String
+        public var problems: [ConfigDiagnostic]
+    }
+
+    public var bots: [Entry]
+    public var broken: [BrokenFile]
+
+    public init(bots: [Entry] = [], broken: [BrokenFile] = []) {
+        self.bots = bots
+        self.broken = broken
+    }
+
+    public var diagnostics: [ConfigDiagnostic] { broken.flatMap(\.problems) }
+
+    public func bot(named name: String) -> Bot? { bots.first { $0.bot.name == name }?.bot }
+
+    /// The `.yml` and `.yaml` files directly in `directory`, sorted by name.
+    public static func files(in directory: String) throws(ConfigError) -> [String] {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            throw .unreadable(path: directory, reason: "no such directory, or not readable")
+        }
+        let prefix = directory.hasSuffix("/") ? directory : directory + "/"
+        return names.filter { ($0.hasSuffix(".yml") || $0.hasSuffix(".yaml")) && !$0.hasPrefix(".") }.sorted().map { prefix + $0 }
+    }
+
+    /// Loads every bot file in `directory`.
+    public static func load(directory: String) throws(ConfigError) -> BotCatalog {
+        load(files: try files(in: directory))
+    }
+
+    /// Loads the given bot files; two files naming the same bot make the later one broken.
+    public static func load(files: [String]) -> BotCatalog {
+        var catalog = BotCatalog()
+        var owners: [String: String] = [:]
+        for file in files {
+            do {
+                let located = try BotFile.loadLocated(path: file)
+                let bot = located.bot
+                if let owner = owners[bot.name] {
+                    let problem = ConfigDiagnostic(
+                        file: file, line: located.nameLine, column: located.nameColumn, keyPath: "name",
+                        message: "bot name '\(bot.name)' is already used by \(owner); bot names must be unique")
+                    catalog.broken.append(BrokenFile(file: file, name: bot.name, problems: [problem]))
+                    continue
+                }
+                owners[bot.name] = file
+                catalog.bots.append(Entry(file: file, bot: bot))
+            } catch {
+                catalog.broken.append(BrokenFile(file: file, name: BotFile.defaultName(forFile: file), problems: error.diagnostics))
+            }
+        }
+        return catalog
+    }
+}

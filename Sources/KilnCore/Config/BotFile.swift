@@ -1,0 +1,210 @@
+import Foundation
+import Yams
+
+/// Reads bot files (`Bots/<name>.yml`) into validated `Bot` values.
+public enum BotFile {
+    static let rootKeys = [
+        "name", "repository", "schedule", "clean", "cancel-superseded", "build", "test", "timeout", "sandbox", "environment",
+        "secrets", "webhook-secret-file", "triggers",
+    ]
+
+    /// Reads and decodes the bot file at `path`, named as the user gave it (for diagnostics).
+    public static func load(path: String) throws(ConfigError) -> Bot {
+        try loadLocated(path: path).bot
+    }
+
+    /// A decoded bot with the position of its name (the `name:` value, else the top of the file).
+    struct Located {
+        var bot: Bot
+        var nameLine: Int
+        var nameColumn: Int
+    }
+
+    static func loadLocated(path: String) throws(ConfigError) -> Located {
+        let text = try ConfigFileText.read(path)
+        return try decodeLocated(text, file: path)
+    }
+
+    /// Decodes a bot file's text. The bot is named after the file unless it says `name:`;
+    /// a relative repository path is resolved against the file's directory.
+    public static func decode(_ text: String, file: String) throws(ConfigError) -> Bot {
+        try decodeLocated(text, file: file).bot
+    }
+
+    static func decodeLocated(_ text: String, file: String) throws(ConfigError) -> Located {
+        let reader = ConfigReader(file: file)
+        let url = URL(fileURLWithPath: file)
+        let directory = url.deletingLastPathComponent().path
+        let fileName = url.deletingPathExtension().lastPathComponent
+        let located = decode(text, fileName: fileName, directory: directory, reader: reader)
+        let problems = reader.diagnostics
+        guard let located, problems.isEmpty else {
+            throw .invalid(problems.isEmpty ? [ConfigDiagnostic(file: file, line: 1, column: 1, keyPath: "", message: "the file is not a bot")] : problems)
+        }
+        return located
+    }
+
+    /// The name a bot in `file` has unless it says otherwise.
+    public static func defaultName(forFile file: String) -> String {
+        URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+    }
+
+    private static func decode(_ text: String, fileName: String, directory: String, reader: ConfigReader) -> Located? {
+        guard let root = reader.compose(text) else { return nil }
+        if ConfigReader.isNull(root) {
+            reader.error("the file is empty: a bot needs at least 'repository: {url: …}'", at: root, path: .root)
+            return nil
+        }
+        guard let fields = reader.mapping(root, path: .root, keys: rootKeys) else { return nil }
+
+        var name = fileName
+        if let node = fields["name"] {
+            if let text = reader.string(node, path: fields.path("name")) {
+                name = text
+                checkName(text, at: node, path: fields.path("name"), reader: reader)
+            }
+        } else {
+            checkName(fileName, at: root, path: .root, reader: reader)
+        }
+
+        let repository = fields.required("repository", in: reader, hint: " (every bot needs 'repository: {url: …}')").flatMap {
+            decodeRepository($0, path: fields.path("repository"), directory: directory, reader: reader)
+        }
+        var bot = Bot(name: name, repository: repository ?? Repository(url: placeholderURL))
+
+        if let node = fields["schedule"] { decodeSchedule(node, path: fields.path("schedule"), into: &bot.schedule, reader: reader) }
+        if let node = fields["clean"], let value = reader.choice(node, path: fields.path("clean"), as: CleanPolicy.self) { bot.clean = value }
+        if let node = fields["cancel-superseded"], let value = reader.bool(node, path: fields.path("cancel-superseded")) {
+            bot.cancelSuperseded = value
+        }
+        if let node = fields["build"] { decodeBuild(node, path: fields.path("build"), into: &bot.build, reader: reader) }
+        if let node = fields["test"] { decodeTest(node, path: fields.path("test"), into: &bot.test, reader: reader) }
+        if let node = fields["timeout"], let value = reader.duration(node, path: fields.path("timeout"), allowZero: false) {
+            bot.timeout = value
+        }
+        if let node = fields["sandbox"], let value = reader.choice(node, path: fields.path("sandbox"), as: Sandbox.self) { bot.sandbox = value }
+        if let node = fields["environment"] {
+            bot.environment = decodeEnvironment(node, path: fields.path("environment"), reader: reader)
+        }
+        if let node = fields["secrets"] {
+            bot.secrets = reader.list(node, path: fields.path("secrets")) { item, path in
+                guard let name = reader.string(item, path: path, expected: "a variable name") else { return nil }
+                guard EnvironmentVariable.isValidName(name) else {
+                    reader.error("'\(name)' is not a variable name (letters, digits and _, not starting with a digit)", at: item, path: path)
+                    return nil
+                }
+                return name
+            } ?? []
+        }
+        if let node = fields["webhook-secret-file"] {
+            bot.webhookSecretFile = reader.string(node, path: fields.path("webhook-secret-file"), expected: "a file path")
+        }
+        if let node = fields["triggers"] {
+            bot.triggers = decodeTriggers(node, path: fields.path("triggers"), reader: reader)
+        }
+        guard repository != nil else { return nil }
+        let nameMark = fields["name"]?.mark
+        return Located(bot: bot, nameLine: nameMark?.line ?? 1, nameColumn: nameMark?.column ?? 1)
+    }
+
+    /// Stands in while a file without a usable repository is still checked for its other problems.
+    private static let placeholderURL: RepositoryURL = {
+        do { return try RepositoryURL(parsing: "/", relativeTo: "/") } catch { preconditionFailure("'/' is a valid path") }
+    }()
+
+    private static func checkName(_ name: String, at node: Node, path: ConfigPath, reader: ConfigReader) {
+        guard !Bot.isValidName(name) else { return }
+        let subject = path == .root ? "the file name '\(name)' is not a valid bot name" : "'\(name)' is not a valid bot name"
+        let fix = path == .root ? "; rename the file or add 'name:'" : ""
+        reader.error("\(subject) (lowercase letters, digits, '.', '_' and '-', starting with a letter or digit)\(fix)", at: node, path: path)
+    }
+
+    private static func decodeRepository(_ node: Node, path: ConfigPath, directory: String, reader: ConfigReader) -> Repository? {
+        guard let fields = reader.mapping(node, path: path, keys: ["url", "branch", "ca-file"]) else { return nil }
+        var url: RepositoryURL?
+        if let node = fields.required("url", in: reader), let text = reader.string(node, path: fields.path("url"), expected: "a URL or path") {
+            do {
+                url = try RepositoryURL(parsing: text, relativeTo: directory)
+            } catch {
+                reader.error("\(error.description) (expected https://host/path.git, ssh://host/path, git@host:path or a local path)", at: node, path: fields.path("url"))
+            }
+        }
+        var repository = Repository(url: url ?? placeholderURL)
+        if let node = fields["branch"], let branch = reader.string(node, path: fields.path("branch"), expected: "a branch name") {
+            if isValidBranch(branch) {
+                repository.branch = branch
+            } else {
+                reader.error("'\(branch)' is not a valid branch name", at: node, path: fields.path("branch"))
+            }
+        }
+        if let node = fields["ca-file"] { repository.caFile = reader.string(node, path: fields.path("ca-file"), expected: "a file path") }
+        return url == nil ? nil : repository
+    }
+
+    /// The rules of `git check-ref-format --branch` that matter in practice.
+    static func isValidBranch(_ name: String) -> Bool {
+        let forbidden: Set<Character> = [" ", "~", "^", ":", "?", "*", "[", "\\"]
+        return !name.isEmpty && !name.hasPrefix("-") && !name.hasPrefix("/") && !name.hasSuffix("/") && !name.hasSuffix(".lock")
+            && !name.hasSuffix(".") && !name.contains("..") && !name.contains("//") && !name.contains("@{")
+            && !name.contains(where: { forbidden.contains($0) || $0.asciiValue.map { $0 < 32 || $0 == 127 } == true })
+    }
+
+    private static func decodeSchedule(_ node: Node, path: ConfigPath, into schedule: inout BotSchedule, reader: ConfigReader) {
+        guard let fields = reader.mapping(node, path: path, keys: ["on-commit", "poll", "periodic"]) else { return }
+        if let node = fields["on-commit"], let value = reader.bool(node, path: fields.path("on-commit")) { schedule.onCommit = value }
+        if let node = fields["poll"], let value = reader.duration(node, path: fields.path("poll"), allowZero: true) {
+            if value != .zero, value < .seconds(10) {
+                reader.error("'poll' must be 0 (webhooks only) or at least 10s, not '\(value.configSpelling)'", at: node, path: fields.path("poll"))
+            } else {
+                schedule.poll = value
+            }
+        }
+        if let node = fields["periodic"], let text = reader.string(node, path: fields.path("periodic"), expected: "a schedule") {
+            do {
+                schedule.periodic = try PeriodicSchedule(parsing: text)
+            } catch {
+                reader.error(error.description, at: node, path: fields.path("periodic"))
+            }
+        }
+    }
+
+    private static func decodeBuild(_ node: Node, path: ConfigPath, into build: inout BuildSettings, reader: ConfigReader) {
+        guard let fields = reader.mapping(node, path: path, keys: ["configuration", "arguments"]) else { return }
+        if let node = fields["configuration"], let value = reader.choice(node, path: fields.path("configuration"), as: BuildConfiguration.self) {
+            build.configuration = value
+        }
+        if let node = fields["arguments"], let value = reader.strings(node, path: fields.path("arguments")) { build.arguments = value }
+    }
+
+    private static func decodeTest(_ node: Node, path: ConfigPath, into test: inout TestSettings, reader: ConfigReader) {
+        guard let fields = reader.mapping(node, path: path, keys: ["enabled", "arguments", "coverage"]) else { return }
+        if let node = fields["enabled"], let value = reader.bool(node, path: fields.path("enabled")) { test.enabled = value }
+        if let node = fields["arguments"], let value = reader.strings(node, path: fields.path("arguments")) { test.arguments = value }
+        if let node = fields["coverage"], let value = reader.bool(node, path: fields.path("coverage")) { test.coverage = value }
+    }
+
+    private static func decodeEnvironment(_ node: Node, path: ConfigPath, reader: ConfigReader) -> [EnvironmentVariable] {
+        guard case .mapping(let mapping) = node else {
+            reader.error("'environment' must be a mapping of variable names to values, not \(ConfigReader.kind(of: node))", at: node, path: path)
+            return []
+        }
+        var variables: [EnvironmentVariable] = []
+        for (key, value) in mapping {
+            guard case .scalar(let keyScalar) = key, EnvironmentVariable.isValidName(keyScalar.string) else {
+                reader.error("\(ConfigReader.kind(of: key)) is not a variable name (letters, digits and _, not starting with a digit)", at: key, path: path)
+                continue
+            }
+            let name = keyScalar.string
+            if name.hasPrefix("KILN_") {
+                reader.error("'\(name)' is reserved: Kiln sets the KILN_ variables itself", at: key, path: path.key(name))
+                continue
+            }
+            guard case .scalar(let valueScalar) = value else {
+                reader.error("'\(name)' must be a string, not \(ConfigReader.kind(of: value))", at: value, path: path.key(name))
+                continue
+            }
+            variables.append(EnvironmentVariable(name: name, value: ConfigReader.isNull(value) ? "" : valueScalar.string))
+        }
+        return variables.sorted { $0.name < $1.name }
+    }
+}

@@ -1,0 +1,109 @@
+import Foundation
+
+/// The server's settings: `kiln.yml`, every key optional. Command-line flags override it.
+public struct ServerConfig: Sendable, Hashable {
+    public var listen: ListenAddress
+    /// Holds kiln.sqlite, mirrors/, workspaces/ and logs/.
+    public var data: String
+    public var bots: String
+    /// Integrations running at once.
+    public var executors: Int
+    /// The server's address as people reach it, for links in emails.
+    public var publicURL: String?
+    /// IANA time zone for periodic schedules and reports; nil means the machine's.
+    public var timeZone: String?
+    /// HMAC secret for all forges' webhooks (a bot may override it).
+    public var webhookSecretFile: String?
+    /// Private key for ssh:// and git@host:path repositories.
+    public var sshKeyFile: String?
+    public var smtp: SMTPSettings?
+    public var reports: ReportTimes
+    /// Integrations per bot whose logs, issues and tests are kept; summaries are kept forever.
+    public var retention: Int
+
+    public init(
+        listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080),
+        data: String = ".kiln",
+        bots: String = "Bots",
+        executors: Int = 2,
+        publicURL: String? = nil,
+        timeZone: String? = nil,
+        webhookSecretFile: String? = nil,
+        sshKeyFile: String? = nil,
+        smtp: SMTPSettings? = nil,
+        reports: ReportTimes = ReportTimes(),
+        retention: Int = 500
+    ) {
+        self.listen = listen
+        self.data = data
+        self.bots = bots
+        self.executors = executors
+        self.publicURL = publicURL
+        self.timeZone = timeZone
+        self.webhookSecretFile = webhookSecretFile
+        self.sshKeyFile = sshKeyFile
+        self.smtp = smtp
+        self.reports = reports
+        self.retention = retention
+    }
+}
+
+/// `HOST:PORT`, `[IPv6]:PORT`.
+public struct ListenAddress: Sendable, Hashable, CustomStringConvertible {
+    public var host: String
+    public var port: Int
+
+    public init(host: String, port: Int) {
+        self.host = host
+        self.port = port
+    }
+
+    public init?(parsing text: String) {
+        guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
+            return nil
+        }
+        var host = String(text[..<colon])
+        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        guard !host.isEmpty, !host.contains(" "), !host.contains("/") else { return nil }
+        self.init(host: host, port: port)
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
+
+public struct SMTPSettings: Sendable, Hashable {
+    public enum StartTLS: String, CaseIterable, Sendable, Hashable {
+        /// Upgrade when the server offers STARTTLS.
+        case optional
+        /// Refuse to send unless the connection is upgraded.
+        case required
+    }
+
+    /// `smtp://host[:port]` or `smtps://host[:port]`.
+    public var url: String
+    public var username: String?
+    public var passwordFile: String?
+    public var from: EmailAddress
+    public var starttls: StartTLS
+
+    public init(url: String, username: String? = nil, passwordFile: String? = nil, from: EmailAddress, starttls: StartTLS = .optional) {
+        self.url = url
+        self.username = username
+        self.passwordFile = passwordFile
+        self.from = from
+        self.starttls = starttls
+    }
+}
+
+/// When daily and weekly report emails go out.
+public struct ReportTimes: Sendable, Hashable {
+    public var dailyHour: Int
+    public var dailyMinute: Int
+    public var weeklyOn: Weekday
+
+    public init(dailyHour: Int = 8, dailyMinute: Int = 0, weeklyOn: Weekday = .mon) {
+        self.dailyHour = dailyHour
+        self.dailyMinute = dailyMinute
+        self.weeklyOn = weeklyOn
+    }
+}

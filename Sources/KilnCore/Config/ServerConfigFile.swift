@@ -1,0 +1,122 @@
+import Foundation
+import Yams
+
+/// Reads the server file, `kiln.yml`.
+public enum ServerConfigFile {
+    static let rootKeys = [
+        "listen", "data", "bots", "executors", "public-url", "time-zone", "webhooks", "git", "smtp", "reports", "retention",
+    ]
+
+    /// Reads `path`; relative paths inside it (data, bots, secret files) are resolved against its directory.
+    public static func load(path: String) throws(ConfigError) -> ServerConfig {
+        let text = try ConfigFileText.read(path)
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        return try decode(text, file: path, directory: directory)
+    }
+
+    public static func decode(_ text: String, file: String, directory: String) throws(ConfigError) -> ServerConfig {
+        let reader = ConfigReader(file: file)
+        var config = ServerConfig()
+        func resolve(_ path: String) -> String {
+            path.hasPrefix("/") ? path : URL(fileURLWithPath: directory).appendingPathComponent(path).standardizedFileURL.path
+        }
+        config.data = resolve(config.data)
+        config.bots = resolve(config.bots)
+        guard let root = reader.compose(text) else { throw .invalid(reader.diagnostics) }
+        if ConfigReader.isNull(root) { return config }
+        guard let fields = reader.mapping(root, path: .root, keys: rootKeys) else { throw .invalid(reader.diagnostics) }
+
+        if let node = fields["listen"], let text = reader.string(node, path: fields.path("listen"), expected: "HOST:PORT") {
+            if let address = ListenAddress(parsing: text) {
+                config.listen = address
+            } else {
+                reader.error("'listen' must be HOST:PORT such as 127.0.0.1:8080, not '\(text)'", at: node, path: fields.path("listen"))
+            }
+        }
+        if let node = fields["data"], let text = reader.string(node, path: fields.path("data"), expected: "a directory") { config.data = resolve(text) }
+        if let node = fields["bots"], let text = reader.string(node, path: fields.path("bots"), expected: "a directory") { config.bots = resolve(text) }
+        if let node = fields["executors"], let value = reader.integer(node, path: fields.path("executors"), range: 1...64) { config.executors = value }
+        if let node = fields["public-url"], let text = reader.string(node, path: fields.path("public-url"), expected: "a URL") {
+            if let url = URLComponents(string: text), ["http", "https"].contains(url.scheme?.lowercased()), url.host?.isEmpty == false {
+                config.publicURL = text.hasSuffix("/") ? String(text.dropLast()) : text
+            } else {
+                reader.error("'public-url' must be an http:// or https:// URL such as https://ci.example.com, not '\(text)'", at: node, path: fields.path("public-url"))
+            }
+        }
+        if let node = fields["time-zone"], let text = reader.string(node, path: fields.path("time-zone"), expected: "a time zone") {
+            if TimeZone(identifier: text) != nil {
+                config.timeZone = text
+            } else {
+                reader.error("'\(text)' is not a time zone (expected a name such as Europe/Berlin or UTC)", at: node, path: fields.path("time-zone"))
+            }
+        }
+        if let node = fields["webhooks"], let webhooks = reader.mapping(node, path: fields.path("webhooks"), keys: ["secret-file"]) {
+            if let node = webhooks["secret-file"], let text = reader.string(node, path: webhooks.path("secret-file"), expected: "a file path") {
+                config.webhookSecretFile = resolve(text)
+            }
+        }
+        if let node = fields["git"], let git = reader.mapping(node, path: fields.path("git"), keys: ["ssh-key-file"]) {
+            if let node = git["ssh-key-file"], let text = reader.string(node, path: git.path("ssh-key-file"), expected: "a file path") {
+                config.sshKeyFile = resolve(text)
+            }
+        }
+        if let node = fields["smtp"] { config.smtp = decodeSMTP(node, path: fields.path("smtp"), resolve: resolve, reader: reader) }
+        if let node = fields["reports"] { decodeReports(node, path: fields.path("reports"), into: &config.reports, reader: reader) }
+        if let node = fields["retention"], let retention = reader.mapping(node, path: fields.path("retention"), keys: ["integrations"]) {
+            if let node = retention["integrations"], let value = reader.integer(node, path: retention.path("integrations"), range: 1...Int.max) {
+                config.retention = value
+            }
+        }
+        guard reader.diagnostics.isEmpty else { throw .invalid(reader.diagnostics) }
+        return config
+    }
+
+    private static func decodeSMTP(_ node: Node, path: ConfigPath, resolve: (String) -> String, reader: ConfigReader) -> SMTPSettings? {
+        guard let fields = reader.mapping(node, path: path, keys: ["url", "username", "password-file", "from", "starttls"]) else { return nil }
+        var url: String?
+        if let node = fields.required("url", in: reader, hint: " (smtp://host:port or smtps://host:port)"),
+            let text = reader.string(node, path: fields.path("url"), expected: "a URL")
+        {
+            if let components = URLComponents(string: text), ["smtp", "smtps"].contains(components.scheme?.lowercased()),
+                components.host?.isEmpty == false
+            {
+                url = text
+            } else {
+                reader.error("'url' must be smtp://host:port or smtps://host:port, not '\(text)'", at: node, path: fields.path("url"))
+            }
+        }
+        var from: EmailAddress?
+        if let node = fields.required("from", in: reader, hint: " (the sender, such as Kiln <kiln@example.com>)"),
+            let addresses = reader.emailAddresses(node, path: fields.path("from"))
+        {
+            if addresses.count == 1 { from = addresses.first } else {
+                reader.error("'from' must be one address", at: node, path: fields.path("from"))
+            }
+        }
+        let username = fields["username"].flatMap { reader.string($0, path: fields.path("username"), expected: "a user name") }
+        let passwordFile = fields["password-file"].flatMap { reader.string($0, path: fields.path("password-file"), expected: "a file path") }
+        if passwordFile != nil, username == nil, let entry = fields.fields["password-file"] {
+            reader.error("'password-file' needs 'username' too", at: entry.key, path: fields.path("password-file"))
+        }
+        var starttls = SMTPSettings.StartTLS.optional
+        if let node = fields["starttls"], let value = reader.choice(node, path: fields.path("starttls"), as: SMTPSettings.StartTLS.self) {
+            starttls = value
+        }
+        guard let url, let from else { return nil }
+        return SMTPSettings(url: url, username: username, passwordFile: passwordFile.map(resolve), from: from, starttls: starttls)
+    }
+
+    private static func decodeReports(_ node: Node, path: ConfigPath, into reports: inout ReportTimes, reader: ConfigReader) {
+        guard let fields = reader.mapping(node, path: path, keys: ["daily-at", "weekly-on"]) else { return }
+        if let node = fields["daily-at"], let text = reader.string(node, path: fields.path("daily-at"), expected: "a time such as 08:00") {
+            do {
+                (reports.dailyHour, reports.dailyMinute) = try PeriodicSchedule.time(text)
+            } catch {
+                reader.error(error.description, at: node, path: fields.path("daily-at"))
+            }
+        }
+        if let node = fields["weekly-on"], let value = reader.choice(node, path: fields.path("weekly-on"), as: Weekday.self) {
+            reports.weeklyOn = value
+        }
+    }
+}

@@ -1,0 +1,147 @@
+/// A configured thing that integrates: one bot file, decoded and validated.
+///
+/// Every field has the default DESIGN.md documents, so `Bot(name:repository:)` is the
+/// shortest useful bot, exactly like a file that holds only `repository: {url: …}`.
+public struct Bot: Sendable, Hashable {
+    public var name: String
+    public var repository: Repository
+    public var schedule: BotSchedule
+    public var clean: CleanPolicy
+    public var cancelSuperseded: Bool
+    public var build: BuildSettings
+    public var test: TestSettings
+    public var timeout: Duration
+    public var sandbox: Sandbox
+    /// Extra environment for every process of an integration, sorted by name.
+    public var environment: [EnvironmentVariable]
+    /// Names of variables taken from the server's environment and masked in logs and pages.
+    public var secrets: [String]
+    /// HMAC secret for this bot's webhooks, overriding the server's `webhooks.secret-file`.
+    public var webhookSecretFile: String?
+    public var triggers: [Trigger]
+
+    public init(
+        name: String,
+        repository: Repository,
+        schedule: BotSchedule = BotSchedule(),
+        clean: CleanPolicy = .never,
+        cancelSuperseded: Bool = true,
+        build: BuildSettings = BuildSettings(),
+        test: TestSettings = TestSettings(),
+        timeout: Duration = .seconds(30 * 60),
+        sandbox: Sandbox = .none,
+        environment: [EnvironmentVariable] = [],
+        secrets: [String] = [],
+        webhookSecretFile: String? = nil,
+        triggers: [Trigger] = []
+    ) {
+        self.name = name
+        self.repository = repository
+        self.schedule = schedule
+        self.clean = clean
+        self.cancelSuperseded = cancelSuperseded
+        self.build = build
+        self.test = test
+        self.timeout = timeout
+        self.sandbox = sandbox
+        self.environment = environment
+        self.secrets = secrets
+        self.webhookSecretFile = webhookSecretFile
+        self.triggers = triggers
+    }
+
+    /// Whether `name` is a valid bot name: `[a-z0-9][a-z0-9._-]*`.
+    public static func isValidName(_ name: String) -> Bool {
+        guard let first = name.utf8.first, isLowerAlphanumeric(first) else { return false }
+        return name.utf8.allSatisfy { isLowerAlphanumeric($0) || $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "_") || $0 == UInt8(ascii: "-") }
+    }
+
+    private static func isLowerAlphanumeric(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
+    }
+}
+
+/// The repository a bot watches.
+public struct Repository: Sendable, Hashable {
+    public var url: RepositoryURL
+    public var branch: String
+    /// A CA bundle to verify this repository's https certificate with, instead of the system's.
+    public var caFile: String?
+
+    public init(url: RepositoryURL, branch: String = "main", caFile: String? = nil) {
+        self.url = url
+        self.branch = branch
+        self.caFile = caFile
+    }
+}
+
+/// When a bot integrates on its own.
+public struct BotSchedule: Sendable, Hashable {
+    /// Integrate when the branch moves (webhook or polling).
+    public var onCommit: Bool
+    /// How often to look at the remote head; zero means webhooks only.
+    public var poll: Duration
+    public var periodic: PeriodicSchedule?
+
+    public init(onCommit: Bool = true, poll: Duration = .seconds(120), periodic: PeriodicSchedule? = nil) {
+        self.onCommit = onCommit
+        self.poll = poll
+        self.periodic = periodic
+    }
+}
+
+/// When the workspace, `.build` included, is wiped before checkout.
+public enum CleanPolicy: String, CaseIterable, Sendable, Hashable {
+    case never, always, daily, weekly
+}
+
+public enum BuildConfiguration: String, CaseIterable, Sendable, Hashable {
+    case debug, release
+}
+
+public struct BuildSettings: Sendable, Hashable {
+    public var configuration: BuildConfiguration
+    /// Extra arguments to `swift build`.
+    public var arguments: [String]
+
+    public init(configuration: BuildConfiguration = .debug, arguments: [String] = []) {
+        self.configuration = configuration
+        self.arguments = arguments
+    }
+}
+
+public struct TestSettings: Sendable, Hashable {
+    public var enabled: Bool
+    /// Extra arguments to `swift test`.
+    public var arguments: [String]
+    /// Build with `--enable-code-coverage` and store the percentage.
+    public var coverage: Bool
+
+    public init(enabled: Bool = true, arguments: [String] = [], coverage: Bool = false) {
+        self.enabled = enabled
+        self.arguments = arguments
+        self.coverage = coverage
+    }
+}
+
+public enum Sandbox: String, CaseIterable, Sendable, Hashable {
+    case none, bubblewrap
+}
+
+public struct EnvironmentVariable: Sendable, Hashable {
+    public var name: String
+    public var value: String
+
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+
+    /// Whether `name` is a portable environment variable name: `[A-Za-z_][A-Za-z0-9_]*`.
+    public static func isValidName(_ name: String) -> Bool {
+        guard let first = name.unicodeScalars.first, first == "_" || (first.isASCII && first.properties.isAlphabetic) else {
+            return false
+        }
+        return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
+    }
+}

@@ -1,0 +1,20 @@
+/// The kinds of issue an integration can report.
+public enum IssueType: String, CaseIterable, Codable, Sendable, Hashable {
+    case error
+    case warning
+    case testFailure = "test-failure"
+
+    /// The plural spelling used in bot files (`issues: [errors, warnings, test-failures]`).
+    public var pluralName: String {
+        switch self {
+        case .error: "errors"
+        case .warning: "warnings"
+        case .testFailure: "test-failures"
+        }
+    }
+
+    public init?(pluralName: String) {
+        guard let type = Self.allCases.first(where: { $0.pluralName == pluralName }) else { return nil }
+        self = type
+    }
+}

@@ -1,0 +1,28 @@
+import KilnCore
+
+/// Why a git operation failed, in words an operator can act on.
+///
+/// Every URL in an error is redacted: credentials never reach logs, the database or pages.
+public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
+    case repositoryNotFound(url: String)
+    case authenticationFailed(url: String)
+    case branchNotFound(branch: String, url: String)
+    case commitNotFound(commit: String, url: String)
+    case hostUnreachable(url: String, detail: String)
+    case corruptMirror(path: String, detail: String)
+    /// Anything else libgit2 reported, with what Kiln was doing.
+    case failed(operation: String, detail: String)
+
+    public var description: String {
+        switch self {
+        case .repositoryNotFound(let url): "repository not found: \(url) (check the bot's repository url)"
+        case .authenticationFailed(let url):
+            "authentication failed for \(url) (check the credentials in the URL or the server's git.ssh-key-file)"
+        case .branchNotFound(let branch, let url): "branch '\(branch)' not found in \(url) (check the bot's repository branch)"
+        case .commitNotFound(let commit, let url): "commit \(commit) not found in \(url)"
+        case .hostUnreachable(let url, let detail): "cannot reach the host of \(url): \(detail)"
+        case .corruptMirror(let path, let detail): "the mirror \(path) is damaged: \(detail)"
+        case .failed(let operation, let detail): "\(operation): \(detail)"
+        }
+    }
+}

@@ -1,0 +1,32 @@
+internal import CCurl
+
+/// The process's libcurl: initialised once, before the first use.
+public enum CurlLibrary {
+    private static let initialized: Bool = {
+        curl_global_init(Int(CURL_GLOBAL_DEFAULT))
+        return true
+    }()
+
+    public static func initialize() {
+        _ = initialized
+    }
+
+    /// The linked libcurl's version, such as `7.88.1`.
+    public static var version: String {
+        initialize()
+        guard let info = kiln_curl_version_info(), let version = info.pointee.version else { return "unknown" }
+        return String(cString: version)
+    }
+
+    /// The protocols this libcurl speaks; Kiln needs `smtp` and `smtps`.
+    public static var protocols: Set<String> {
+        initialize()
+        guard let info = kiln_curl_version_info(), var cursor = info.pointee.protocols else { return [] }
+        var names: Set<String> = []
+        while let name = cursor.pointee {
+            names.insert(String(cString: name))
+            cursor += 1
+        }
+        return names
+    }
+}

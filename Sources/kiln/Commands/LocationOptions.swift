@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import KilnCore
+
+/// Where a server's files are: the options every command takes.
+struct LocationOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The server config file (default: kiln.yml, if present).", valueName: "file"))
+    var config: String?
+
+    @Option(name: .long, help: ArgumentHelp("The bots directory (default: the config's 'bots', else Bots).", valueName: "dir"))
+    var bots: String?
+
+    @Option(name: .long, help: ArgumentHelp("The data directory (default: the config's 'data', else .kiln).", valueName: "dir"))
+    var data: String?
+
+    /// The config file in force: the one named, else `kiln.yml` when it exists.
+    var configFile: String? {
+        if let config { return config }
+        return FileManager.default.fileExists(atPath: "kiln.yml") ? "kiln.yml" : nil
+    }
+
+    /// The server config with the command line's overrides applied.
+    func serverConfig() throws(ConfigError) -> ServerConfig {
+        var config = ServerConfig()
+        if let file = configFile { config = try ServerConfigFile.load(path: file) }
+        if let bots { config.bots = bots }
+        if let data { config.data = data }
+        return config
+    }
+}
+
+/// Prints configuration problems like a compiler and exits 1.
+func fail(with error: ConfigError) -> ExitCode {
+    for diagnostic in error.diagnostics { Console.out(diagnostic.description) }
+    return ExitCode.failure
+}

@@ -1,0 +1,161 @@
+import Foundation
+import KilnCore
+import KilnTestSupport
+import Testing
+
+@Suite("Bot files: every key and every default")
+struct BotFileDecodingTests {
+    @Test("A file holding only the repository is a complete bot with the documented defaults")
+    func shortestBot() throws {
+        let bot = try BotFile.decode("repository: {url: https://github.com/example/app.git}\n", file: "/srv/kiln/Bots/app.yml")
+        #expect(bot.name == "app")
+        #expect(bot.repository.url.redacted == "https://github.com/example/app.git")
+        #expect(bot.repository.branch == "main")
+        #expect(bot.repository.caFile == nil)
+        #expect(bot.schedule.onCommit)
+        #expect(bot.schedule.poll == .seconds(120))
+        #expect(bot.schedule.periodic == nil)
+        #expect(bot.clean == .never)
+        #expect(bot.cancelSuperseded)
+        #expect(bot.build.configuration == .debug)
+        #expect(bot.build.arguments.isEmpty)
+        #expect(bot.test.enabled)
+        #expect(bot.test.arguments.isEmpty)
+        #expect(!bot.test.coverage)
+        #expect(bot.timeout == .seconds(1800))
+        #expect(bot.sandbox == .none)
+        #expect(bot.environment.isEmpty)
+        #expect(bot.secrets.isEmpty)
+        #expect(bot.webhookSecretFile == nil)
+        #expect(bot.triggers.isEmpty)
+        #expect(bot == Bot(name: "app", repository: bot.repository))
+    }
+
+    @Test("Every key of DESIGN.md's bot file is decoded into typed values")
+    func everyKey() throws {
+        let yaml = """
+            name: kiln
+            repository:
+              url: https://ci:s3cret@github.com/example/kiln.git
+              branch: release/1.x
+              ca-file: /etc/kiln/ca.pem
+            schedule:
+              on-commit: false
+              poll: 1h30m
+              periodic: weekly mon 02:00
+            clean: weekly
+            cancel-superseded: false
+            build:
+              configuration: release
+              arguments: [--static-swift-stdlib, -Xswiftc, -Onone]
+            test:
+              enabled: false
+              arguments: [--parallel]
+              coverage: true
+            timeout: 90s
+            sandbox: bubblewrap
+            environment:
+              LANG: C.UTF-8
+              EMPTY:
+              COUNT: 3
+            secrets: [DEPLOY_TOKEN, NPM_TOKEN]
+            webhook-secret-file: /etc/kiln/kiln-hook
+            triggers:
+              - name: lint
+                phase: before
+                run: swift format lint -r Sources
+              - name: publish
+                phase: after
+                on: [succeeded, warnings]
+                run: ./scripts/publish.sh
+              - phase: after
+                run: echo done
+              - email: new-issues
+                issues: [errors, test-failures]
+                cc: [lead@example.com]
+                allowed-domains: [Example.com]
+              - email: report
+                every: change
+                to: [team@example.com, "Jörg Müller <jorg@example.org>"]
+            """
+        let bot = try BotFile.decode(yaml, file: "Bots/whatever.yml")
+        #expect(bot.name == "kiln")
+        #expect(bot.repository.url.redacted == "https://github.com/example/kiln.git")
+        #expect(bot.repository.url.raw == "https://ci:s3cret@github.com/example/kiln.git")
+        #expect(bot.repository.branch == "release/1.x")
+        #expect(bot.repository.caFile == "/etc/kiln/ca.pem")
+        #expect(!bot.schedule.onCommit)
+        #expect(bot.schedule.poll == .seconds(5400))
+        #expect(bot.schedule.periodic?.text == "weekly mon 02:00")
+        #expect(bot.clean == .weekly)
+        #expect(!bot.cancelSuperseded)
+        #expect(bot.build == BuildSettings(configuration: .release, arguments: ["--static-swift-stdlib", "-Xswiftc", "-Onone"]))
+        #expect(bot.test == TestSettings(enabled: false, arguments: ["--parallel"], coverage: true))
+        #expect(bot.timeout == .seconds(90))
+        #expect(bot.sandbox == .bubblewrap)
+        #expect(
+            bot.environment == [
+                EnvironmentVariable(name: "COUNT", value: "3"), EnvironmentVariable(name: "EMPTY", value: ""),
+                EnvironmentVariable(name: "LANG", value: "C.UTF-8"),
+            ])
+        #expect(bot.secrets == ["DEPLOY_TOKEN", "NPM_TOKEN"])
+        #expect(bot.webhookSecretFile == "/etc/kiln/kiln-hook")
+        #expect(
+            bot.triggers == [
+                .script(ScriptTrigger(name: "lint", phase: .before, run: "swift format lint -r Sources")),
+                .script(ScriptTrigger(name: "publish", phase: .after, on: [.succeeded, .warnings], run: "./scripts/publish.sh")),
+                .script(ScriptTrigger(name: "trigger-3", phase: .after, run: "echo done")),
+                .email(
+                    EmailTrigger(
+                        kind: .newIssues([.error, .testFailure]), cc: [EmailAddress(address: "lead@example.com")],
+                        allowedDomains: ["example.com"])),
+                .email(
+                    EmailTrigger(
+                        kind: .report(.change),
+                        to: [EmailAddress(address: "team@example.com"), EmailAddress(name: "Jörg Müller", address: "jorg@example.org")])),
+            ])
+    }
+
+    @Test("Email trigger defaults: new-issues covers every issue type, a report goes after every integration")
+    func emailDefaults() throws {
+        let yaml = """
+            repository: {url: /srv/git/app.git}
+            triggers:
+              - email: new-issues
+              - email: report
+                to: team@example.com
+            """
+        let bot = try BotFile.decode(yaml, file: "Bots/app.yml")
+        #expect(
+            bot.triggers == [
+                .email(EmailTrigger(kind: .newIssues(Set(IssueType.allCases)))),
+                .email(EmailTrigger(kind: .report(.integration), to: [EmailAddress(address: "team@example.com")])),
+            ])
+        guard case .email(let newIssues) = bot.triggers[0] else { Issue.record("expected an email trigger"); return }
+        #expect(newIssues.allows(EmailAddress(address: "anyone@anywhere.net")))
+    }
+
+    @Test("allowed-domains keeps recipients to those domains, whatever their case")
+    func allowedDomains() {
+        let trigger = EmailTrigger(kind: .newIssues([.error]), allowedDomains: ["example.com"])
+        #expect(trigger.allows(EmailAddress(address: "dev@Example.COM")))
+        #expect(!trigger.allows(EmailAddress(address: "dev@example.com.evil.net")))
+    }
+
+    @Test("A relative repository path is resolved against the bot file's directory")
+    func relativeRepositoryPath() throws {
+        let bot = try BotFile.decode("repository: {url: ../repos/app.git}\n", file: "/srv/kiln/Bots/app.yml")
+        #expect(bot.repository.url.scheme == .file)
+        #expect(bot.repository.url.raw == "/srv/kiln/repos/app.git")
+    }
+
+    @Test("Each example bot in Bots/ loads without a problem")
+    func exampleBots() throws {
+        let catalog = try BotCatalog.load(directory: Executables.packageRoot + "/Bots")
+        #expect(catalog.broken.map(\.problems) == [])
+        #expect(catalog.bots.map(\.bot.name).sorted() == ["kiln", "kiln-nightly"])
+        let nightly = try #require(catalog.bot(named: "kiln-nightly"))
+        #expect(nightly.schedule.periodic?.text == "daily 02:00")
+        #expect(nightly.repository.url.raw == Executables.packageRoot)
+    }
+}

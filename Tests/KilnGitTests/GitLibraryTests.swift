@@ -1,0 +1,12 @@
+import KilnGit
+import Testing
+
+@Suite("libgit2")
+struct GitLibraryTests {
+    @Test("libgit2 is linked and initialised (Debian 12 ships 1.5)")
+    func version() {
+        let parts = GitLibrary.version.split(separator: ".").compactMap { Int($0) }
+        #expect(parts.count == 3)
+        #expect(parts.first == 1)
+    }
+}

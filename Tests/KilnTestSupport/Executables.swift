@@ -1,0 +1,61 @@
+import Foundation
+
+/// Paths of the things a test drives as real processes.
+public enum Executables {
+    /// The `kiln` binary built next to the test bundle (`swift build --build-tests` builds both).
+    public static var kiln: String {
+        let testBinary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+        var directory = testBinary.deletingLastPathComponent()
+        // The test executable may sit inside `kilnPackageTests.xctest/` on some platforms.
+        if directory.pathExtension == "xctest" { directory.deleteLastPathComponent() }
+        return directory.appendingPathComponent("kiln").path
+    }
+
+    /// The repository root, for tests that read its checked-in files (Bots/, Deploy/).
+    public static var packageRoot: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    }
+}
+
+/// What a finished process left behind.
+public struct ProcessOutput: Sendable {
+    public var status: Int32
+    public var standardOutput: String
+    public var standardError: String
+}
+
+/// Runs `executable` with `arguments` in `directory` and waits for it.
+///
+/// Tests run processes from a dedicated thread (`Process` blocks); nothing here is used by the product,
+/// which starts its processes through swift-subprocess.
+public func runProcess(_ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil) throws
+    -> ProcessOutput
+{
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    if let environment { process.environment = environment }
+    let output = Pipe()
+    let error = Pipe()
+    process.standardOutput = output
+    process.standardError = error
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    // Read both pipes to the end before waiting, so a chatty child never blocks on a full pipe.
+    let group = DispatchGroup()
+    nonisolated(unsafe) var outputData = Data()
+    nonisolated(unsafe) var errorData = Data()
+    group.enter()
+    DispatchQueue.global().async {
+        outputData = output.fileHandleForReading.readDataToEndOfFile()
+        group.leave()
+    }
+    errorData = error.fileHandleForReading.readDataToEndOfFile()
+    group.wait()
+    process.waitUntilExit()
+    return ProcessOutput(
+        status: process.terminationStatus,
+        standardOutput: String(decoding: outputData, as: UTF8.self),
+        standardError: String(decoding: errorData, as: UTF8.self))
+}
