@@ -24,10 +24,11 @@ run: build
 	mkdir -p .kiln
 	.build/debug/kiln serve --bots Bots --data .kiln --listen 127.0.0.1:8080
 
-# Prints the table of performance figures (release build).
+# Prints the table of performance figures, measured on this machine with a release build.
 bench: deps
 	$(SWIFT) build -c release --product kiln
-	scripts/bench .build/release/kiln
+	$(SWIFT) build -c release --product kiln-bench
+	.build/release/kiln-bench --kiln .build/release/kiln
 
 clean:
 	rm -rf .build .kiln

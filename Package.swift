@@ -5,7 +5,8 @@ let package = Package(
     name: "kiln",
     platforms: [.macOS(.v15)],
     products: [
-        .executable(name: "kiln", targets: ["kiln"])
+        .executable(name: "kiln", targets: ["kiln"]),
+        .executable(name: "kiln-bench", targets: ["KilnBench"]),
     ],
     dependencies: [
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
@@ -67,6 +68,7 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
+        .executableTarget(name: "KilnBench", dependencies: ["KilnCore", "KilnGit"], exclude: ["README.md"]),
 
         .target(name: "KilnTestSupport", dependencies: ["KilnCore"], path: "Tests/KilnTestSupport"),
         .testTarget(name: "KilnCoreTests", dependencies: ["KilnCore", "KilnTestSupport"]),

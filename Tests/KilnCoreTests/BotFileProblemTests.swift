@@ -56,7 +56,7 @@ struct BotFileProblemTests {
             label: "unsupported URL scheme",
             yaml: "repository: {url: 'ftp://example.com/app.git'}\n",
             expected: [
-                "1:19: error: unsupported URL scheme 'ftp' (use https, ssh, file or a path) (expected https://host/path.git, ssh://host/path, git@host:path or a local path)"
+                "1:19: error: unsupported URL scheme 'ftp' (use https, ssh, git, file or a path) (expected https://host/path.git, ssh://host/path, git@host:path or a local path)"
             ]),
         InvalidBotFile(
             label: "URL without a host",

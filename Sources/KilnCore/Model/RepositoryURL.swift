@@ -1,12 +1,12 @@
 import Foundation
 
-/// Where a repository lives: a local path, `file://`, `http(s)://`, `ssh://` or scp-like `git@host:path`.
+/// Where a repository lives: a local path, `file://`, `http(s)://`, `ssh://`, `git://` or scp-like `git@host:path`.
 ///
 /// The text as written may carry credentials (`https://user:token@host/…`); `redacted` never does,
 /// and is the only form that may reach logs, errors, the database or pages.
 public struct RepositoryURL: Sendable, Hashable, CustomStringConvertible {
     public enum Scheme: String, Sendable, Hashable {
-        case file, http, https, ssh
+        case file, http, https, ssh, git
     }
 
     /// The URL as libgit2 should be given it (credentials included, local paths absolute).
@@ -21,7 +21,7 @@ public struct RepositoryURL: Sendable, Hashable, CustomStringConvertible {
     public var redacted: String {
         switch scheme {
         case .file: return path
-        case .http, .https, .ssh:
+        case .http, .https, .ssh, .git:
             guard var components = URLComponents(string: raw), components.user != nil || components.password != nil else {
                 return raw.contains("://") ? raw : scpRedacted
             }
@@ -109,7 +109,7 @@ public enum RepositoryURLError: Error, Sendable, Equatable, CustomStringConverti
     public var description: String {
         switch self {
         case .empty: "the repository URL is empty"
-        case .unsupportedScheme(let scheme): "unsupported URL scheme '\(scheme)' (use https, ssh, file or a path)"
+        case .unsupportedScheme(let scheme): "unsupported URL scheme '\(scheme)' (use https, ssh, git, file or a path)"
         case .missingHost: "the repository URL has no host"
         case .missingPath: "the repository URL has no path"
         case .malformed: "the repository URL is malformed"

@@ -1,0 +1,136 @@
+import Foundation
+import KilnCore
+import KilnGit
+
+/// Measures Kiln's figures and prints them as one table.
+///
+/// Usage: `kiln-bench [--kiln path/to/kiln]`. Work happens in a temporary directory that is removed
+/// at the end. Every figure is a median over several runs, printed beside its target and the
+/// comparison its issue names.
+@main
+struct Bench {
+    static func main() async {
+        var arguments = CommandLine.arguments.dropFirst()
+        var kiln = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("kiln").path
+        while let argument = arguments.popFirst() {
+            if argument == "--kiln", let path = arguments.popFirst() { kiln = path }
+        }
+        let table = Table()
+        do {
+            let work = try Workspace()
+            defer { work.remove() }
+            try await ConfigBench(kiln: kiln, work: work).run(into: table)
+            try await GitBench(work: work).run(into: table)
+        } catch {
+            table.print()
+            FileHandle.standardError.write(Data("kiln-bench: error: \(error)\n".utf8))
+            exit(1)
+        }
+        table.print()
+    }
+}
+
+/// The benchmark's scratch directory.
+struct Workspace {
+    let path: String
+
+    init() throws {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-bench-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+
+    func url(_ relative: String) -> String { path + "/" + relative }
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// The rows printed at the end.
+final class Table {
+    struct Row {
+        var figure: String
+        var target: String
+        var measured: String
+        var comparison: String
+    }
+
+    private(set) var rows: [Row] = []
+
+    func add(_ figure: String, target: String, measured: String, comparison: String = "") {
+        rows.append(Row(figure: figure, target: target, measured: measured, comparison: comparison))
+        FileHandle.standardError.write(Data("measured: \(figure): \(measured)\n".utf8))
+    }
+
+    func print() {
+        let header = Row(figure: "figure", target: "target", measured: "measured", comparison: "comparison")
+        let all = [header] + rows
+        let columns: [(Row) -> String] = [\.figure, \.target, \.measured, \.comparison]
+        let widths: [Int] = columns.map { cell in all.map { cell($0).count }.max() ?? 0 }
+        func line(_ row: Row) -> String {
+            var cells: [String] = []
+            for (cell, width) in zip(columns, widths) { cells.append(cell(row).padding(toLength: width, withPad: " ", startingAt: 0)) }
+            return "| " + cells.joined(separator: " | ") + " |"
+        }
+        Swift.print(line(header))
+        Swift.print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
+        for row in rows { Swift.print(line(row)) }
+    }
+}
+
+/// Timing helpers.
+enum Measure {
+    /// The median of `runs` timings of `body`, in milliseconds.
+    static func median(runs: Int, prepare: () throws -> Void = {}, _ body: () async throws -> Void) async rethrows -> Double {
+        var samples: [Double] = []
+        for _ in 0..<runs {
+            try prepare()
+            let start = ContinuousClock.now
+            try await body()
+            samples.append(milliseconds(ContinuousClock.now - start))
+        }
+        samples.sort()
+        return samples[samples.count / 2]
+    }
+
+    static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
+    }
+
+    static func format(_ milliseconds: Double) -> String {
+        milliseconds >= 1000 ? String(format: "%.2f s", milliseconds / 1000) : String(format: "%.1f ms", milliseconds)
+    }
+}
+
+/// Runs a command to completion, failing on a non-zero exit.
+@discardableResult
+func command(_ executable: String, _ arguments: [String], in directory: String? = nil, input: Data? = nil) throws -> String {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    let inputPipe = Pipe()
+    process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
+    try process.run()
+    if let input {
+        inputPipe.fileHandleForWriting.write(input)
+        try inputPipe.fileHandleForWriting.close()
+    }
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw BenchError.commandFailed(([executable] + arguments).joined(separator: " ")) }
+    return String(decoding: data, as: UTF8.self)
+}
+
+enum BenchError: Error, CustomStringConvertible {
+    case commandFailed(String)
+    case unexpected(String)
+
+    var description: String {
+        switch self {
+        case .commandFailed(let command): "command failed: \(command)"
+        case .unexpected(let what): what
+        }
+    }
+}

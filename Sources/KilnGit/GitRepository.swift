@@ -1,0 +1,63 @@
+internal import CGit2
+import Foundation
+import KilnCore
+
+/// An open libgit2 repository, freed with the value. Confined to the thread that opened it.
+final class GitRepository {
+    let pointer: OpaquePointer
+
+    private init(pointer: OpaquePointer) {
+        self.pointer = pointer
+    }
+
+    deinit {
+        git_repository_free(pointer)
+    }
+
+    /// Takes ownership of a repository libgit2 opened elsewhere (a submodule's).
+    static func adopt(_ pointer: OpaquePointer) -> GitRepository {
+        GitRepository(pointer: pointer)
+    }
+
+    static func open(_ path: String) -> (GitRepository?, String) {
+        var pointer: OpaquePointer?
+        guard git_repository_open(&pointer, path) == 0, let pointer else { return (nil, lastGitMessage()) }
+        return (GitRepository(pointer: pointer), "")
+    }
+
+    static func initialize(_ path: String, bare: Bool) throws(GitError) -> GitRepository {
+        var pointer: OpaquePointer?
+        guard git_repository_init(&pointer, path, bare ? 1 : 0) == 0, let pointer else {
+            throw .failed(operation: "creating a repository at \(path)", detail: lastGitMessage())
+        }
+        return GitRepository(pointer: pointer)
+    }
+
+    /// The commit `name` points at (`refs/heads/main`), nil when there is no such reference.
+    func resolve(_ name: String) throws(GitError) -> String? {
+        var id = git_oid()
+        let code = git_reference_name_to_id(&id, pointer, name)
+        if code == GIT_ENOTFOUND.rawValue { return nil }
+        guard code == 0 else { throw .failed(operation: "reading \(name)", detail: lastGitMessage()) }
+        return hex(&id)
+    }
+
+    /// Runs `body` with the commit `sha`, nil when this repository does not have it.
+    func withCommit<T>(_ sha: String, _ body: (OpaquePointer?) throws(GitError) -> T) throws(GitError) -> T {
+        guard var id = oid(sha) else { return try body(nil) }
+        var commit: OpaquePointer?
+        guard git_commit_lookup(&commit, pointer, &id) == 0, let commit else { return try body(nil) }
+        defer { git_commit_free(commit) }
+        return try body(commit)
+    }
+
+    func commit(_ pointer: OpaquePointer) -> Commit {
+        let author = git_commit_author(pointer)
+        return Commit(
+            sha: hex(git_commit_id(pointer)),
+            author: author.flatMap { $0.pointee.name.map { String(cString: $0) } } ?? "",
+            email: author.flatMap { $0.pointee.email.map { String(cString: $0) } } ?? "",
+            date: Date(timeIntervalSince1970: TimeInterval(git_commit_time(pointer))),
+            subject: git_commit_summary(pointer).map { String(cString: $0) } ?? "")
+    }
+}

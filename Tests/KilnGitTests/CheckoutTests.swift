@@ -1,0 +1,91 @@
+import Foundation
+import KilnCore
+import KilnGit
+import KilnTestSupport
+import Testing
+
+@Suite("Checkout into a workspace")
+struct CheckoutTests {
+    @Test("Checkout is forced: changes and untracked files go, ignored output and .build stay")
+    func forcedCheckout() async throws {
+        let harness = try GitHarness()
+        let first = try harness.origin.commit(
+            "first", files: ["Sources/App/main.swift": "print(1)\n", ".gitignore": "/output/\n", "gone.txt": "soon gone\n"])
+        _ = try await harness.mirrors.update(harness.repository)
+        try await harness.mirrors.checkout(first, of: harness.repository, into: harness.workspace())
+        #expect(harness.read("Sources/App/main.swift") == "print(1)\n")
+
+        let workspace = harness.workspace()
+        try "print(\"local edit\")\n".write(toFile: workspace + "/Sources/App/main.swift", atomically: true, encoding: .utf8)
+        try "stray".write(toFile: workspace + "/stray.txt", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: workspace + "/.build/debug", withIntermediateDirectories: true)
+        try "binary".write(toFile: workspace + "/.build/debug/app", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(atPath: workspace + "/output", withIntermediateDirectories: true)
+        try "report".write(toFile: workspace + "/output/report.txt", atomically: true, encoding: .utf8)
+
+        try harness.origin.git("rm", "-q", "gone.txt")
+        let second = try harness.origin.commit("second", files: ["Sources/App/main.swift": "print(2)\n"])
+        _ = try await harness.mirrors.update(harness.repository)
+        try await harness.mirrors.checkout(second, of: harness.repository, into: workspace)
+
+        #expect(harness.read("Sources/App/main.swift") == "print(2)\n")
+        #expect(harness.read("gone.txt") == nil)
+        #expect(harness.read("stray.txt") == nil)
+        #expect(harness.read(".build/debug/app") == "binary")
+        #expect(harness.read("output/report.txt") == "report")
+        #expect(try runProcess("/usr/bin/git", ["rev-parse", "HEAD"], in: workspace).standardOutput == second + "\n")
+
+        // Going back to an older commit works the same way.
+        try await harness.mirrors.checkout(first, of: harness.repository, into: workspace)
+        #expect(harness.read("Sources/App/main.swift") == "print(1)\n")
+        #expect(harness.read("gone.txt") == "soon gone\n")
+    }
+
+    @Test("The workspace borrows the mirror's objects instead of copying them, and names the redacted URL")
+    func borrowedObjects() async throws {
+        let harness = try GitHarness()
+        let head = try harness.origin.commit("first", files: ["a.txt": "a\n"])
+        _ = try await harness.mirrors.update(harness.repository)
+        try await harness.mirrors.checkout(head, of: harness.repository, into: harness.workspace())
+        let alternates = try String(contentsOfFile: harness.workspace() + "/.git/objects/info/alternates", encoding: .utf8)
+        #expect(alternates == harness.mirrors.path(for: harness.repository.url) + "/objects\n")
+        let packs = try FileManager.default.contentsOfDirectory(atPath: harness.workspace() + "/.git/objects")
+        #expect(Set(packs) == ["info", "pack"], "no objects of its own")
+        let origin = try runProcess("/usr/bin/git", ["config", "remote.origin.url"], in: harness.workspace())
+        #expect(origin.standardOutput == harness.repository.url.redacted + "\n")
+    }
+
+    @Test("An unknown commit is an error naming it")
+    func unknownCommit() async throws {
+        let harness = try GitHarness()
+        try harness.origin.commit("first", files: ["a.txt": "a\n"])
+        _ = try await harness.mirrors.update(harness.repository)
+        let missing = String(repeating: "ab", count: 20)
+        await #expect(throws: GitError.commitNotFound(commit: missing, url: harness.origin.url)) {
+            try await harness.mirrors.checkout(missing, of: harness.repository, into: harness.workspace())
+        }
+    }
+
+    @Test("Submodules are checked out, recursively, at the commits their parent pins")
+    func submodules() async throws {
+        let harness = try GitHarness()
+        let leaf = try GitFixture()
+        try leaf.commit("leaf v1", files: ["leaf.txt": "leaf v1\n"])
+        let middle = try GitFixture()
+        try middle.commit("middle", files: ["middle.txt": "middle\n"])
+        try middle.git("submodule", "add", "-q", leaf.url, "Leaf")
+        try middle.git("commit", "-q", "-m", "add leaf")
+        try harness.origin.commit("parent", files: ["parent.txt": "parent\n"])
+        try harness.origin.git("submodule", "add", "-q", middle.url, "Vendor/Middle")
+        try harness.origin.git("submodule", "update", "-q", "--init", "--recursive")
+        let pinned = try harness.origin.commit("add middle", files: [:])
+        // The submodule moves on after the parent pinned it: the checkout must not follow.
+        try leaf.commit("leaf v2", files: ["leaf.txt": "leaf v2\n"])
+
+        _ = try await harness.mirrors.update(harness.repository)
+        try await harness.mirrors.checkout(pinned, of: harness.repository, into: harness.workspace())
+        #expect(harness.read("parent.txt") == "parent\n")
+        #expect(harness.read("Vendor/Middle/middle.txt") == "middle\n")
+        #expect(harness.read("Vendor/Middle/Leaf/leaf.txt") == "leaf v1\n")
+    }
+}
