@@ -8,6 +8,8 @@ import KilnCore
 final class Credentials {
     let user: String?
     let password: String?
+    /// The host the password belongs to: a submodule on another host never receives it.
+    let host: String?
     let sshKeyFile: String?
     /// libgit2 asks again after every rejected attempt: stop after a few.
     var attempts = 0
@@ -21,6 +23,7 @@ final class Credentials {
         }
         self.user = user
         self.password = components?.password?.removingPercentEncoding
+        self.host = url.host
         self.sshKeyFile = sshKeyFile
     }
 
@@ -30,24 +33,26 @@ final class Credentials {
         var callbacks = git_remote_callbacks()
         git_remote_init_callbacks(&callbacks, UInt32(GIT_REMOTE_CALLBACKS_VERSION))
         callbacks.payload = Unmanaged.passUnretained(self).toOpaque()
-        callbacks.credentials = { out, _, usernameFromURL, allowedTypes, payload in
+        callbacks.credentials = { out, url, usernameFromURL, allowedTypes, payload in
             guard let out, let payload else { return GIT_EAUTH.rawValue }
             let credentials = Unmanaged<Credentials>.fromOpaque(payload).takeUnretainedValue()
-            return credentials.acquire(out, usernameFromURL: usernameFromURL.map { String(cString: $0) }, allowed: allowedTypes)
+            let host = url.flatMap { URLComponents(string: String(cString: $0))?.host?.lowercased() }
+            return credentials.acquire(
+                out, host: host, usernameFromURL: usernameFromURL.map { String(cString: $0) }, allowed: allowedTypes)
         }
         return callbacks
     }
 
-    private func acquire(_ out: UnsafeMutablePointer<UnsafeMutablePointer<git_credential>?>, usernameFromURL: String?, allowed: UInt32)
-        -> Int32
-    {
+    private func acquire(
+        _ out: UnsafeMutablePointer<UnsafeMutablePointer<git_credential>?>, host: String?, usernameFromURL: String?, allowed: UInt32
+    ) -> Int32 {
         attempts += 1
         guard attempts <= Self.maximumAttempts else {
             git_error_set_str(Int32(GIT_ERROR_NET.rawValue), "authentication failed: the credentials were refused")
             return GIT_EAUTH.rawValue
         }
         let user = usernameFromURL ?? self.user
-        if allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0, let user, let password {
+        if allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0, let user, let password, host == self.host {
             return git_credential_userpass_plaintext_new(out, user, password)
         }
         if allowed & GIT_CREDENTIAL_SSH_KEY.rawValue != 0, let sshKeyFile {
