@@ -70,10 +70,11 @@ let package = Package(
         ),
         .executableTarget(name: "KilnBench", dependencies: ["KilnCore", "KilnGit"], exclude: ["README.md"]),
 
+        .executableTarget(name: "kiln-store-stress", dependencies: ["KilnCore", "KilnStore"], path: "Tests/KilnStoreStress"),
         .target(name: "KilnTestSupport", dependencies: ["KilnCore"], path: "Tests/KilnTestSupport"),
         .testTarget(name: "KilnCoreTests", dependencies: ["KilnCore", "KilnTestSupport"]),
         .testTarget(name: "KilnGitTests", dependencies: ["KilnGit", "KilnTestSupport"]),
-        .testTarget(name: "KilnStoreTests", dependencies: ["KilnStore", "KilnTestSupport"]),
+        .testTarget(name: "KilnStoreTests", dependencies: ["KilnStore", "KilnTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "KilnBuildTests", dependencies: ["KilnBuild", "KilnTestSupport"]),
         .testTarget(name: "KilnMailTests", dependencies: ["KilnMail", "KilnTestSupport"]),
         .testTarget(

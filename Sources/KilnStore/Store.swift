@@ -1,45 +1,181 @@
-import GRDB
+import Foundation
+import KilnCore
 
-/// Kiln's SQLite file, `<data>/kiln.sqlite`, in WAL mode with foreign keys on.
+/// Everything Kiln remembers: bots as last loaded, integrations and their history, the queue, the
+/// mail outbox and webhook deliveries. SQLite (`SQLiteStore`) is the embedded default; the same
+/// interface is meant to be satisfied by PostgreSQL for several hosts sharing one queue.
 ///
-/// GRDB's `DatabasePool` serialises writes and runs reads concurrently, so the store is a
-/// `Sendable` struct rather than an actor.
-public struct Store: Sendable {
-    let pool: DatabasePool
-    public let path: String
+/// Threading: every method may be called from any task or process at any time. Each method is one
+/// transaction: it sees and leaves the store consistent, and the queue's transitions (queue,
+/// coalesce, claim, complete) are atomic, with no state kept in memory between calls.
+///
+/// Errors: every method throws `StoreError` for infrastructure faults only (the file cannot be
+/// opened or written); "nothing found" is an empty or nil result, not an error.
+public protocol Store: Sendable {
+    /// Records the bots as just loaded; bots whose files are gone are kept, marked not loaded.
+    func syncBots(_ bots: [BotState], now: Date) throws(StoreError)
 
-    /// Opens (creating if needed) the database at `path`.
-    public static func open(path: String) throws(StoreError) -> Store {
-        var configuration = Configuration()
-        configuration.foreignKeysEnabled = true
-        configuration.busyMode = .timeout(10)
-        do {
-            let pool = try DatabasePool(path: path, configuration: configuration)
-            return Store(pool: pool, path: path)
-        } catch {
-            throw .cannotOpen(path: path, reason: "\(error)")
-        }
-    }
+    /// Queues an integration, or coalesces into the bot's queued one (moving it to `commit`).
+    /// With `cancelSuperseded`, an integration running for another commit is asked to stop.
+    func enqueue(_ request: QueueRequest, now: Date) throws(StoreError) -> QueueOutcome
 
-    /// SQLite's journal mode for this file (`wal`).
-    public func journalMode() throws(StoreError) -> String {
-        do {
-            return try pool.read { try String.fetchOne($0, sql: "PRAGMA journal_mode") ?? "" }
-        } catch {
-            throw .query(what: "reading the journal mode", reason: "\(error)")
-        }
+    /// Moves the oldest queued integration whose bot has none running to `checkout`, owned by
+    /// `owner`; nil when there is nothing to run. One statement: safe for several executors.
+    func claimNext(owner: String, now: Date) throws(StoreError) -> Integration?
+
+    /// Records that the integration entered `step` (ending the previous step's timing).
+    func advance(_ id: Int64, to step: IntegrationStep, now: Date) throws(StoreError)
+
+    /// Records the commit a running integration is checking out.
+    func setCommit(_ id: Int64, commit: String) throws(StoreError)
+
+    /// Ends an integration with its outcome: marks issues new, unresolved or resolved against the
+    /// previous one, computes the summary's changes, and stores issues, tests and commits.
+    @discardableResult
+    func complete(_ id: Int64, outcome: IntegrationOutcome, now: Date) throws(StoreError) -> Integration
+
+    /// Asks a running integration to stop; its executor sees it through `cancelRequests`.
+    func requestCancel(_ id: Int64, reason: String) throws(StoreError)
+
+    /// Running integrations of `owner` that someone asked to stop, with the reason.
+    func cancelRequests(owner: String) throws(StoreError) -> [(id: Int64, reason: String)]
+
+    /// Ends integrations left running by processes that are gone as `internal-error`, with the
+    /// reason appended to their logs; returns them.
+    func recoverAbandoned(isAlive: (String) -> Bool, now: Date) throws(StoreError) -> [Integration]
+
+    /// Keeps the logs, issues and tests of the last `keep` integrations per bot; older ones keep
+    /// their summary and are marked expired.
+    func applyRetention(keep: Int) throws(StoreError) -> Int
+
+    /// Every bot with its last completed, running and queued integrations.
+    func botOverviews() throws(StoreError) -> [BotOverview]
+
+    /// A bot's integrations, newest first, numbered below `before` when given.
+    func integrations(bot: String, limit: Int, before: Int?) throws(StoreError) -> [Integration]
+
+    /// One integration with its steps, commits, issues and tests.
+    func integration(bot: String, number: Int) throws(StoreError) -> IntegrationDetail?
+}
+
+/// A bot as the registry last loaded it.
+public struct BotState: Sendable, Hashable {
+    public var name: String
+    public var file: String
+    /// Redacted repository URL.
+    public var repository: String
+    public var branch: String
+    /// `file:line:col: error: …` lines; empty when the file is valid.
+    public var problems: [String]
+
+    public init(name: String, file: String, repository: String, branch: String, problems: [String] = []) {
+        self.name = name
+        self.file = file
+        self.repository = repository
+        self.branch = branch
+        self.problems = problems
     }
+}
+
+public struct QueueRequest: Sendable, Hashable {
+    public var bot: String
+    public var cause: IntegrationCause
+    public var commit: String?
+    public var branch: String
+    public var cancelSuperseded: Bool
+
+    public init(bot: String, cause: IntegrationCause, commit: String? = nil, branch: String, cancelSuperseded: Bool = true) {
+        self.bot = bot
+        self.cause = cause
+        self.commit = commit
+        self.branch = branch
+        self.cancelSuperseded = cancelSuperseded
+    }
+}
+
+public struct QueueOutcome: Sendable, Hashable {
+    /// The queued integration: a new one, or the one this request was coalesced into.
+    public var integration: Integration
+    public var coalesced: Bool
+    /// Running integrations asked to stop because this commit superseded theirs.
+    public var superseded: [Int64]
+}
+
+/// What an integration produced.
+public struct IntegrationOutcome: Sendable {
+    public var result: IntegrationResult
+    public var reason: String?
+    public var errors: Int
+    public var warnings: Int
+    public var tests: [TestCase]
+    public var coverage: Double?
+    /// Issues found, without status: the store marks them against the previous integration.
+    public var issues: [IntegrationIssue]
+    public var commits: [Commit]
+    public var triggers: [TriggerRun]
+
+    public init(
+        result: IntegrationResult, reason: String? = nil, errors: Int = 0, warnings: Int = 0, tests: [TestCase] = [], coverage: Double? = nil,
+        issues: [IntegrationIssue] = [], commits: [Commit] = [], triggers: [TriggerRun] = []
+    ) {
+        self.result = result
+        self.reason = reason
+        self.errors = errors
+        self.warnings = warnings
+        self.tests = tests
+        self.coverage = coverage
+        self.issues = issues
+        self.commits = commits
+        self.triggers = triggers
+    }
+}
+
+/// A script trigger that ran.
+public struct TriggerRun: Sendable, Hashable {
+    public var name: String
+    public var phase: TriggerPhase
+    public var exitStatus: Int
+    public var duration: Double
+
+    public init(name: String, phase: TriggerPhase, exitStatus: Int, duration: Double) {
+        self.name = name
+        self.phase = phase
+        self.exitStatus = exitStatus
+        self.duration = duration
+    }
+}
+
+/// A bot with what the front page shows of it.
+public struct BotOverview: Sendable, Hashable {
+    public var state: BotState
+    /// False when its file is gone; its history is kept.
+    public var loaded: Bool
+    public var last: Integration?
+    public var running: [Integration]
+    public var queued: [Integration]
+}
+
+/// One integration with everything recorded about it.
+public struct IntegrationDetail: Sendable, Hashable {
+    public var integration: Integration
+    public var steps: [StepTiming]
+    public var commits: [Commit]
+    public var issues: [IntegrationIssue]
+    public var tests: [TestCase]
+    public var triggers: [TriggerRun]
 }
 
 /// Why the store could not do what was asked.
 public enum StoreError: Error, Sendable, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
     case query(what: String, reason: String)
+    case notFound(what: String)
 
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open the database \(path): \(reason) (check that its directory exists and is writable)"
         case .query(let what, let reason): "\(what) failed: \(reason)"
+        case .notFound(let what): "\(what) does not exist"
         }
     }
 }

@@ -59,3 +59,10 @@ public func runProcess(_ executable: String, _ arguments: [String], in directory
         standardOutput: String(decoding: outputData, as: UTF8.self),
         standardError: String(decoding: errorData, as: UTF8.self))
 }
+
+extension Executables {
+    /// The store stress helper, built next to `kiln`.
+    public static var storeStress: String {
+        URL(fileURLWithPath: kiln).deletingLastPathComponent().appendingPathComponent("kiln-store-stress").path
+    }
+}

@@ -11,8 +11,8 @@ public final class ServerProcess: @unchecked Sendable {
     private var output = Data()
     private var errors = Data()
 
-    public init(arguments: [String], in directory: String) throws {
-        process.executableURL = URL(fileURLWithPath: Executables.kiln)
+    public init(executable: String = Executables.kiln, arguments: [String], in directory: String) throws {
+        process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.standardOutput = outputPipe
@@ -47,13 +47,30 @@ public final class ServerProcess: @unchecked Sendable {
         throw ServerProcessError.timedOut(standardOutput)
     }
 
+    /// Waits until the process has printed `text`.
+    public func waitForOutput(_ text: String, timeout: Duration = .seconds(30)) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if standardOutput.contains(text) { return }
+            guard process.isRunning else { throw ServerProcessError.exited(standardOutput) }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw ServerProcessError.timedOut(standardOutput)
+    }
+
+    /// SIGKILL, as a crash or an out-of-memory kill would end it, and waits for it to be gone.
+    public func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     /// Sends SIGTERM and waits for the process to exit.
     public func terminate() async throws -> ProcessOutput {
         process.terminate()
         let deadline = ContinuousClock.now + .seconds(15)
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
         if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
+            Foundation.kill(process.processIdentifier, SIGKILL)
             throw ServerProcessError.timedOut(standardOutput)
         }
         outputPipe.fileHandleForReading.readabilityHandler = nil
@@ -69,7 +86,7 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
     }
 }
 

@@ -1,0 +1,101 @@
+/// An error, warning or test failure an integration found.
+public struct IntegrationIssue: Sendable, Hashable {
+    public var type: IssueType
+    public var message: String
+    /// Relative to the repository root; nil when the issue has no location.
+    public var file: String?
+    public var line: Int?
+    /// Identifies the issue across integrations, surviving line shifts.
+    public var fingerprint: String
+    public var status: IssueStatus
+    public var introducedBy: [Committer]
+
+    public init(
+        type: IssueType, message: String, file: String? = nil, line: Int? = nil, fingerprint: String, status: IssueStatus = .new,
+        introducedBy: [Committer] = []
+    ) {
+        self.type = type
+        self.message = message
+        self.file = file
+        self.line = line
+        self.fingerprint = fingerprint
+        self.status = status
+        self.introducedBy = introducedBy
+    }
+}
+
+public enum IssueStatus: String, CaseIterable, Codable, Sendable, Hashable {
+    /// First seen in this integration.
+    case new
+    /// Seen before and still there.
+    case unresolved
+    /// Seen in the previous integration and gone now.
+    case resolved
+}
+
+/// Someone who introduced an issue.
+public struct Committer: Sendable, Hashable, Codable {
+    public var name: String
+    public var email: String
+    public var commit: String
+
+    public init(name: String, email: String, commit: String) {
+        self.name = name
+        self.email = email
+        self.commit = commit
+    }
+}
+
+/// One test case's outcome, from XCTest or Swift Testing.
+public struct TestCase: Sendable, Hashable {
+    public var suite: String
+    public var name: String
+    public var status: TestStatus
+    /// Seconds.
+    public var duration: Double
+    public var message: String?
+    public var file: String?
+    public var line: Int?
+
+    public init(suite: String, name: String, status: TestStatus, duration: Double, message: String? = nil, file: String? = nil, line: Int? = nil) {
+        self.suite = suite
+        self.name = name
+        self.status = status
+        self.duration = duration
+        self.message = message
+        self.file = file
+        self.line = line
+    }
+}
+
+public enum TestStatus: String, CaseIterable, Codable, Sendable, Hashable {
+    case passed, failed, skipped
+}
+
+extension IntegrationIssue {
+    /// Marks `current` against the open issues of the previous integration: an issue whose
+    /// fingerprint was open before is unresolved, any other is new; previously open issues that are
+    /// gone come back marked resolved. Introduced-by is kept from the first sighting.
+    public static func statuses(current: [IntegrationIssue], previous: [IntegrationIssue]) -> [IntegrationIssue] {
+        let open = previous.filter { $0.status != .resolved }
+        var openByFingerprint: [String: IntegrationIssue] = [:]
+        for issue in open where openByFingerprint[issue.fingerprint] == nil { openByFingerprint[issue.fingerprint] = issue }
+        var seen: Set<String> = []
+        var marked: [IntegrationIssue] = []
+        for var issue in current where seen.insert(issue.fingerprint).inserted {
+            if let before = openByFingerprint[issue.fingerprint] {
+                issue.status = .unresolved
+                issue.introducedBy = before.introducedBy
+            } else {
+                issue.status = .new
+            }
+            marked.append(issue)
+        }
+        var resolvedSeen: Set<String> = []
+        for var issue in open where !seen.contains(issue.fingerprint) && resolvedSeen.insert(issue.fingerprint).inserted {
+            issue.status = .resolved
+            marked.append(issue)
+        }
+        return marked
+    }
+}

@@ -1,0 +1,121 @@
+import Foundation
+import GRDB
+import KilnCore
+
+/// The embedded store: one SQLite file, `<data>/kiln.sqlite`, in WAL mode with foreign keys on.
+///
+/// GRDB's `DatabasePool` serialises writes (in IMMEDIATE transactions, so writers in several
+/// processes queue on SQLite's lock instead of failing) and runs reads concurrently, so the store is
+/// a `Sendable` struct rather than an actor.
+public struct SQLiteStore: Store {
+    let pool: DatabasePool
+    public let path: String
+    /// Where integration logs live (`<logs>/<bot>/<number>.log`), for recovery and retention.
+    public let logsDirectory: String?
+
+    /// Opens (creating if needed) and migrates the database at `path`.
+    public static func open(path: String, logsDirectory: String? = nil) throws(StoreError) -> SQLiteStore {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(30)
+        configuration.label = "kiln"
+        do {
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try Schema.migrator.migrate(pool)
+            return SQLiteStore(pool: pool, path: path, logsDirectory: logsDirectory)
+        } catch {
+            throw .cannotOpen(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Opens the store of a data directory: `<data>/kiln.sqlite`, logs in `<data>/logs`.
+    public static func open(dataDirectory: String) throws(StoreError) -> SQLiteStore {
+        try open(path: dataDirectory + "/kiln.sqlite", logsDirectory: dataDirectory + "/logs")
+    }
+
+    /// SQLite's journal mode for this file (`wal`).
+    public func journalMode() throws(StoreError) -> String {
+        try read("reading the journal mode") { try String.fetchOne($0, sql: "PRAGMA journal_mode") ?? "" }
+    }
+
+    /// The migrations applied, oldest first.
+    public func appliedMigrations() throws(StoreError) -> [String] {
+        try read("reading the migrations") { try Schema.migrator.appliedMigrations($0) }
+    }
+
+    /// `PRAGMA integrity_check`: "ok" for a sound file.
+    public func integrityCheck() throws(StoreError) -> String {
+        try read("checking integrity") { try String.fetchAll($0, sql: "PRAGMA integrity_check").joined(separator: "\n") }
+    }
+
+    /// The log file of an integration.
+    public func logPath(bot: String, number: Int) -> String? {
+        logsDirectory.map { "\($0)/\(bot)/\(number).log" }
+    }
+
+    // MARK: Access
+
+    func read<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.read(body)
+        } catch {
+            throw .query(what: what, reason: "\(error)")
+        }
+    }
+
+    func write<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+        do {
+            return try pool.write(body)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .query(what: what, reason: "\(error)")
+        }
+    }
+}
+
+// MARK: Row mapping
+
+extension Date {
+    /// Seconds since 1970, as the schema stores times.
+    var storeValue: Double { timeIntervalSince1970 }
+
+    init(storeValue: Double) {
+        self.init(timeIntervalSince1970: storeValue)
+    }
+}
+
+extension Integration {
+    init(row: Row) {
+        let result: IntegrationResult? = (row["result"] as String?).flatMap(IntegrationResult.init(rawValue:))
+        var summary: Summary?
+        if result != nil, let errors = row["errors"] as Int? {
+            summary = Summary(
+                errors: errors, warnings: row["warnings"] ?? 0, tests: row["tests"] ?? 0, testFailures: row["testFailures"] ?? 0,
+                coverage: row["coverage"], errorsChange: row["errorsChange"], warningsChange: row["warningsChange"],
+                testsChange: row["testsChange"], testFailuresChange: row["testFailuresChange"], coverageChange: row["coverageChange"])
+        }
+        self.init(
+            id: row["id"], bot: row["bot"], number: row["number"],
+            cause: IntegrationCause(rawValue: row["cause"] ?? "") ?? .manual, commit: row["commitSha"], branch: row["branch"],
+            step: IntegrationStep(rawValue: row["step"] ?? "") ?? .pending, result: result,
+            queuedAt: Date(storeValue: row["queuedAt"]), startedAt: (row["startedAt"] as Double?).map(Date.init(storeValue:)),
+            endedAt: (row["endedAt"] as Double?).map(Date.init(storeValue:)), summary: summary, reason: row["reason"],
+            expired: row["expired"] ?? false)
+    }
+}
+
+enum JSON {
+    static func encode<T: Encodable>(_ value: T) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(value)).map { String(decoding: $0, as: UTF8.self) } ?? "[]"
+    }
+
+    static func decode<T: Decodable>(_ type: T.Type, from text: String?, default value: T) -> T {
+        guard let text, let decoded = try? JSONDecoder().decode(type, from: Data(text.utf8)) else { return value }
+        return decoded
+    }
+}

@@ -1,0 +1,132 @@
+import GRDB
+
+/// The numbered migrations. A shipped migration is never edited: change the schema with a new one.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE bot (
+                        name TEXT PRIMARY KEY,
+                        file TEXT NOT NULL DEFAULT '',
+                        repository TEXT NOT NULL DEFAULT '',
+                        branch TEXT NOT NULL DEFAULT '',
+                        problems TEXT NOT NULL DEFAULT '[]',
+                        loaded INTEGER NOT NULL DEFAULT 1,
+                        nextNumber INTEGER NOT NULL DEFAULT 1,
+                        updatedAt REAL NOT NULL
+                    );
+                    CREATE TABLE integration (
+                        id INTEGER PRIMARY KEY,
+                        bot TEXT NOT NULL REFERENCES bot(name),
+                        number INTEGER NOT NULL,
+                        cause TEXT NOT NULL,
+                        commitSha TEXT,
+                        branch TEXT NOT NULL,
+                        step TEXT NOT NULL,
+                        result TEXT,
+                        queuedAt REAL NOT NULL,
+                        startedAt REAL,
+                        endedAt REAL,
+                        owner TEXT,
+                        cancelRequested TEXT,
+                        reason TEXT,
+                        errors INTEGER,
+                        warnings INTEGER,
+                        tests INTEGER,
+                        testFailures INTEGER,
+                        coverage REAL,
+                        errorsChange INTEGER,
+                        warningsChange INTEGER,
+                        testsChange INTEGER,
+                        testFailuresChange INTEGER,
+                        coverageChange REAL,
+                        expired INTEGER NOT NULL DEFAULT 0,
+                        UNIQUE (bot, number)
+                    );
+                    CREATE INDEX integrationActive ON integration(queuedAt, id) WHERE step != 'completed';
+                    CREATE TABLE step (
+                        integrationId INTEGER NOT NULL REFERENCES integration(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        startedAt REAL NOT NULL,
+                        duration REAL,
+                        PRIMARY KEY (integrationId, name)
+                    );
+                    CREATE TABLE issue (
+                        id INTEGER PRIMARY KEY,
+                        integrationId INTEGER NOT NULL REFERENCES integration(id) ON DELETE CASCADE,
+                        type TEXT NOT NULL,
+                        message TEXT NOT NULL,
+                        file TEXT,
+                        line INTEGER,
+                        fingerprint TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        introducedBy TEXT NOT NULL DEFAULT '[]'
+                    );
+                    CREATE INDEX issueIntegration ON issue(integrationId);
+                    CREATE TABLE testCase (
+                        id INTEGER PRIMARY KEY,
+                        integrationId INTEGER NOT NULL REFERENCES integration(id) ON DELETE CASCADE,
+                        suite TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        status TEXT NOT NULL,
+                        duration REAL NOT NULL,
+                        message TEXT,
+                        file TEXT,
+                        line INTEGER
+                    );
+                    CREATE INDEX testCaseIntegration ON testCase(integrationId);
+                    CREATE TABLE integrationCommit (
+                        integrationId INTEGER NOT NULL REFERENCES integration(id) ON DELETE CASCADE,
+                        position INTEGER NOT NULL,
+                        sha TEXT NOT NULL,
+                        author TEXT NOT NULL,
+                        email TEXT NOT NULL,
+                        date REAL NOT NULL,
+                        subject TEXT NOT NULL,
+                        PRIMARY KEY (integrationId, position)
+                    );
+                    CREATE TABLE triggerRun (
+                        id INTEGER PRIMARY KEY,
+                        integrationId INTEGER NOT NULL REFERENCES integration(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        phase TEXT NOT NULL,
+                        exitStatus INTEGER NOT NULL,
+                        duration REAL NOT NULL
+                    );
+                    CREATE INDEX triggerRunIntegration ON triggerRun(integrationId);
+                    CREATE TABLE outbox (
+                        id INTEGER PRIMARY KEY,
+                        createdAt REAL NOT NULL,
+                        bot TEXT,
+                        integrationId INTEGER REFERENCES integration(id) ON DELETE SET NULL,
+                        dedupeKey TEXT UNIQUE,
+                        recipients TEXT NOT NULL,
+                        subject TEXT NOT NULL,
+                        message BLOB NOT NULL,
+                        state TEXT NOT NULL DEFAULT 'queued',
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        nextAttemptAt REAL NOT NULL,
+                        lastError TEXT,
+                        sentAt REAL
+                    );
+                    CREATE INDEX outboxDue ON outbox(nextAttemptAt) WHERE state = 'queued';
+                    CREATE TABLE webhookDelivery (
+                        id INTEGER PRIMARY KEY,
+                        receivedAt REAL NOT NULL,
+                        forge TEXT NOT NULL,
+                        event TEXT NOT NULL,
+                        repository TEXT,
+                        branch TEXT,
+                        commitSha TEXT,
+                        outcome TEXT NOT NULL,
+                        statusCode INTEGER NOT NULL,
+                        integrations TEXT NOT NULL DEFAULT '[]',
+                        detail TEXT
+                    );
+                    """)
+        }
+        return migrator
+    }
+}

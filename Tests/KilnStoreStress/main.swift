@@ -1,0 +1,41 @@
+// A helper process for the store's tests: several real processes writing one SQLite file.
+//
+//   kiln-store-stress cycle DB BOT COUNT   queue, claim and complete COUNT integrations; print each number
+//   kiln-store-stress hold DB BOT          queue and claim one integration, print "claimed N", then wait to be killed
+import Foundation
+import KilnCore
+import KilnStore
+
+let arguments = CommandLine.arguments
+guard arguments.count >= 4 else {
+    FileHandle.standardError.write(Data("usage: kiln-store-stress cycle|hold DB BOT [COUNT]\n".utf8))
+    exit(2)
+}
+let (mode, path, bot) = (arguments[1], arguments[2], arguments[3])
+do {
+    let store = try SQLiteStore.open(path: path, logsDirectory: (path as NSString).deletingLastPathComponent + "/logs")
+    let owner = ProcessOwner.current
+    switch mode {
+    case "cycle":
+        let count = arguments.count > 4 ? Int(arguments[4]) ?? 1 : 1
+        var done = 0
+        while done < count {
+            _ = try store.enqueue(QueueRequest(bot: bot, cause: .manual, branch: "main"), now: Date())
+            guard let claimed = try store.claimNext(owner: owner, now: Date()) else { continue }
+            try store.complete(claimed.id, outcome: IntegrationOutcome(result: .succeeded), now: Date())
+            FileHandle.standardOutput.write(Data("\(claimed.number)\n".utf8))
+            done += 1
+        }
+    case "hold":
+        _ = try store.enqueue(QueueRequest(bot: bot, cause: .manual, commit: String(repeating: "a", count: 40), branch: "main"), now: Date())
+        guard let claimed = try store.claimNext(owner: owner, now: Date()) else { exit(3) }
+        try store.advance(claimed.id, to: .building, now: Date())
+        FileHandle.standardOutput.write(Data("claimed \(claimed.number)\n".utf8))
+        while true { sleep(60) }
+    default:
+        exit(2)
+    }
+} catch {
+    FileHandle.standardError.write(Data("kiln-store-stress: \(error)\n".utf8))
+    exit(1)
+}

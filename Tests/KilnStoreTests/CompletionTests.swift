@@ -1,0 +1,152 @@
+import Foundation
+import KilnCore
+import KilnStore
+import KilnTestSupport
+import Testing
+
+@Suite("Store: completing, recovery, retention")
+struct CompletionTests {
+    @Test("Completion stores issues, tests, commits and steps, and computes changes against the previous build")
+    func completion() throws {
+        let test = try TestStore()
+        let alice = Committer(name: "Alice", email: "alice@example.com", commit: "c1")
+        let first = try test.integrate(
+            "app",
+            outcome: IntegrationOutcome(
+                result: .testFailures, errors: 0, warnings: 2,
+                tests: [
+                    TestCase(suite: "AppTests", name: "testA", status: .passed, duration: 0.1),
+                    TestCase(suite: "AppTests", name: "testB", status: .failed, duration: 0.2, message: "nope", file: "Tests/AppTests/A.swift", line: 9),
+                ], coverage: 50,
+                issues: [
+                    IntegrationIssue(type: .warning, message: "unused x", file: "a.swift", line: 3, fingerprint: "w1", introducedBy: [alice]),
+                    IntegrationIssue(type: .warning, message: "unused y", file: "a.swift", line: 4, fingerprint: "w2"),
+                ],
+                commits: [Commit(sha: "c1", author: "Alice", email: "alice@example.com", date: test.at(-50), subject: "First")]))
+        #expect(first.summary == Summary(errors: 0, warnings: 2, tests: 2, testFailures: 1, coverage: 50))
+        #expect(first.duration == 9)
+
+        // A canceled integration in between does not count as the previous one.
+        _ = try test.integrate("app", outcome: IntegrationOutcome(result: .canceled, reason: "stopped"), at: 50)
+
+        let third = try test.integrate(
+            "app",
+            outcome: IntegrationOutcome(
+                result: .succeeded, warnings: 1, tests: [TestCase(suite: "AppTests", name: "testA", status: .passed, duration: 0.1)], coverage: 62.5,
+                issues: [
+                    IntegrationIssue(type: .warning, message: "unused x", file: "a.swift", line: 13, fingerprint: "w1"),
+                    IntegrationIssue(type: .warning, message: "unused z", file: "b.swift", line: 1, fingerprint: "w3"),
+                ]), at: 100)
+        #expect(
+            third.summary
+                == Summary(
+                    errors: 0, warnings: 1, tests: 1, testFailures: 0, coverage: 62.5, errorsChange: 0, warningsChange: -1, testsChange: -1,
+                    testFailuresChange: -1, coverageChange: 12.5))
+        let detail = try #require(try test.store.integration(bot: "app", number: 3))
+        #expect(detail.issues.map(\.fingerprint) == ["w1", "w3", "w2"])
+        #expect(detail.issues.map(\.status) == [.unresolved, .new, .resolved])
+        #expect(detail.issues.first?.introducedBy == [alice], "an unresolved issue keeps who introduced it")
+        #expect(detail.steps.map(\.name) == [.checkout])
+        #expect(detail.steps.first?.duration == 9)
+
+        let firstDetail = try #require(try test.store.integration(bot: "app", number: 1))
+        #expect(firstDetail.tests.map(\.name) == ["testA", "testB"])
+        #expect(firstDetail.tests.last?.message == "nope")
+        #expect(firstDetail.commits.map(\.subject) == ["First"])
+        let missing = try test.store.integration(bot: "app", number: 9)
+        #expect(missing == nil)
+    }
+
+    @Test("Steps are timed as the integration moves through them")
+    func steps() throws {
+        let test = try TestStore()
+        _ = try test.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: test.at(0))
+        let claimed = try #require(try test.store.claimNext(owner: "me", now: test.at(1)))
+        try test.store.setCommit(claimed.id, commit: "abc")
+        try test.store.advance(claimed.id, to: .building, now: test.at(3))
+        try test.store.advance(claimed.id, to: .testing, now: test.at(10))
+        let running = try #require(try test.store.botOverviews().first?.running.first)
+        #expect(running.step == .testing && running.commit == "abc")
+        try test.store.complete(claimed.id, outcome: IntegrationOutcome(result: .succeeded), now: test.at(15))
+        let detail = try #require(try test.store.integration(bot: "app", number: 1))
+        #expect(detail.steps.map(\.name) == [.checkout, .building, .testing])
+        #expect(detail.steps.map(\.duration) == [2, 7, 5])
+    }
+
+    @Test("An integration left running by a killed process is ended as internal-error, with the reason in its log")
+    func recoveryAfterKill() async throws {
+        let directory = try TemporaryDirectory()
+        let path = directory.url("kiln.sqlite")
+        _ = try SQLiteStore.open(path: path, logsDirectory: directory.url("logs"))
+        try directory.write("logs/app/1.log", "=== building\nCompiling...\n")
+        let holder = try ServerProcess(executable: Executables.storeStress, arguments: ["hold", path, "app"], in: directory.path)
+        try await holder.waitForOutput("claimed 1")
+
+        let store = try SQLiteStore.open(path: path, logsDirectory: directory.url("logs"))
+        #expect(try store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date()).isEmpty, "a live process keeps its integration")
+        holder.kill()
+        let recovered = try store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date())
+        #expect(recovered.map(\.number) == [1])
+        #expect(recovered.first?.result == .internalError)
+        let reason = try #require(recovered.first?.reason)
+        #expect(reason.contains("stopped during step 'building'"))
+        let log = try String(contentsOfFile: directory.url("logs/app/1.log"), encoding: .utf8)
+        #expect(log.hasPrefix("=== building\nCompiling...\n"))
+        #expect(log.contains("*** \(reason)"))
+        // The bot integrates again afterwards.
+        _ = try store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
+        #expect(try store.claimNext(owner: ProcessOwner.current, now: Date())?.number == 2)
+        #expect(try store.integrityCheck() == "ok")
+    }
+
+    @Test("Retention keeps summaries forever and the last N logs, issues and tests")
+    func retention() throws {
+        let test = try TestStore()
+        for index in 0..<5 {
+            let number = index + 1
+            try test.directory.write("logs/app/\(number).log", "log \(number)\n")
+            try test.integrate(
+                "app",
+                outcome: IntegrationOutcome(
+                    result: .succeeded, warnings: 1, tests: [TestCase(suite: "S", name: "t", status: .passed, duration: 1)],
+                    issues: [IntegrationIssue.error("e\(index)")]), at: Double(index * 100))
+        }
+        #expect(try test.store.applyRetention(keep: 2) == 3)
+        #expect(try test.store.applyRetention(keep: 2) == 0, "already expired")
+        let old = try #require(try test.store.integration(bot: "app", number: 3))
+        #expect(old.integration.expired)
+        #expect(old.integration.summary?.tests == 1, "the summary stays")
+        #expect(old.issues.isEmpty && old.tests.isEmpty)
+        #expect(!FileManager.default.fileExists(atPath: test.directory.url("logs/app/3.log")))
+        let kept = try #require(try test.store.integration(bot: "app", number: 4))
+        #expect(!kept.integration.expired && kept.tests.count == 1 && kept.issues.count >= 1)
+        #expect(FileManager.default.fileExists(atPath: test.directory.url("logs/app/4.log")))
+        #expect(try test.store.integrations(bot: "app", limit: 10, before: nil).count == 5)
+    }
+
+    @Test("Bots as last loaded: problems recorded, removed files kept as not loaded")
+    func bots() throws {
+        let test = try TestStore()
+        try test.store.syncBots(
+            [
+                BotState(name: "app", file: "Bots/app.yml", repository: "https://example.com/app.git", branch: "main"),
+                BotState(name: "broken", file: "Bots/broken.yml", repository: "", branch: "", problems: ["Bots/broken.yml:1:1: error: x"]),
+            ], now: test.at(0))
+        try test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), at: 10)
+        try test.store.syncBots([BotState(name: "broken", file: "Bots/broken.yml", repository: "r", branch: "main")], now: test.at(20))
+        let overviews = try test.store.botOverviews()
+        #expect(overviews.map(\.state.name) == ["app", "broken"])
+        #expect(overviews.map(\.loaded) == [false, true])
+        #expect(overviews.first?.last?.number == 1)
+        #expect(overviews.last?.state.problems == [])
+    }
+
+    @Test("History pages by number, newest first")
+    func paging() throws {
+        let test = try TestStore()
+        for index in 0..<7 { try test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), at: Double(index * 100)) }
+        #expect(try test.store.integrations(bot: "app", limit: 3, before: nil).map(\.number) == [7, 6, 5])
+        #expect(try test.store.integrations(bot: "app", limit: 3, before: 5).map(\.number) == [4, 3, 2])
+        #expect(try test.store.integrations(bot: "nobody", limit: 3, before: nil).isEmpty)
+    }
+}
