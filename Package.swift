@@ -52,7 +52,7 @@ let package = Package(
         .target(
             name: "KilnWeb",
             dependencies: [
-                "KilnServer",
+                "KilnServer", "KilnStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -62,13 +62,13 @@ let package = Package(
         .executableTarget(
             name: "kiln",
             dependencies: [
-                "KilnCore", "KilnServer", "KilnWeb",
+                "KilnCore", "KilnStore", "KilnServer", "KilnWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             exclude: ["README.md"]
         ),
-        .executableTarget(name: "KilnBench", dependencies: ["KilnCore", "KilnGit"], exclude: ["README.md"]),
+        .executableTarget(name: "KilnBench", dependencies: ["KilnCore", "KilnGit", "KilnStore"], exclude: ["README.md"]),
 
         .executableTarget(name: "kiln-store-stress", dependencies: ["KilnCore", "KilnStore"], path: "Tests/KilnStoreStress"),
         .target(name: "KilnTestSupport", dependencies: ["KilnCore"], path: "Tests/KilnTestSupport"),

@@ -1,6 +1,7 @@
 import Foundation
 import KilnCore
 import KilnGit
+import KilnStore
 
 /// Measures Kiln's figures and prints them as one table.
 ///
@@ -21,6 +22,7 @@ struct Bench {
             defer { work.remove() }
             try await ConfigBench(kiln: kiln, work: work).run(into: table)
             try await GitBench(work: work).run(into: table)
+            try await StoreBench(work: work).run(into: table)
         } catch {
             table.print()
             FileHandle.standardError.write(Data("kiln-bench: error: \(error)\n".utf8))

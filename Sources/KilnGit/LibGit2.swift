@@ -61,7 +61,8 @@ func classify(code: Int32, message: String, operation: String, url: RepositoryUR
         return .authenticationFailed(url: redacted)
     }
     if lowered.contains("unsupported url protocol") && url.scheme == .file || lowered.contains("404")
-        || lowered.contains("not found") && (lowered.contains("repository") || lowered.contains("path")) || lowered.contains("does not appear to be a git repository")
+        || lowered.contains("not found") && (lowered.contains("repository") || lowered.contains("path"))
+        || lowered.contains("does not appear to be a git repository")
         || lowered.contains("could not find repository") || lowered.contains("repository not exported")
     {
         return .repositoryNotFound(url: redacted)

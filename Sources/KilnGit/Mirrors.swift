@@ -133,7 +133,9 @@ public struct Mirrors: Sendable {
             let error = classify(code: code, message: message, operation: "fetching", url: url)
             // A fetch that fails for a reason of the remote's is reported; one that fails inside
             // the local repository means the mirror is damaged.
-            if case .failed = error, isLocalDamage(message) { throw .corruptMirror(path: git_repository_path(mirror.pointer).map { String(cString: $0) } ?? "", detail: message) }
+            if case .failed = error, isLocalDamage(message) {
+                throw .corruptMirror(path: git_repository_path(mirror.pointer).map { String(cString: $0) } ?? "", detail: message)
+            }
             throw error
         }
     }

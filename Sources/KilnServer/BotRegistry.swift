@@ -1,16 +1,21 @@
+import Foundation
 import KilnCore
+import KilnStore
 import Logging
 
 /// The bots the server knows, as last loaded from the bots directory.
 ///
-/// The catalog is replaced whole on every load, so readers always see one consistent set.
+/// The catalog is replaced whole on every load, so readers always see one consistent set, and
+/// recorded in the store, so that `kiln status` and the pages show the bots and their problems.
 public actor BotRegistry {
     public let directory: String
+    private let store: (any Store)?
     private let logger: Logger
     public private(set) var catalog = BotCatalog()
 
-    public init(directory: String, logger: Logger) {
+    public init(directory: String, store: (any Store)? = nil, logger: Logger) {
         self.directory = directory
+        self.store = store
         self.logger = logger
     }
 
@@ -26,6 +31,19 @@ public actor BotRegistry {
                 "bot broken", metadata: ["bot": "\(broken.name)", "file": "\(broken.file)", "problems": "\(broken.problems.map(\.description))"])
         }
         catalog = loaded
+        do {
+            try store?.syncBots(loaded.states, now: Date())
+        } catch {
+            logger.error("cannot record the loaded bots", metadata: ["error": "\(error)"])
+        }
         return loaded
+    }
+}
+
+extension BotCatalog {
+    /// The bots as the store records them: good ones with their repository, broken ones with problems.
+    public var states: [BotState] {
+        bots.map { BotState(name: $0.bot.name, file: $0.file, repository: $0.bot.repository.url.redacted, branch: $0.bot.repository.branch) }
+            + broken.map { BotState(name: $0.name, file: $0.file, repository: "", branch: "", problems: $0.problems.map(\.description)) }
     }
 }

@@ -9,18 +9,18 @@ extension SQLiteStore {
     @discardableResult
     public func complete(_ id: Int64, outcome: IntegrationOutcome, now: Date) throws(StoreError) -> Integration {
         try write("completing an integration") { db in
-            guard let row = try Row.fetchOne(db, sql: "SELECT * FROM integration WHERE id = ?", arguments: [id]) else {
+            guard let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM integration WHERE id = ?"), arguments: [id]) else {
                 throw StoreError.notFound(what: "integration \(id)")
             }
             let integration = Integration(row: row)
             // Two processes may race to end one integration (recovery, cancel): the first wins.
             if integration.step == .completed { return integration }
             let previous = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT * FROM integration WHERE bot = ? AND number < ? AND step = 'completed' AND result IN \(Self.builtResults)
-                    ORDER BY number DESC LIMIT 1
-                    """, arguments: [integration.bot, integration.number]
+                try db.cachedStatement(
+                    sql: """
+                        SELECT * FROM integration WHERE bot = ? AND number < ? AND step = 'completed' AND result IN \(Self.builtResults)
+                        ORDER BY number DESC LIMIT 1
+                        """), arguments: [integration.bot, integration.number]
             ).map(Integration.init(row:))
             let previousIssues = try previous.map { try Self.issues(db, integrationId: $0.id) } ?? []
 
@@ -32,28 +32,28 @@ extension SQLiteStore {
             let issues = built ? IntegrationIssue.statuses(current: outcome.issues, previous: previousIssues) : outcome.issues
 
             try Self.closeSteps(db, id, now: now)
-            try db.execute(
+            try db.cachedStatement(
                 sql: """
                     UPDATE integration SET step = 'completed', result = ?, reason = ?, endedAt = ?, startedAt = coalesce(startedAt, ?),
                         errors = ?, warnings = ?, tests = ?, testFailures = ?, coverage = ?,
                         errorsChange = ?, warningsChange = ?, testsChange = ?, testFailuresChange = ?, coverageChange = ?
                     WHERE id = ?
-                    """,
-                arguments: [
-                    outcome.result.rawValue, outcome.reason, now.storeValue, now.storeValue, summary.errors, summary.warnings, summary.tests,
-                    summary.testFailures, summary.coverage, summary.errorsChange, summary.warningsChange, summary.testsChange,
-                    summary.testFailuresChange, summary.coverageChange, id,
-                ])
+                    """
+            ).execute(arguments: [
+                outcome.result.rawValue, outcome.reason, now.storeValue, now.storeValue, summary.errors, summary.warnings, summary.tests,
+                summary.testFailures, summary.coverage, summary.errorsChange, summary.warningsChange, summary.testsChange,
+                summary.testFailuresChange, summary.coverageChange, id,
+            ])
             for issue in issues {
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO issue (integrationId, type, message, file, line, fingerprint, status, introducedBy)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                        """,
-                    arguments: [
-                        id, issue.type.rawValue, issue.message, issue.file, issue.line, issue.fingerprint, issue.status.rawValue,
-                        JSON.encode(issue.introducedBy),
-                    ])
+                        """
+                ).execute(arguments: [
+                    id, issue.type.rawValue, issue.message, issue.file, issue.line, issue.fingerprint, issue.status.rawValue,
+                    JSON.encode(issue.introducedBy),
+                ])
             }
             let insertTest = try db.makeStatement(
                 sql: "INSERT INTO testCase (integrationId, suite, name, status, duration, message, file, line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
@@ -63,18 +63,18 @@ extension SQLiteStore {
                 ])
             }
             for (position, commit) in outcome.commits.enumerated() {
-                try db.execute(
+                try db.cachedStatement(
                     sql: """
                         INSERT INTO integrationCommit (integrationId, position, sha, author, email, date, subject)
                         VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """, arguments: [id, position, commit.sha, commit.author, commit.email, commit.date.storeValue, commit.subject])
+                        """
+                ).execute(arguments: [id, position, commit.sha, commit.author, commit.email, commit.date.storeValue, commit.subject])
             }
             for trigger in outcome.triggers {
-                try db.execute(
-                    sql: "INSERT INTO triggerRun (integrationId, name, phase, exitStatus, duration) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [id, trigger.name, trigger.phase.rawValue, trigger.exitStatus, trigger.duration])
+                try db.cachedStatement(sql: "INSERT INTO triggerRun (integrationId, name, phase, exitStatus, duration) VALUES (?, ?, ?, ?, ?)")
+                    .execute(arguments: [id, trigger.name, trigger.phase.rawValue, trigger.exitStatus, trigger.duration])
             }
-            guard let completed = try Row.fetchOne(db, sql: "SELECT * FROM integration WHERE id = ?", arguments: [id]) else {
+            guard let completed = try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM integration WHERE id = ?"), arguments: [id]) else {
                 throw StoreError.notFound(what: "integration \(id)")
             }
             return Integration(row: completed)
@@ -82,7 +82,8 @@ extension SQLiteStore {
     }
 
     static func issues(_ db: Database, integrationId: Int64) throws -> [IntegrationIssue] {
-        try Row.fetchAll(db, sql: "SELECT * FROM issue WHERE integrationId = ? ORDER BY id", arguments: [integrationId]).map { row in
+        try Row.fetchAll(try db.cachedStatement(sql: "SELECT * FROM issue WHERE integrationId = ? ORDER BY id"), arguments: [integrationId]).map {
+            row in
             IntegrationIssue(
                 type: IssueType(rawValue: row["type"] ?? "") ?? .error, message: row["message"], file: row["file"], line: row["line"],
                 fingerprint: row["fingerprint"], status: IssueStatus(rawValue: row["status"] ?? "") ?? .new,

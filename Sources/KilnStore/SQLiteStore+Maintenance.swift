@@ -11,7 +11,8 @@ extension SQLiteStore {
         }
         var recovered: [Integration] = []
         for (integration, owner) in running where !isAlive(owner) {
-            let reason = "the Kiln process running this integration (\(owner.isEmpty ? "unknown" : owner)) stopped during step '\(integration.step.rawValue)'; it was ended when Kiln started again"
+            let reason =
+                "the Kiln process running this integration (\(owner.isEmpty ? "unknown" : owner)) stopped during step '\(integration.step.rawValue)'; it was ended when Kiln started again"
             if let log = logPath(bot: integration.bot, number: integration.number) { Self.append("\n*** \(reason)\n", toLog: log) }
             recovered.append(try complete(integration.id, outcome: IntegrationOutcome(result: .internalError, reason: reason), now: now))
         }

@@ -20,7 +20,9 @@ extension SQLiteStore {
             var lastByID: [Int64: Integration] = [:]
             if !lastIDs.isEmpty {
                 let placeholders = Array(repeating: "?", count: lastIDs.count).joined(separator: ",")
-                for row in try Row.fetchAll(db, sql: "SELECT * FROM integration WHERE id IN (\(placeholders))", arguments: StatementArguments(lastIDs)) {
+                for row in try Row.fetchAll(
+                    db, sql: "SELECT * FROM integration WHERE id IN (\(placeholders))", arguments: StatementArguments(lastIDs))
+                {
                     let integration = Integration(row: row)
                     lastByID[integration.id] = integration
                 }
@@ -53,7 +55,11 @@ extension SQLiteStore {
             else { return nil }
             let integration = Integration(row: row)
             let steps = try Row.fetchAll(db, sql: "SELECT * FROM step WHERE integrationId = ? ORDER BY startedAt", arguments: [integration.id])
-                .map { StepTiming(name: IntegrationStep(rawValue: $0["name"] ?? "") ?? .pending, startedAt: Date(storeValue: $0["startedAt"]), duration: $0["duration"]) }
+                .map {
+                    StepTiming(
+                        name: IntegrationStep(rawValue: $0["name"] ?? "") ?? .pending, startedAt: Date(storeValue: $0["startedAt"]),
+                        duration: $0["duration"])
+                }
             let commits = try Row.fetchAll(
                 db, sql: "SELECT * FROM integrationCommit WHERE integrationId = ? ORDER BY position", arguments: [integration.id]
             ).map { Commit(sha: $0["sha"], author: $0["author"], email: $0["email"], date: Date(storeValue: $0["date"]), subject: $0["subject"]) }
@@ -62,8 +68,11 @@ extension SQLiteStore {
                     suite: $0["suite"], name: $0["name"], status: TestStatus(rawValue: $0["status"] ?? "") ?? .passed, duration: $0["duration"],
                     message: $0["message"], file: $0["file"], line: $0["line"])
             }
-            let triggers = try Row.fetchAll(db, sql: "SELECT * FROM triggerRun WHERE integrationId = ? ORDER BY id", arguments: [integration.id]).map {
-                TriggerRun(name: $0["name"], phase: TriggerPhase(rawValue: $0["phase"] ?? "") ?? .after, exitStatus: $0["exitStatus"], duration: $0["duration"])
+            let triggers = try Row.fetchAll(db, sql: "SELECT * FROM triggerRun WHERE integrationId = ? ORDER BY id", arguments: [integration.id]).map
+            {
+                TriggerRun(
+                    name: $0["name"], phase: TriggerPhase(rawValue: $0["phase"] ?? "") ?? .after, exitStatus: $0["exitStatus"],
+                    duration: $0["duration"])
             }
             return IntegrationDetail(
                 integration: integration, steps: steps, commits: commits, issues: try Self.issues(db, integrationId: integration.id), tests: tests,

@@ -19,6 +19,12 @@ public struct SQLiteStore: Store {
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(30)
         configuration.label = "kiln"
+        configuration.prepareDatabase { db in
+            // In WAL mode, NORMAL keeps every commit safe from a crashed or killed process and the
+            // file consistent through a power cut (which may lose the last moments); FULL would
+            // add an fsync to every commit and cap recording at a few hundred integrations a second.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
         do {
             try FileManager.default.createDirectory(
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)

@@ -23,9 +23,11 @@ struct ScheduleTests {
         return periodic.next(after: date(after), in: calendar).map { formatter.string(from: $0) }
     }
 
-    @Test("Durations read as the sum of their parts, largest unit first", arguments: [
-        ("90s", 90), ("2m", 120), ("1h30m", 5400), ("1d", 86_400), ("0", 0), ("0s", 0), ("1h0m5s", 3605),
-    ])
+    @Test(
+        "Durations read as the sum of their parts, largest unit first",
+        arguments: [
+            ("90s", 90), ("2m", 120), ("1h30m", 5400), ("1d", 86_400), ("0", 0), ("0s", 0), ("1h0m5s", 3605),
+        ])
     func durations(_ text: String, _ seconds: Int64) {
         #expect(Duration.parsing(text) == .seconds(seconds))
     }

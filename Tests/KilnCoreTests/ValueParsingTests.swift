@@ -3,14 +3,16 @@ import Testing
 
 @Suite("Repository URLs and email addresses")
 struct ValueParsingTests {
-    @Test("Credentials never survive into the redacted form", arguments: [
-        ("https://ci:s3cret@github.com/example/app.git", "https://github.com/example/app.git"),
-        ("https://token@gitlab.example.com/group/app.git", "https://gitlab.example.com/group/app.git"),
-        ("ssh://git@example.com:2222/srv/app.git", "ssh://example.com:2222/srv/app.git"),
-        ("git@github.com:example/app.git", "git@github.com:example/app.git"),
-        ("file:///srv/git/app.git", "/srv/git/app.git"),
-        ("/srv/git/app.git", "/srv/git/app.git"),
-    ])
+    @Test(
+        "Credentials never survive into the redacted form",
+        arguments: [
+            ("https://ci:s3cret@github.com/example/app.git", "https://github.com/example/app.git"),
+            ("https://token@gitlab.example.com/group/app.git", "https://gitlab.example.com/group/app.git"),
+            ("ssh://git@example.com:2222/srv/app.git", "ssh://example.com:2222/srv/app.git"),
+            ("git@github.com:example/app.git", "git@github.com:example/app.git"),
+            ("file:///srv/git/app.git", "/srv/git/app.git"),
+            ("/srv/git/app.git", "/srv/git/app.git"),
+        ])
     func redacted(_ text: String, _ expected: String) throws {
         let url = try RepositoryURL(parsing: text, relativeTo: "/srv/kiln")
         #expect(url.redacted == expected)
@@ -27,10 +29,12 @@ struct ValueParsingTests {
         #expect(identities == ["github.com/Example/App"])
     }
 
-    @Test("Malformed URLs are refused with a reason", arguments: [
-        ("", RepositoryURLError.empty), ("ftp://example.com/x.git", .unsupportedScheme("ftp")), ("https:///x.git", .missingHost),
-        ("https://example.com", .missingPath), ("git@example.com:", .missingPath),
-    ])
+    @Test(
+        "Malformed URLs are refused with a reason",
+        arguments: [
+            ("", RepositoryURLError.empty), ("ftp://example.com/x.git", .unsupportedScheme("ftp")), ("https:///x.git", .missingHost),
+            ("https://example.com", .missingPath), ("git@example.com:", .missingPath),
+        ])
     func malformed(_ text: String, _ expected: RepositoryURLError) {
         #expect(throws: expected) { try RepositoryURL(parsing: text, relativeTo: "/") }
     }
@@ -44,7 +48,8 @@ struct ValueParsingTests {
         #expect(named.description == "Kiln <kiln@example.com>")
         let quoted = try #require(EmailAddress("\"Jörg Müller\" <jorg@example.org>"))
         #expect(quoted.name == "Jörg Müller")
-        for bad in ["", "lead", "@example.com", "lead@", "a@b@c", "lead@exa mple.com", "lead@-example.com", "lead@example..com", "le ad@example.com"] {
+        for bad in ["", "lead", "@example.com", "lead@", "a@b@c", "lead@exa mple.com", "lead@-example.com", "lead@example..com", "le ad@example.com"]
+        {
             #expect(EmailAddress(bad) == nil, "\(bad) should be refused")
         }
     }

@@ -76,7 +76,8 @@ struct HistoryTests {
         let lines = (1...5).map { "line \($0)" }.joined(separator: "\n") + "\n"
         let alice = try harness.origin.commit("alice writes", files: ["Sources/a.swift": lines])
         let inserted = (1...10).map { "// inserted \($0)" }.joined(separator: "\n") + "\n"
-        let bob = try harness.origin.commit("bob inserts", files: ["Sources/a.swift": inserted + lines], author: .init("Björn Ångström", "bjorn@example.se"))
+        let bob = try harness.origin.commit(
+            "bob inserts", files: ["Sources/a.swift": inserted + lines], author: .init("Björn Ångström", "bjorn@example.se"))
         _ = try await harness.mirrors.update(harness.repository)
         // Alice's line 2 is now line 12; Bob wrote lines 1-10.
         #expect(

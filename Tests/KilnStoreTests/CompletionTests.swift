@@ -16,7 +16,8 @@ struct CompletionTests {
                 result: .testFailures, errors: 0, warnings: 2,
                 tests: [
                     TestCase(suite: "AppTests", name: "testA", status: .passed, duration: 0.1),
-                    TestCase(suite: "AppTests", name: "testB", status: .failed, duration: 0.2, message: "nope", file: "Tests/AppTests/A.swift", line: 9),
+                    TestCase(
+                        suite: "AppTests", name: "testB", status: .failed, duration: 0.2, message: "nope", file: "Tests/AppTests/A.swift", line: 9),
                 ], coverage: 50,
                 issues: [
                     IntegrationIssue(type: .warning, message: "unused x", file: "a.swift", line: 3, fingerprint: "w1", introducedBy: [alice]),

@@ -22,7 +22,9 @@ extension BotFile {
                 reportMisplaced(fields, keys: ["issues", "to", "cc", "allowed-domains", "every"], applyTo: "email triggers", reader: reader)
                 guard let trigger = decodeScriptTrigger(fields, position: index + 1, reader: reader) else { continue }
                 if !scriptNames.insert(trigger.name).inserted, let nameNode = fields["name"] {
-                    reader.error("trigger name '\(trigger.name)' is used twice; give each script trigger its own name", at: nameNode, path: fields.path("name"))
+                    reader.error(
+                        "trigger name '\(trigger.name)' is used twice; give each script trigger its own name", at: nameNode, path: fields.path("name")
+                    )
                 }
                 triggers.append(.script(trigger))
             }
@@ -72,14 +74,15 @@ extension BotFile {
         var trigger = EmailTrigger(kind: .report(.integration))
         if let node = fields["cc"], let value = reader.emailAddresses(node, path: fields.path("cc")) { trigger.cc = value }
         if let node = fields["allowed-domains"] {
-            trigger.allowedDomains = reader.list(node, path: fields.path("allowed-domains")) { item, path in
-                guard let domain = reader.string(item, path: path, expected: "a domain") else { return nil }
-                guard EmailAddress("postmaster@\(domain)") != nil else {
-                    reader.error("'\(domain)' is not a domain name (expected example.com)", at: item, path: path)
-                    return nil
-                }
-                return domain.lowercased()
-            } ?? []
+            trigger.allowedDomains =
+                reader.list(node, path: fields.path("allowed-domains")) { item, path in
+                    guard let domain = reader.string(item, path: path, expected: "a domain") else { return nil }
+                    guard EmailAddress("postmaster@\(domain)") != nil else {
+                        reader.error("'\(domain)' is not a domain name (expected example.com)", at: item, path: path)
+                        return nil
+                    }
+                    return domain.lowercased()
+                } ?? []
         }
         switch kind {
         case .newIssues:
@@ -92,7 +95,10 @@ extension BotFile {
             trigger.kind = .newIssues(types)
             for key in ["to", "every"] {
                 guard let entry = fields.fields[key] else { continue }
-                let why = key == "to" ? "they go to the committers who introduced the issues; use 'cc' for anyone else" : "they are sent after each integration that introduced issues"
+                let why =
+                    key == "to"
+                    ? "they go to the committers who introduced the issues; use 'cc' for anyone else"
+                    : "they are sent after each integration that introduced issues"
                 reader.error("'\(key)' does not apply to new-issues emails: \(why)", at: entry.key, path: fields.path(key))
             }
         case .report:

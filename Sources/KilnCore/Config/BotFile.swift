@@ -39,7 +39,8 @@ public enum BotFile {
         let located = decode(text, fileName: fileName, directory: directory, reader: reader)
         let problems = reader.diagnostics
         guard let located, problems.isEmpty else {
-            throw .invalid(problems.isEmpty ? [ConfigDiagnostic(file: file, line: 1, column: 1, keyPath: "", message: "the file is not a bot")] : problems)
+            throw .invalid(
+                problems.isEmpty ? [ConfigDiagnostic(file: file, line: 1, column: 1, keyPath: "", message: "the file is not a bot")] : problems)
         }
         return located
     }
@@ -87,14 +88,15 @@ public enum BotFile {
             bot.environment = decodeEnvironment(node, path: fields.path("environment"), reader: reader)
         }
         if let node = fields["secrets"] {
-            bot.secrets = reader.list(node, path: fields.path("secrets")) { item, path in
-                guard let name = reader.string(item, path: path, expected: "a variable name") else { return nil }
-                guard EnvironmentVariable.isValidName(name) else {
-                    reader.error("'\(name)' is not a variable name (letters, digits and _, not starting with a digit)", at: item, path: path)
-                    return nil
-                }
-                return name
-            } ?? []
+            bot.secrets =
+                reader.list(node, path: fields.path("secrets")) { item, path in
+                    guard let name = reader.string(item, path: path, expected: "a variable name") else { return nil }
+                    guard EnvironmentVariable.isValidName(name) else {
+                        reader.error("'\(name)' is not a variable name (letters, digits and _, not starting with a digit)", at: item, path: path)
+                        return nil
+                    }
+                    return name
+                } ?? []
         }
         if let node = fields["webhook-secret-file"] {
             bot.webhookSecretFile = reader.string(node, path: fields.path("webhook-secret-file"), expected: "a file path")
@@ -126,7 +128,9 @@ public enum BotFile {
             do {
                 url = try RepositoryURL(parsing: text, relativeTo: directory)
             } catch {
-                reader.error("\(error.description) (expected https://host/path.git, ssh://host/path, git@host:path or a local path)", at: node, path: fields.path("url"))
+                reader.error(
+                    "\(error.description) (expected https://host/path.git, ssh://host/path, git@host:path or a local path)", at: node,
+                    path: fields.path("url"))
             }
         }
         var repository = Repository(url: url ?? placeholderURL)
@@ -191,7 +195,8 @@ public enum BotFile {
         var variables: [EnvironmentVariable] = []
         for (key, value) in mapping {
             guard case .scalar(let keyScalar) = key, EnvironmentVariable.isValidName(keyScalar.string) else {
-                reader.error("\(ConfigReader.kind(of: key)) is not a variable name (letters, digits and _, not starting with a digit)", at: key, path: path)
+                reader.error(
+                    "\(ConfigReader.kind(of: key)) is not a variable name (letters, digits and _, not starting with a digit)", at: key, path: path)
                 continue
             }
             let name = keyScalar.string

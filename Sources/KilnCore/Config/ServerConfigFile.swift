@@ -33,14 +33,22 @@ public enum ServerConfigFile {
                 reader.error("'listen' must be HOST:PORT such as 127.0.0.1:8080, not '\(text)'", at: node, path: fields.path("listen"))
             }
         }
-        if let node = fields["data"], let text = reader.string(node, path: fields.path("data"), expected: "a directory") { config.data = resolve(text) }
-        if let node = fields["bots"], let text = reader.string(node, path: fields.path("bots"), expected: "a directory") { config.bots = resolve(text) }
-        if let node = fields["executors"], let value = reader.integer(node, path: fields.path("executors"), range: 1...64) { config.executors = value }
+        if let node = fields["data"], let text = reader.string(node, path: fields.path("data"), expected: "a directory") {
+            config.data = resolve(text)
+        }
+        if let node = fields["bots"], let text = reader.string(node, path: fields.path("bots"), expected: "a directory") {
+            config.bots = resolve(text)
+        }
+        if let node = fields["executors"], let value = reader.integer(node, path: fields.path("executors"), range: 1...64) {
+            config.executors = value
+        }
         if let node = fields["public-url"], let text = reader.string(node, path: fields.path("public-url"), expected: "a URL") {
             if let url = URLComponents(string: text), ["http", "https"].contains(url.scheme?.lowercased()), url.host?.isEmpty == false {
                 config.publicURL = text.hasSuffix("/") ? String(text.dropLast()) : text
             } else {
-                reader.error("'public-url' must be an http:// or https:// URL such as https://ci.example.com, not '\(text)'", at: node, path: fields.path("public-url"))
+                reader.error(
+                    "'public-url' must be an http:// or https:// URL such as https://ci.example.com, not '\(text)'", at: node,
+                    path: fields.path("public-url"))
             }
         }
         if let node = fields["time-zone"], let text = reader.string(node, path: fields.path("time-zone"), expected: "a time zone") {
@@ -89,7 +97,9 @@ public enum ServerConfigFile {
         if let node = fields.required("from", in: reader, hint: " (the sender, such as Kiln <kiln@example.com>)"),
             let addresses = reader.emailAddresses(node, path: fields.path("from"))
         {
-            if addresses.count == 1 { from = addresses.first } else {
+            if addresses.count == 1 {
+                from = addresses.first
+            } else {
                 reader.error("'from' must be one address", at: node, path: fields.path("from"))
             }
         }

@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import KilnCore
 import KilnServer
+import KilnStore
 import KilnWeb
 import Logging
 
@@ -12,7 +13,8 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Loads the bots and serves HTTP until SIGINT or SIGTERM.
 
-            This version loads and reports the bots and answers GET /health; scheduling, \
+            This version opens the data directory's store (ending integrations a crashed server left \
+            running), records and reports the bots, and answers GET /health; scheduling, running \
             integrations and the status pages are not built yet.
 
             Examples:
@@ -50,7 +52,19 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "kiln")
         logger.logLevel = level
 
-        let registry = BotRegistry(directory: config.bots, logger: logger)
+        let store: SQLiteStore
+        do {
+            store = try SQLiteStore.open(dataDirectory: config.data)
+            for integration in try store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date()) {
+                logger.warning(
+                    "integration ended as internal-error",
+                    metadata: ["bot": "\(integration.bot)", "number": "\(integration.number)", "reason": "\(integration.reason ?? "")"])
+            }
+        } catch {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
+        }
+        let registry = BotRegistry(directory: config.bots, store: store, logger: logger)
         let catalog: BotCatalog
         do {
             catalog = try await registry.reload()

@@ -1,0 +1,86 @@
+import ArgumentParser
+import Foundation
+import KilnCore
+import KilnStore
+import KilnWeb
+
+struct Status: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Show the bots, their last results, and running and queued integrations.",
+        discussion: """
+            Reads the data directory's store, so it works while the server runs. With --json, prints \
+            exactly what GET /api/bots returns.
+
+            Examples:
+              kiln status
+              kiln status --json | jq '.[] | select(.status == "broken") | .problems'
+            """
+    )
+
+    @OptionGroup var location: LocationOptions
+
+    @Flag(help: "Print the JSON of GET /api/bots.")
+    var json = false
+
+    func run() throws {
+        let config: ServerConfig
+        do {
+            config = try location.serverConfig()
+        } catch {
+            throw fail(with: error)
+        }
+        let bots: [API.Bot]
+        do {
+            let store = try SQLiteStore.open(dataDirectory: config.data)
+            bots = try API.bots(from: store)
+        } catch {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
+        }
+        if json {
+            do {
+                Console.out(String(decoding: try API.encode(bots), as: UTF8.self))
+            } catch {
+                Console.error("error: \(error)")
+                throw ExitCode.failure
+            }
+            return
+        }
+        if bots.isEmpty {
+            Console.out("no bots yet in \(config.data) (kiln serve records them when it loads \(config.bots))")
+            return
+        }
+        let now = Date()
+        let width = bots.map(\.name.count).max() ?? 3
+        for bot in bots {
+            var line =
+                bot.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + bot.status.padding(toLength: 8, withPad: " ", startingAt: 0)
+            if let last = bot.last {
+                line += "  last #\(last.number) \(last.result ?? "?")"
+                if let ended = last.endedAt { line += " \(Self.ago(now.timeIntervalSince(ended))) ago" }
+                if let duration = last.duration { line += " in \(Self.span(duration))" }
+            } else {
+                line += "  never integrated"
+            }
+            if let running = bot.running { line += "; running #\(running.number) (\(running.step))" }
+            if !bot.queued.isEmpty { line += "; queued " + bot.queued.map { "#\($0.number)" }.joined(separator: ", ") }
+            Console.out(line)
+            for problem in bot.problems { Console.out("  \(problem)") }
+        }
+    }
+
+    static func span(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        if whole < 60 { return "\(whole)s" }
+        if whole < 3600 { return "\(whole / 60)m\(whole % 60 == 0 ? "" : "\(whole % 60)s")" }
+        return "\(whole / 3600)h\((whole % 3600) / 60)m"
+    }
+
+    static func ago(_ seconds: Double) -> String {
+        let whole = max(0, Int(seconds))
+        if whole < 60 { return "\(whole)s" }
+        if whole < 3600 { return "\(whole / 60)m" }
+        if whole < 86_400 { return "\(whole / 3600)h" }
+        return "\(whole / 86_400)d"
+    }
+}

@@ -1,0 +1,53 @@
+import ArgumentParser
+import Foundation
+import KilnCore
+import KilnStore
+
+struct Trigger: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Queue an integration of a bot.",
+        discussion: """
+            Queues an integration (cause: manual) in the data directory's store, for the server running \
+            on it. If the bot already has one queued, the trigger joins it instead of queueing another.
+
+            Examples:
+              kiln trigger app
+              kiln trigger app --data /var/lib/kiln --bots /etc/kiln/Bots
+            """
+    )
+
+    @OptionGroup var location: LocationOptions
+
+    @Argument(help: ArgumentHelp("The bot to integrate.", valueName: "bot"))
+    var bot: String
+
+    func run() throws {
+        let config: ServerConfig
+        let catalog: BotCatalog
+        do {
+            config = try location.serverConfig()
+            catalog = try BotCatalog.load(directory: config.bots)
+        } catch {
+            throw fail(with: error)
+        }
+        guard let found = catalog.bot(named: bot) else {
+            if let broken = catalog.broken.first(where: { $0.name == bot }) {
+                Console.error("error: bot '\(bot)' cannot integrate: \(broken.file) has problems (run kiln validate)")
+            } else {
+                let known = catalog.bots.map(\.bot.name).sorted().joined(separator: ", ")
+                Console.error("error: no bot named '\(bot)' in \(config.bots)" + (known.isEmpty ? "" : " (bots: \(known))"))
+            }
+            throw ExitCode.failure
+        }
+        do {
+            let store = try SQLiteStore.open(dataDirectory: config.data)
+            let outcome = try store.enqueue(
+                QueueRequest(bot: found.name, cause: .manual, branch: found.repository.branch, cancelSuperseded: false), now: Date())
+            let number = outcome.integration.number
+            Console.out(outcome.coalesced ? "\(found.name) #\(number) was already queued; the trigger joins it" : "queued \(found.name) #\(number)")
+        } catch {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}

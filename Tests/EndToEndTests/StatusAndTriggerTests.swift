@@ -1,0 +1,88 @@
+import Foundation
+import KilnTestSupport
+import Testing
+
+@Suite("kiln trigger and kiln status, run as real processes")
+struct StatusAndTriggerTests {
+    func home() throws -> TemporaryDirectory {
+        let home = try TemporaryDirectory()
+        try home.write("Bots/app.yml", "repository: {url: 'https://ci:s3cret@example.com/app.git', branch: develop}\n")
+        try home.write("Bots/lib.yml", "repository: {url: /srv/git/lib.git}\n")
+        try home.write("Bots/broken.yml", "repository: {url: /srv/git/x.git}\ntimeout: soon\n")
+        return home
+    }
+
+    @Test("kiln trigger queues once, and a second trigger joins the queued integration")
+    func trigger() throws {
+        let home = try home()
+        let first = try runProcess(Executables.kiln, ["trigger", "app"], in: home.path)
+        #expect(first.status == 0, "\(first.standardError)")
+        #expect(first.standardOutput == "queued app #1\n")
+        let second = try runProcess(Executables.kiln, ["trigger", "app"], in: home.path)
+        #expect(second.standardOutput == "app #1 was already queued; the trigger joins it\n")
+        let other = try runProcess(Executables.kiln, ["trigger", "lib"], in: home.path)
+        #expect(other.standardOutput == "queued lib #1\n")
+        #expect(FileManager.default.fileExists(atPath: home.url(".kiln/kiln.sqlite")))
+    }
+
+    @Test("kiln trigger refuses unknown and broken bots with one clear line")
+    func triggerErrors() throws {
+        let home = try home()
+        let unknown = try runProcess(Executables.kiln, ["trigger", "nope"], in: home.path)
+        #expect(unknown.status == 1)
+        #expect(unknown.standardError == "error: no bot named 'nope' in Bots (bots: app, lib)\n")
+        let broken = try runProcess(Executables.kiln, ["trigger", "broken"], in: home.path)
+        #expect(broken.status == 1)
+        #expect(broken.standardError == "error: bot 'broken' cannot integrate: Bots/broken.yml has problems (run kiln validate)\n")
+    }
+
+    @Test("kiln status --json prints the bots as the API does: recorded by serve, queued by trigger")
+    func statusJSON() async throws {
+        let home = try home()
+        // serve records the bots (and their problems) in the store.
+        let server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
+        _ = try await server.waitForPort()
+        _ = try await server.terminate()
+        _ = try runProcess(Executables.kiln, ["trigger", "app"], in: home.path)
+
+        let result = try runProcess(Executables.kiln, ["status", "--json"], in: home.path)
+        #expect(result.status == 0, "\(result.standardError)")
+        #expect(!result.standardOutput.contains("s3cret"))
+        let bots = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
+        #expect(bots.map { $0["name"] as? String } == ["app", "broken", "lib"])
+        let app = try #require(bots.first)
+        #expect(Set(app.keys) == ["name", "repository", "branch", "status", "problems", "last", "running", "queued"])
+        #expect(app["repository"] as? String == "https://example.com/app.git")
+        #expect(app["branch"] as? String == "develop")
+        #expect(app["status"] as? String == "queued")
+        #expect(app["last"] is NSNull && app["running"] is NSNull)
+        let queued = try #require((app["queued"] as? [[String: Any]])?.first)
+        #expect(
+            Set(queued.keys) == ["bot", "number", "cause", "commit", "step", "result", "queuedAt", "startedAt", "endedAt", "duration", "summary"])
+        #expect(queued["bot"] as? String == "app" && queued["number"] as? Int == 1 && queued["cause"] as? String == "manual")
+        #expect(queued["step"] as? String == "pending" && queued["result"] is NSNull && queued["summary"] is NSNull)
+        #expect((queued["queuedAt"] as? String)?.hasSuffix("Z") == true)
+        let broken = bots[1]
+        #expect(broken["status"] as? String == "broken")
+        #expect(broken["problems"] as? [String] == ["Bots/broken.yml:2:10: error: 'timeout' must be a duration such as 90s, 2m or 1h30m, not 'soon'"])
+        #expect(bots[2]["status"] as? String == "idle")
+    }
+
+    @Test("kiln status prints a line per bot, with broken files' problems")
+    func statusText() async throws {
+        let home = try home()
+        let server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
+        _ = try await server.waitForPort()
+        _ = try await server.terminate()
+        _ = try runProcess(Executables.kiln, ["trigger", "lib"], in: home.path)
+        let result = try runProcess(Executables.kiln, ["status"], in: home.path)
+        #expect(
+            result.standardOutput == """
+                app     idle      never integrated
+                broken  broken    never integrated
+                  Bots/broken.yml:2:10: error: 'timeout' must be a duration such as 90s, 2m or 1h30m, not 'soon'
+                lib     queued    never integrated; queued #1
+
+                """)
+    }
+}
