@@ -5,7 +5,7 @@ import KilnCore
 extension SQLiteStore {
     public func recoverAbandoned(isAlive: (String) -> Bool, now: Date) throws(StoreError) -> [Integration] {
         let running = try read("reading running integrations") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM integration WHERE step NOT IN ('pending', 'completed')").map {
+            try Row.fetchAll(db, sql: "SELECT * FROM integration WHERE step NOT IN ('pending', 'completed') AND step != 'completed'").map {
                 (integration: Integration(row: $0), owner: $0["owner"] as String? ?? "")
             }
         }

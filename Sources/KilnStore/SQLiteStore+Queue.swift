@@ -28,13 +28,14 @@ extension SQLiteStore {
                     try db.cachedStatement(
                         sql: """
                             UPDATE integration SET cancelRequested = ?
-                            WHERE bot = ? AND step NOT IN ('pending', 'completed') AND commitSha IS NOT NULL AND commitSha != ?
+                            WHERE bot = ? AND step NOT IN ('pending', 'completed') AND step != 'completed' AND commitSha IS NOT NULL AND commitSha != ?
                                 AND cancelRequested IS NULL
                             RETURNING id
                             """), arguments: ["superseded by a newer commit, \(commit.prefix(12))", request.bot, commit])
             }
             if let queued = try Row.fetchOne(
-                try db.cachedStatement(sql: "SELECT * FROM integration WHERE bot = ? AND step = 'pending'"), arguments: [request.bot])
+                try db.cachedStatement(sql: "SELECT * FROM integration WHERE bot = ? AND step = 'pending' AND step != 'completed'"),
+                arguments: [request.bot])
             {
                 var integration = Integration(row: queued)
                 if let commit = request.commit, commit != integration.commit {
@@ -69,9 +70,9 @@ extension SQLiteStore {
                             UPDATE integration SET step = 'checkout', startedAt = ?, owner = ?
                             WHERE id = (
                                 SELECT queued.id FROM integration AS queued
-                                WHERE queued.step = 'pending' AND NOT EXISTS (
+                                WHERE queued.step = 'pending' AND queued.step != 'completed' AND NOT EXISTS (
                                     SELECT 1 FROM integration AS running
-                                    WHERE running.bot = queued.bot AND running.step NOT IN ('pending', 'completed'))
+                                    WHERE running.bot = queued.bot AND running.step NOT IN ('pending', 'completed') AND running.step != 'completed' AND step != 'completed')
                                 ORDER BY queued.queuedAt, queued.id LIMIT 1)
                             RETURNING *
                             """), arguments: [now.storeValue, owner])
@@ -120,7 +121,7 @@ extension SQLiteStore {
                 try db.cachedStatement(
                     sql: """
                         SELECT id, cancelRequested FROM integration
-                        WHERE owner = ? AND step NOT IN ('pending', 'completed') AND cancelRequested IS NOT NULL
+                        WHERE owner = ? AND step NOT IN ('pending', 'completed') AND step != 'completed' AND cancelRequested IS NOT NULL
                         """), arguments: [owner]
             ).map { (id: $0["id"], reason: $0["cancelRequested"]) }
         }

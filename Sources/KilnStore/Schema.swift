@@ -45,7 +45,9 @@ enum Schema {
                         expired INTEGER NOT NULL DEFAULT 0,
                         UNIQUE (bot, number)
                     );
-                    CREATE INDEX integrationActive ON integration(queuedAt, id) WHERE step != 'completed';
+                    -- The few queued and running integrations. Queries repeat `step != 'completed'`
+                    -- literally, so that SQLite sees this partial index applies.
+                    CREATE INDEX integrationActive ON integration(bot, step) WHERE step != 'completed';
                     CREATE TABLE step (
                         integrationId INTEGER NOT NULL REFERENCES integration(id) ON DELETE CASCADE,
                         name TEXT NOT NULL,

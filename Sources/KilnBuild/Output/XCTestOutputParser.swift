@@ -1,0 +1,99 @@
+import Foundation
+import KilnCore
+
+/// Reads XCTest's console output (`swift test` without `--parallel`) into test cases.
+///
+/// `Test Case 'Suite.test' started|passed|failed|skipped (N seconds)` lines give each test and its
+/// outcome; `file:line: error: Suite.test : message` gives a failure's message and location. A test
+/// that started and never ended was running when the process died: it is reported failed, with
+/// the crash as its message.
+public struct XCTestOutputParser: Sendable {
+    public let root: String
+    private(set) public var tests: [TestCase] = []
+    private var running: (suite: String, name: String)?
+    private var failure: (message: String, file: String?, line: Int?)?
+
+    public init(root: String) {
+        self.root = root.hasSuffix("/") ? String(root.dropLast()) : root
+    }
+
+    public static func parse(_ output: String, root: String) -> [TestCase] {
+        var parser = XCTestOutputParser(root: root)
+        for line in output.split(separator: "\n", omittingEmptySubsequences: true) { parser.consume(line) }
+        return parser.finish(crash: nil)
+    }
+
+    public mutating func consume(_ line: Substring) {
+        if line.hasPrefix("Test Case '") {
+            let rest = line.dropFirst("Test Case '".count)
+            guard let quote = rest.firstIndex(of: "'") else { return }
+            let identifier = Self.identifier(rest[..<quote])
+            let tail = rest[rest.index(after: quote)...]
+            if tail.hasPrefix(" started") {
+                running = identifier
+                failure = nil
+                return
+            }
+            let status: TestStatus
+            if tail.hasPrefix(" passed") {
+                status = .passed
+            } else if tail.hasPrefix(" failed") {
+                status = .failed
+            } else if tail.hasPrefix(" skipped") {
+                status = .skipped
+            } else {
+                return
+            }
+            let duration = Self.seconds(in: tail) ?? 0
+            tests.append(
+                TestCase(
+                    suite: identifier.suite, name: identifier.name, status: status, duration: duration,
+                    message: status == .passed ? nil : failure?.message, file: failure?.file, line: failure?.line))
+            running = nil
+            failure = nil
+            return
+        }
+        // `/path/File.swift:12: error: Suite.test : message`
+        guard let running, failure == nil, let marker = line.range(of: ": error: ") else { return }
+        let location = line[..<marker.lowerBound]
+        let rest = line[marker.upperBound...]
+        let message = rest.range(of: " : ").map { String(rest[$0.upperBound...]) } ?? String(rest)
+        var file: String?
+        var lineNumber: Int?
+        if let colon = location.lastIndex(of: ":"), let number = Int(location[location.index(after: colon)...]) {
+            let path = String(location[..<colon])
+            file = path.hasPrefix(root + "/") ? String(path.dropFirst(root.count + 1)) : path
+            lineNumber = number
+        }
+        _ = running
+        failure = (message, file, lineNumber)
+    }
+
+    /// The tests read so far, plus the one that was running if the process died in it.
+    public func finish(crash: String?) -> [TestCase] {
+        guard let running else { return tests }
+        let message = failure?.message ?? crash ?? "the test process ended while this test was running"
+        return tests + [
+            TestCase(
+                suite: running.suite, name: running.name, status: .failed, duration: 0, message: message, file: failure?.file, line: failure?.line)
+        ]
+    }
+
+    /// `Suite.test` (Linux) or `-[Module.Suite test]` (Darwin).
+    static func identifier(_ text: Substring) -> (suite: String, name: String) {
+        var text = text
+        if text.hasPrefix("-["), text.hasSuffix("]") {
+            text = text.dropFirst(2).dropLast()
+            let parts = text.split(separator: " ", maxSplits: 1)
+            if parts.count == 2 { return (String(parts[0]), String(parts[1])) }
+        }
+        guard let dot = text.lastIndex(of: ".") else { return ("", String(text)) }
+        return (String(text[..<dot]), String(text[text.index(after: dot)...]))
+    }
+
+    /// `(0.004 seconds)`.
+    static func seconds(in text: Substring) -> Double? {
+        guard let open = text.firstIndex(of: "("), let end = text.range(of: " seconds)") else { return nil }
+        return Double(text[text.index(after: open)..<end.lowerBound])
+    }
+}

@@ -1,0 +1,122 @@
+import Foundation
+import KilnBuild
+import KilnCore
+import Testing
+
+@Suite("Reading build and test output")
+struct OutputParserTests {
+    @Test("Compiler diagnostics: located, relative, notes folded, snippets skipped, repeats counted once")
+    func diagnostics() {
+        let output = """
+            [1/4] Compiling Lib Lib.swift
+            /work/app/Sources/Lib/Lib.swift:2:9: warning: initialization of immutable value 'unused' was never used
+            1 | public func add(_ a: Int, _ b: Int) -> Int {
+            2 |     let unused = 3
+              |         `- warning: initialization of immutable value 'unused' was never used
+            /work/app/Sources/Lib/Lib.swift:7:5: error: cannot find 'foo' in scope
+            /work/app/Sources/Lib/Other.swift:3:10: note: did you mean 'food'?
+            [2/4] Compiling LibTests LibTests.swift
+            /work/app/Sources/Lib/Lib.swift:2:9: warning: initialization of immutable value 'unused' was never used
+            /usr/include/stdio.h:12: warning: something in a system header
+            error: link command failed with exit code 1 (use -v to see invocation)
+            note: this is a note with nothing before it
+            Building for debugging... 50% complete: error: nothing, just chatter
+            error: fatalError
+            """
+        let diagnostics = DiagnosticParser.parse(output, root: "/work/app/")
+        #expect(
+            diagnostics == [
+                Diagnostic(
+                    severity: .warning, file: "Sources/Lib/Lib.swift", line: 2, column: 9,
+                    message: "initialization of immutable value 'unused' was never used"),
+                Diagnostic(
+                    severity: .error, file: "Sources/Lib/Lib.swift", line: 7, column: 5, message: "cannot find 'foo' in scope",
+                    notes: ["did you mean 'food'?"]),
+                Diagnostic(severity: .warning, file: "/usr/include/stdio.h", line: 12, column: nil, message: "something in a system header"),
+                Diagnostic(
+                    severity: .error, file: nil, line: nil, column: nil, message: "link command failed with exit code 1 (use -v to see invocation)"),
+                Diagnostic(severity: .error, file: nil, line: nil, column: nil, message: "fatalError"),
+            ])
+    }
+
+    @Test("XCTest console output: passed, failed with message and location, skipped, durations")
+    func xctest() {
+        let output = """
+            Test Suite 'All tests' started at 2026-11-22 01:45:41.946
+            Test Case 'MathTests.testAdds' started at 2026-11-22 01:45:41.947
+            Test Case 'MathTests.testAdds' passed (0.004 seconds)
+            Test Case 'MathTests.testFails' started at 2026-11-22 01:45:41.952
+            /work/app/Tests/LibTests/XCTests.swift:5: error: MathTests.testFails : XCTAssertEqual failed: ("3") is not equal to ("4") - one plus two
+            Test Case 'MathTests.testFails' failed (0.25 seconds)
+            Test Case 'MathTests.testSkipped' started at 2026-11-22 01:45:41.952
+            /work/app/Tests/LibTests/XCTests.swift:6: MathTests.testSkipped : Test skipped - not today
+            Test Case 'MathTests.testSkipped' skipped (0.0 seconds)
+            """
+        #expect(
+            XCTestOutputParser.parse(output, root: "/work/app") == [
+                TestCase(suite: "MathTests", name: "testAdds", status: .passed, duration: 0.004),
+                TestCase(
+                    suite: "MathTests", name: "testFails", status: .failed, duration: 0.25,
+                    message: "XCTAssertEqual failed: (\"3\") is not equal to (\"4\") - one plus two", file: "Tests/LibTests/XCTests.swift", line: 5),
+                TestCase(suite: "MathTests", name: "testSkipped", status: .skipped, duration: 0),
+            ])
+    }
+
+    @Test("XCTest: a test running when the process crashed is failed, with the crash")
+    func xctestCrash() {
+        var parser = XCTestOutputParser(root: "/work/app")
+        for line in [
+            "Test Case 'CrashTests.testOne' started at 2026-11-22 01:45:41.947", "Test Case 'CrashTests.testOne' passed (0.001 seconds)",
+            "Test Case 'CrashTests.testCrashes' started at 2026-11-22 01:45:41.947", "Fatal error: Unexpectedly found nil",
+        ] { parser.consume(Substring(line)) }
+        #expect(
+            parser.finish(crash: "the test process crashed (signal 4, illegal instruction)") == [
+                TestCase(suite: "CrashTests", name: "testOne", status: .passed, duration: 0.001),
+                TestCase(
+                    suite: "CrashTests", name: "testCrashes", status: .failed, duration: 0,
+                    message: "the test process crashed (signal 4, illegal instruction)"),
+            ])
+    }
+
+    static let events = """
+        {"kind":"test","payload":{"id":"LibTests.SwiftMath","kind":"suite","name":"SwiftMath","sourceLocation":{"_filePath":"\\/tmp\\/fx\\/Tests\\/LibTests\\/SwiftTests.swift","column":2,"fileID":"LibTests\\/SwiftTests.swift","line":3}},"version":0}
+        {"kind":"test","payload":{"id":"LibTests.SwiftMath\\/adds()\\/SwiftTests.swift:4:6","isParameterized":false,"kind":"function","name":"adds()","sourceLocation":{"_filePath":"\\/tmp\\/fx\\/Tests\\/LibTests\\/SwiftTests.swift","column":6,"fileID":"LibTests\\/SwiftTests.swift","line":4}},"version":0}
+        {"kind":"test","payload":{"displayName":"Adds badly","id":"LibTests.SwiftMath\\/addsBadly()\\/SwiftTests.swift:5:6","isParameterized":false,"kind":"function","name":"addsBadly()","sourceLocation":{"_filePath":"\\/tmp\\/fx\\/Tests\\/LibTests\\/SwiftTests.swift","column":6,"fileID":"LibTests\\/SwiftTests.swift","line":5}},"version":0}
+        {"kind":"event","payload":{"instant":{"absolute":3780.955845114,"since1970":1795311941.9668236},"kind":"runStarted","messages":[{"symbol":"default","text":"Test run started."},{"symbol":"details","text":"Testing Library Version: 6.3.1 (937120cbc281cf2)"},{"symbol":"details","text":"Target Platform: x86_64-unknown-linux-gnu"}]},"version":0}
+        {"kind":"event","payload":{"instant":{"absolute":3780.95619053,"since1970":1795311941.967169},"kind":"testStarted","messages":[{"symbol":"default","text":"Suite SwiftMath started."}],"testID":"LibTests.SwiftMath"},"version":0}
+        {"kind":"event","payload":{"instant":{"absolute":3780.956439424,"since1970":1795311941.967418},"kind":"testStarted","messages":[{"symbol":"default","text":"Test adds() started."}],"testID":"LibTests.SwiftMath\\/adds()\\/SwiftTests.swift:4:6"},"version":0}
+        {"kind":"event","payload":{"instant":{"absolute":3780.956585713,"since1970":1795311941.9675643},"kind":"testStarted","messages":[{"symbol":"default","text":"Test \\"Adds badly\\" started."}],"testID":"LibTests.SwiftMath\\/addsBadly()\\/SwiftTests.swift:5:6"},"version":0}
+        {"kind":"event","payload":{"instant":{"absolute":3780.956676472,"since1970":1795311941.967655},"kind":"testEnded","messages":[{"symbol":"pass","text":"Test adds() passed after 0.001 seconds."}],"testID":"LibTests.SwiftMath\\/adds()\\/SwiftTests.swift:4:6"},"version":0}
+        {"kind":"event","payload":{"_comments":[],"_sourceLocation":{"_filePath":"/tmp/fx/Tests/LibTests/SwiftTests.swift","column":44,"fileID":"LibTests/SwiftTests.swift","line":5},"instant":{"absolute":3780.957314813,"since1970":1795311941.9682937},"issue":{"_backtrace":[],"isKnown":false,"sourceLocation":{"_filePath":"/tmp/fx/Tests/LibTests/SwiftTests.swift","column":44,"fileID":"LibTests/SwiftTests.swift","line":5}},"kind":"issueRecorded","messages":[{"symbol":"fail","text":"Expectation failed: (add(2, 2) \\u2192 4) == 5"}],"testID":"LibTests.SwiftMath/addsBadly()/SwiftTests.swift:5:6"},"version":0}
+        {"kind":"event","payload":{"instant":{"absolute":3780.957660345,"since1970":1795311941.968639},"kind":"testEnded","messages":[{"symbol":"fail","text":"Test \\"Adds badly\\" failed after 0.001 seconds with 1 issue."}],"testID":"LibTests.SwiftMath\\/addsBadly()\\/SwiftTests.swift:5:6"},"version":0}
+        {"kind":"event","payload":{"instant":{"absolute":3780.957781826,"since1970":1795311941.9687605},"kind":"testEnded","messages":[{"symbol":"fail","text":"Suite SwiftMath failed after 0.001 seconds with 1 issue."}],"testID":"LibTests.SwiftMath"},"version":0}
+        {"kind":"event","payload":{"instant":{"absolute":3780.957865542,"since1970":1795311941.9688442},"kind":"runEnded","messages":[{"symbol":"fail","text":"Test run with 2 tests in 1 suite failed after 0.002 seconds with 1 issue."}]},"version":0}
+        """
+
+    @Test("Swift Testing's event stream: suites, display names, issues with locations")
+    func swiftTesting() throws {
+        let tests = SwiftTestingEventParser.parse(Self.events, root: "/tmp/fx")
+        #expect(tests.count == 2)
+        #expect(tests.first?.suite == "LibTests.SwiftMath")
+        #expect(tests.first?.name == "adds()")
+        #expect(tests.first?.status == .passed)
+        let failed = try #require(tests.last)
+        #expect(failed.name == "addsBadly() \"Adds badly\"")
+        #expect(failed.status == .failed)
+        #expect(failed.message == "Expectation failed: (add(2, 2) → 4) == 5")
+        #expect(failed.file == "Tests/LibTests/SwiftTests.swift" && failed.line == 5)
+        #expect(failed.duration > 0 && failed.duration < 1)
+    }
+
+    @Test("Swift Testing: a stream cut short by a crash still yields the tests that ran")
+    func swiftTestingCrash() {
+        let lines = Self.events.split(separator: "\n")
+        // Keep the definitions, the start of both tests and the end of the first only.
+        let cut = lines.prefix(8).joined(separator: "\n")
+        var parser = SwiftTestingEventParser(root: "/tmp/fx")
+        for line in cut.split(separator: "\n") { parser.consume(line) }
+        let tests = parser.finish(crash: "the test process crashed (signal 11)")
+        #expect(tests.map(\.status) == [.passed, .failed])
+        #expect(tests.last?.message == "the test process crashed (signal 11)")
+    }
+}
