@@ -1,0 +1,107 @@
+import Foundation
+
+/// An integration's log file, `<data>/logs/<bot>/<number>.log`, written as output arrives so that it
+/// can be followed live.
+///
+/// Secret values are replaced by `***` line by line, before anything reaches the file. Past
+/// `limit` bytes one "log truncated" line is written and further output is dropped — the build
+/// goes on, and memory does not grow with the output.
+public actor IntegrationLog {
+    public nonisolated let path: String
+    public nonisolated let limit: Int
+    private let secrets: [[UInt8]]
+    private let handle: FileHandle?
+    private var written = 0
+    private var truncated = false
+    private var partial: [UInt8] = []
+
+    public static let defaultLimit = 50 * 1024 * 1024
+
+    public init(path: String, secrets: [String], limit: Int = IntegrationLog.defaultLimit) {
+        self.path = path
+        self.limit = limit
+        // Longest first, so that a secret containing another is masked whole.
+        self.secrets = secrets.filter { !$0.isEmpty }.sorted { $0.utf8.count > $1.utf8.count }.map { Array($0.utf8) }
+        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+        handle = FileHandle(forWritingAtPath: path)
+        _ = try? handle?.seekToEnd()
+    }
+
+    /// A step's header: `=== building: swift build -c debug --build-tests`.
+    public func header(_ text: String) {
+        flushPartial()
+        write(Array("=== \(text)\n".utf8))
+    }
+
+    /// A line of Kiln's own (a result, a reason), marked so it stands out from the build's output.
+    public func note(_ text: String) {
+        flushPartial()
+        write(Array("*** \(text)\n".utf8))
+    }
+
+    /// Output as it arrives; complete lines are masked and written, a partial line waits.
+    public func append(_ bytes: some Collection<UInt8>) {
+        partial.append(contentsOf: bytes)
+        guard let lastNewline = partial.lastIndex(of: UInt8(ascii: "\n")) else {
+            // A very long line without a newline is written in pieces.
+            if partial.count > 64 * 1024 { flushPartial() }
+            return
+        }
+        let complete = Array(partial[...lastNewline])
+        partial.removeSubrange(...lastNewline)
+        write(mask(complete))
+    }
+
+    /// Writes what is left of a partial line.
+    public func flushPartial() {
+        guard !partial.isEmpty else { return }
+        let rest = partial
+        partial = []
+        write(mask(rest) + [UInt8(ascii: "\n")])
+    }
+
+    public func close() {
+        flushPartial()
+        try? handle?.synchronize()
+        try? handle?.close()
+    }
+
+    /// Bytes written so far (the truncation line included).
+    public var size: Int { written }
+
+    private func write(_ bytes: [UInt8]) {
+        guard !truncated else { return }
+        if written + bytes.count > limit {
+            truncated = true
+            let line = Array("\n*** log truncated at \(limit / (1024 * 1024)) MiB: later output is not kept (the integration went on)\n".utf8)
+            written += line.count
+            try? handle?.write(contentsOf: Data(line))
+            return
+        }
+        written += bytes.count
+        try? handle?.write(contentsOf: Data(bytes))
+    }
+
+    func mask(_ bytes: [UInt8]) -> [UInt8] {
+        guard !secrets.isEmpty else { return bytes }
+        var output = bytes
+        for secret in secrets {
+            guard let first = secret.first, output.count >= secret.count else { continue }
+            var result: [UInt8] = []
+            result.reserveCapacity(output.count)
+            var index = 0
+            while index < output.count {
+                if output[index] == first, index + secret.count <= output.count, output[index..<(index + secret.count)].elementsEqual(secret) {
+                    result.append(contentsOf: [42, 42, 42])
+                    index += secret.count
+                } else {
+                    result.append(output[index])
+                    index += 1
+                }
+            }
+            output = result
+        }
+        return output
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import KilnBuild
+import KilnTestSupport
+import Testing
+
+/// Lines collected from a `@Sendable` callback.
+final class Lines: @unchecked Sendable {
+    // Guarded by `lock`.
+    private var collected: [String] = []
+    private let lock = NSLock()
+
+    func append(_ line: Substring) { lock.withLock { collected.append(String(line)) } }
+    var all: [String] { lock.withLock { collected } }
+}
+
+@Suite("Running an integration's processes")
+struct ProcessRunnerTests {
+    let environment = ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"]
+
+    func far() -> ContinuousClock.Instant { .now + .seconds(60) }
+
+    @Test("Output streams to the log and to the line reader; the exit status comes back")
+    func output() async throws {
+        let directory = try TemporaryDirectory()
+        let log = IntegrationLog(path: directory.url("logs/app/1.log"), secrets: [])
+        let lines = Lines()
+        let end = try await ProcessRunner.run(
+            .shell("echo one; echo two >&2; printf 'three'; exit 3"), in: directory.path, environment: environment, log: log,
+            deadline: far(), onLine: lines.append)
+        await log.close()
+        #expect(end == .exited(3))
+        #expect(lines.all == ["one", "two", "three"])
+        #expect(try String(contentsOfFile: log.path, encoding: .utf8) == "one\ntwo\nthree\n")
+    }
+
+    @Test("The process sees only the environment it is given, runs in the workspace, and has no input")
+    func cleanEnvironment() async throws {
+        let directory = try TemporaryDirectory()
+        setenv("KILN_SERVER_ONLY_SECRET", "do-not-leak", 1)
+        let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
+        let lines = Lines()
+        let end = try await ProcessRunner.run(
+            .shell("env | sort; pwd; cat; echo end"), in: directory.path, environment: environment.merging(["KILN_BOT": "app"]) { $1 }, log: log,
+            deadline: far(), onLine: lines.append)
+        #expect(end == .exited(0))
+        let output = lines.all
+        #expect(!output.contains { $0.contains("KILN_SERVER_ONLY_SECRET") })
+        #expect(output.contains("KILN_BOT=app"))
+        #expect(output.contains("LANG=C.UTF-8"))
+        #expect(output.contains(URL(fileURLWithPath: directory.path).resolvingSymlinksInPath().path) || output.contains(directory.path))
+        #expect(output.last == "end", "stdin is empty, so cat returns at once")
+    }
+
+    @Test("At the deadline the whole process group is killed, children included")
+    func timeout() async throws {
+        let directory = try TemporaryDirectory()
+        let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
+        let start = ContinuousClock.now
+        let end = try await ProcessRunner.run(
+            .shell("sleep 300 & sleep 301 & echo started; sleep 302"), in: directory.path, environment: environment, log: log,
+            deadline: .now + .milliseconds(700))
+        #expect(end == .timedOut)
+        #expect(ContinuousClock.now - start < .seconds(10))
+        try await Task.sleep(for: .milliseconds(200))
+        let leftovers = try runProcess("/usr/bin/pgrep", ["-f", "sleep 30[012]"])
+        #expect(leftovers.standardOutput.isEmpty, "processes left behind: \(leftovers.standardOutput)")
+    }
+
+    @Test("Children left in the group after the step ends are killed with it")
+    func leftoverChildren() async throws {
+        let directory = try TemporaryDirectory()
+        let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
+        let end = try await ProcessRunner.run(
+            .shell("sleep 303 > /dev/null 2>&1 & echo done"), in: directory.path, environment: environment, log: log, deadline: far())
+        #expect(end == .exited(0))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try runProcess("/usr/bin/pgrep", ["-f", "sleep 303"]).standardOutput.isEmpty)
+    }
+
+    @Test("Canceling the task kills the group and reports canceled")
+    func cancel() async throws {
+        let directory = try TemporaryDirectory()
+        let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
+        let environment = environment
+        let task = Task {
+            try await ProcessRunner.run(.shell("sleep 304"), in: directory.path, environment: environment, log: log, deadline: .now + .seconds(60))
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        #expect(try await task.value == .canceled)
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try runProcess("/usr/bin/pgrep", ["-f", "sleep 304"]).standardOutput.isEmpty)
+    }
+
+    @Test("A command that cannot start is an error naming it")
+    func cannotStart() async throws {
+        let directory = try TemporaryDirectory()
+        let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
+        await #expect(throws: ProcessError.self) {
+            try await ProcessRunner.run(
+                StepCommand("/nonexistent/swift", ["build"]), in: directory.path, environment: [:], log: log, deadline: .now + .seconds(5))
+        }
+    }
+}
+
+@Suite("The integration log")
+struct IntegrationLogTests {
+    @Test("Secrets are masked, even split across writes; headers and notes stand out")
+    func masking() async throws {
+        let directory = try TemporaryDirectory()
+        let log = IntegrationLog(path: directory.url("1.log"), secrets: ["s3cr3t-token", "s3cr3t", ""])
+        await log.header("building: swift build")
+        await log.append(Array("token is s3cr".utf8))
+        await log.append(Array("3t-token and s3cr3t\nnext".utf8))
+        await log.note("result: succeeded")
+        await log.close()
+        #expect(
+            try String(contentsOfFile: log.path, encoding: .utf8) == "=== building: swift build\ntoken is *** and ***\nnext\n*** result: succeeded\n")
+    }
+
+    @Test("The log is capped with one clear line; output past the cap is dropped")
+    func cap() async throws {
+        let directory = try TemporaryDirectory()
+        let log = IntegrationLog(path: directory.url("1.log"), secrets: [], limit: 1024 * 1024)
+        let line = Array((String(repeating: "x", count: 99) + "\n").utf8)
+        for _ in 0..<20_000 { await log.append(line) }
+        await log.close()
+        let size = try FileManager.default.attributesOfItem(atPath: log.path)[.size] as? Int ?? 0
+        #expect(size <= 1024 * 1024 + 200)
+        let text = try String(contentsOfFile: log.path, encoding: .utf8)
+        #expect(text.hasSuffix("*** log truncated at 1 MiB: later output is not kept (the integration went on)\n"))
+    }
+}
