@@ -62,7 +62,7 @@ let package = Package(
         .executableTarget(
             name: "kiln",
             dependencies: [
-                "KilnCore", "KilnStore", "KilnServer", "KilnWeb",
+                "KilnCore", "KilnGit", "KilnStore", "KilnServer", "KilnWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -88,7 +88,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["KilnTestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["KilnCore", "KilnStore", "KilnTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -11,7 +11,8 @@ extension Mirrors {
     /// alternates), so a checkout copies no history; credentials never reach its config, which
     /// a build can read.
     public func checkout(_ commit: String, of repository: Repository, into workspace: String) async throws(GitError) {
-        let mirror = path(for: repository.url)
+        // Alternates must name the mirror absolutely: a relative path would be read from inside .git.
+        let mirror = URL(fileURLWithPath: path(for: repository.url)).standardizedFileURL.path
         let sshKeyFile = sshKeyFile
         try await onGitThread { () throws(GitError) in
             let checkout = try Self.workspaceRepository(at: workspace, mirror: mirror, url: repository.url)

@@ -22,14 +22,30 @@ extension SQLiteStore {
                         ORDER BY number DESC LIMIT 1
                         """), arguments: [integration.bot, integration.number]
             ).map(Integration.init(row:))
-            let previousIssues = try previous.map { try Self.issues(db, integrationId: $0.id) } ?? []
+            var previousIssues = try previous.map { try Self.issues(db, integrationId: $0.id) } ?? []
+            if let previous, previous.result == .buildErrors {
+                // A failed build hid its warnings and ran no tests: what was open before it still is.
+                let before = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT id FROM integration WHERE bot = ? AND number < ? AND step = 'completed'
+                            AND result IN ('succeeded', 'warnings', 'test-failures') ORDER BY number DESC LIMIT 1
+                        """, arguments: [integration.bot, previous.number])
+                if let id = before?["id"] as Int64? {
+                    let known = Set(previousIssues.map(\.fingerprint))
+                    previousIssues += try Self.issues(db, integrationId: id).filter {
+                        $0.type != .error && $0.status != .resolved && !known.contains($0.fingerprint)
+                    }
+                }
+            }
 
             let failures = outcome.tests.filter { $0.status == .failed }.count
             let counted = Summary(
                 errors: outcome.errors, warnings: outcome.warnings, tests: outcome.tests.count, testFailures: failures, coverage: outcome.coverage)
             let built = ["succeeded", "warnings", "test-failures", "build-errors"].contains(outcome.result.rawValue)
             let summary = built ? counted.changed(from: previous?.summary) : counted
-            let issues = built ? IntegrationIssue.statuses(current: outcome.issues, previous: previousIssues) : outcome.issues
+            let known: Set<IssueType> = outcome.result == .buildErrors ? [.error] : Set(IssueType.allCases)
+            let issues = built ? IntegrationIssue.statuses(current: outcome.issues, previous: previousIssues, known: known) : outcome.issues
 
             try Self.closeSteps(db, id, now: now)
             try db.cachedStatement(

@@ -85,6 +85,25 @@ extension SQLiteStore {
         }
     }
 
+    public func claim(_ id: Int64, owner: String, now: Date) throws(StoreError) -> Integration? {
+        try write("claiming integration \(id)") { db in
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        UPDATE integration SET step = 'checkout', startedAt = ?, owner = ?
+                        WHERE id = ? AND step = 'pending' AND step != 'completed' AND NOT EXISTS (
+                            SELECT 1 FROM integration AS running
+                            WHERE running.bot = integration.bot AND running.step NOT IN ('pending', 'completed')
+                                AND running.step != 'completed')
+                        RETURNING *
+                        """, arguments: [now.storeValue, owner, id])
+            else { return nil }
+            try db.execute(sql: "INSERT INTO step (integrationId, name, startedAt) VALUES (?, 'checkout', ?)", arguments: [id, now.storeValue])
+            return Integration(row: row)
+        }
+    }
+
     public func advance(_ id: Int64, to step: IntegrationStep, now: Date) throws(StoreError) {
         try write("recording step \(step.rawValue)") { db in
             try Self.closeSteps(db, id, now: now)

@@ -23,6 +23,10 @@ public protocol Store: Sendable {
     /// `owner`; nil when there is nothing to run. One statement: safe for several executors.
     func claimNext(owner: String, now: Date) throws(StoreError) -> Integration?
 
+    /// Claims one particular queued integration (for `kiln run`), if its bot has none running;
+    /// nil when it is not queued any more or must wait.
+    func claim(_ id: Int64, owner: String, now: Date) throws(StoreError) -> Integration?
+
     /// Records that the integration entered `step` (ending the previous step's timing).
     func advance(_ id: Int64, to step: IntegrationStep, now: Date) throws(StoreError)
 

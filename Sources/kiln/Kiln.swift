@@ -15,6 +15,6 @@ struct Kiln: AsyncParsableCommand {
               kiln serve                  # run the server on 127.0.0.1:8080
             """,
         version: "0.1.0",
-        subcommands: [Serve.self, Status.self, Trigger.self, Validate.self]
+        subcommands: [Serve.self, Run.self, Status.self, Trigger.self, Validate.self]
     )
 }

@@ -58,6 +58,21 @@ struct CompletionTests {
         #expect(missing == nil)
     }
 
+    @Test("A failed build neither resolves the warnings and test failures it could not see, nor makes them new after")
+    func failedBuildKeepsBaseline() throws {
+        let test = try TestStore()
+        let warning = IntegrationIssue(type: .warning, message: "unused", file: "a.swift", line: 2, fingerprint: "w")
+        let failure = IntegrationIssue(type: .testFailure, message: "S.t: nope", fingerprint: "t")
+        try test.integrate("app", outcome: IntegrationOutcome(result: .testFailures, warnings: 1, issues: [warning, failure]))
+        try test.integrate("app", outcome: IntegrationOutcome(result: .buildErrors, errors: 1, issues: [.error("broken")]), at: 100)
+        let broken = try #require(try test.store.integration(bot: "app", number: 2))
+        #expect(broken.issues.map(\.status) == [.new], "nothing resolved by a build that could not see it")
+        try test.integrate("app", outcome: IntegrationOutcome(result: .testFailures, warnings: 1, issues: [warning, failure]), at: 200)
+        let fixed = try #require(try test.store.integration(bot: "app", number: 3))
+        #expect(fixed.issues.map(\.fingerprint) == ["w", "t", IntegrationIssue.error("broken").fingerprint])
+        #expect(fixed.issues.map(\.status) == [.unresolved, .unresolved, .resolved])
+    }
+
     @Test("Steps are timed as the integration moves through them")
     func steps() throws {
         let test = try TestStore()

@@ -76,7 +76,12 @@ extension IntegrationIssue {
     /// Marks `current` against the open issues of the previous integration: an issue whose
     /// fingerprint was open before is unresolved, any other is new; previously open issues that are
     /// gone come back marked resolved. Introduced-by is kept from the first sighting.
-    public static func statuses(current: [IntegrationIssue], previous: [IntegrationIssue]) -> [IntegrationIssue] {
+    ///
+    /// `known` are the types this integration could observe: a build that failed runs no tests and
+    /// may not report every warning, so earlier issues of other types are not called resolved.
+    public static func statuses(
+        current: [IntegrationIssue], previous: [IntegrationIssue], known: Set<IssueType> = Set(IssueType.allCases)
+    ) -> [IntegrationIssue] {
         let open = previous.filter { $0.status != .resolved }
         var openByFingerprint: [String: IntegrationIssue] = [:]
         for issue in open where openByFingerprint[issue.fingerprint] == nil { openByFingerprint[issue.fingerprint] = issue }
@@ -92,7 +97,8 @@ extension IntegrationIssue {
             marked.append(issue)
         }
         var resolvedSeen: Set<String> = []
-        for var issue in open where !seen.contains(issue.fingerprint) && resolvedSeen.insert(issue.fingerprint).inserted {
+        for var issue in open where known.contains(issue.type) && !seen.contains(issue.fingerprint) && resolvedSeen.insert(issue.fingerprint).inserted
+        {
             issue.status = .resolved
             marked.append(issue)
         }

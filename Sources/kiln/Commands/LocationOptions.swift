@@ -25,6 +25,8 @@ struct LocationOptions: ParsableArguments {
         if let file = configFile { config = try ServerConfigFile.load(path: file) }
         if let bots { config.bots = bots }
         if let data { config.data = data }
+        // Mirrors, workspaces and logs refer to each other by path: keep the data directory absolute.
+        config.data = URL(fileURLWithPath: config.data).standardizedFileURL.path
         return config
     }
 }

@@ -1,0 +1,55 @@
+import KilnCore
+
+/// Turns diagnostics and failed tests into issues with fingerprints that survive line shifts.
+public enum IssueBuilder {
+    /// Errors and warnings, then one test-failure issue per failed test.
+    ///
+    /// A diagnostic's fingerprint is its type, file and message, plus its position among identical
+    /// ones in that file (the second "unused variable 'x'" in a file stays the second): no line
+    /// numbers, so code moving up or down keeps the issue the same.
+    public static func issues(diagnostics: [Diagnostic], tests: [TestCase]) -> [IntegrationIssue] {
+        var occurrences: [String: Int] = [:]
+        var issues: [IntegrationIssue] = []
+        for diagnostic in diagnostics.sorted(by: { ($0.file ?? "", $0.line ?? 0, $0.column ?? 0) < ($1.file ?? "", $1.line ?? 0, $1.column ?? 0) }) {
+            let type: IssueType = diagnostic.severity == .error ? .error : .warning
+            let base = "\(type.rawValue)|\(diagnostic.file ?? "")|\(diagnostic.message)"
+            let occurrence = occurrences[base, default: 0]
+            occurrences[base] = occurrence + 1
+            let notes = diagnostic.notes.isEmpty ? "" : "\n" + diagnostic.notes.map { "note: \($0)" }.joined(separator: "\n")
+            issues.append(
+                IntegrationIssue(
+                    type: type, message: diagnostic.message + notes, file: diagnostic.file, line: diagnostic.line,
+                    fingerprint: hash("\(base)|\(occurrence)")))
+        }
+        for test in tests where test.status == .failed {
+            let message = "\(test.suite).\(test.name): \(test.message ?? "failed")"
+            issues.append(
+                IntegrationIssue(
+                    type: .testFailure, message: message, file: test.file, line: test.line,
+                    fingerprint: hash("test-failure|\(test.suite)|\(test.name)")))
+        }
+        return issues
+    }
+
+    /// FNV-1a, 64 bits, as 16 hex digits: short, stable across runs and platforms.
+    static func hash(_ text: String) -> String {
+        var value: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            value ^= UInt64(byte)
+            value = value &* 0x100_0000_01b3
+        }
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
+
+extension IntegrationResult {
+    /// The result DESIGN.md's order gives: checkout and trigger failures first, then build errors
+    /// over test failures over warnings over success.
+    public static func decide(buildFailed: Bool, errors: Int, testFailures: Int, warnings: Int) -> IntegrationResult {
+        if buildFailed || errors > 0 { return .buildErrors }
+        if testFailures > 0 { return .testFailures }
+        if warnings > 0 { return .warnings }
+        return .succeeded
+    }
+}

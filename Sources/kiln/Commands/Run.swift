@@ -1,0 +1,105 @@
+import ArgumentParser
+import Foundation
+import KilnCore
+import KilnGit
+import KilnServer
+import KilnStore
+import Logging
+
+struct Run: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Run one integration of a bot now, in the foreground.",
+        discussion: """
+            Checks out the branch head, runs the before triggers, swift build, swift test and the after \
+            triggers, records the integration in the store like the server would, and prints a summary. \
+            Exits 0 when the result is succeeded or warnings, 1 otherwise.
+
+            Examples:
+              kiln run app
+              kiln run app --data /var/lib/kiln --bots /etc/kiln/Bots
+            """
+    )
+
+    @OptionGroup var location: LocationOptions
+
+    @Argument(help: ArgumentHelp("The bot to integrate.", valueName: "bot"))
+    var bot: String
+
+    func run() async throws {
+        let config: ServerConfig
+        let catalog: BotCatalog
+        do {
+            config = try location.serverConfig()
+            catalog = try BotCatalog.load(directory: config.bots)
+        } catch {
+            throw fail(with: error)
+        }
+        guard let bot = catalog.bot(named: self.bot) else {
+            Console.error("error: no valid bot named '\(self.bot)' in \(config.bots) (run kiln validate)")
+            throw ExitCode.failure
+        }
+        let store: SQLiteStore
+        let integration: Integration
+        do {
+            store = try SQLiteStore.open(dataDirectory: config.data)
+            _ = try store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date())
+            try store.syncBots(catalog.states, now: Date())
+            let queued = try store.enqueue(
+                QueueRequest(bot: bot.name, cause: .manual, branch: bot.repository.branch, cancelSuperseded: false), now: Date())
+            guard let claimed = try store.claim(queued.integration.id, owner: ProcessOwner.current, now: Date()) else {
+                Console.error("error: \(bot.name) is integrating already (another kiln is running it); #\(queued.integration.number) is queued")
+                throw ExitCode.failure
+            }
+            integration = claimed
+        } catch let error as StoreError {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
+        }
+        var logger = Logger(label: "kiln")
+        logger.logLevel = .warning
+        let executor = IntegrationExecutor(
+            store: store, mirrors: Mirrors(directory: config.data + "/mirrors", sshKeyFile: config.sshKeyFile), dataDirectory: config.data,
+            serverEnvironment: ProcessInfo.processInfo.environment, logger: logger)
+        Console.out("\(bot.name) #\(integration.number): \(bot.repository.url.redacted) \(bot.repository.branch)")
+        let completed = await executor.run(integration, of: bot) { progress in
+            if case .stepEnded(let step, let seconds) = progress {
+                Console.out("  \(step.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(String(format: "%.1fs", seconds))")
+            }
+        }
+        let detail = try? store.integration(bot: bot.name, number: completed.number)
+        Console.out(Self.summary(completed, detail: detail, log: executor.logPath(bot: bot.name, number: completed.number)))
+        if completed.result?.isPassing != true { throw ExitCode.failure }
+    }
+
+    static func summary(_ integration: Integration, detail: IntegrationDetail?, log: String) -> String {
+        var lines: [String] = []
+        let result = integration.result?.rawValue ?? "unknown"
+        let duration = integration.duration.map { String(format: " in %.1fs", $0) } ?? ""
+        lines.append("result: \(result)\(duration)\(integration.commit.map { " at \($0.prefix(12))" } ?? "")")
+        if let reason = integration.reason { lines.append("  \(reason)") }
+        let built: Set<IntegrationResult> = [.succeeded, .warnings, .testFailures, .buildErrors]
+        if let summary = integration.summary, let ended = integration.result, built.contains(ended) {
+            func change(_ value: Int?) -> String {
+                guard let value, value != 0 else { return "" }
+                return value > 0 ? " (+\(value))" : " (\(value))"
+            }
+            var counts =
+                "errors \(summary.errors)\(change(summary.errorsChange)), warnings \(summary.warnings)\(change(summary.warningsChange)), "
+                + "tests \(summary.tests)\(change(summary.testsChange)), failures \(summary.testFailures)\(change(summary.testFailuresChange))"
+            if let coverage = summary.coverage { counts += String(format: ", coverage %.1f%%", coverage) }
+            lines.append(counts)
+        }
+        if let detail {
+            for test in detail.tests where test.status == .failed {
+                let location = test.file.map { " (\($0)\(test.line.map { ":\($0)" } ?? ""))" } ?? ""
+                lines.append("failed: \(test.suite).\(test.name)\(location): \(test.message ?? "")")
+            }
+            for issue in detail.issues where issue.status == .new && issue.type != .testFailure {
+                let location = issue.file.map { "\($0)\(issue.line.map { ":\($0)" } ?? ""): " } ?? ""
+                lines.append("new \(issue.type.rawValue): \(location)\(issue.message.split(separator: "\n").first ?? "")")
+            }
+        }
+        lines.append("log: \(log)")
+        return lines.joined(separator: "\n")
+    }
+}

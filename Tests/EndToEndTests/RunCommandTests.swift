@@ -1,0 +1,145 @@
+import Foundation
+import KilnCore
+import KilnStore
+import KilnTestSupport
+import Testing
+
+@Suite("kiln run: real integrations of a real package", .serialized)
+struct RunCommandTests {
+    /// One workspace walked through success, warning, error, test failures and fixes, so each
+    /// build after the first is incremental.
+    @Test("Results, issues with who introduced them, tests from XCTest and Swift Testing, resolved and moved issues")
+    func lifecycle() async throws {
+        let home = try TemporaryDirectory()
+        let package = try FixturePackage()
+        try home.write("Bots/app.yml", "repository: {url: '\(package.repository.url)'}\n")
+        let repo = package.repository
+        let bob = GitFixture.Author.bob
+
+        func run() throws -> (status: Int32, output: String) {
+            let result = try runProcess(Executables.kiln, ["run", "app"], in: home.path)
+            return (result.status, result.standardOutput + result.standardError)
+        }
+        func detail(_ number: Int) throws -> IntegrationDetail {
+            let store = try SQLiteStore.open(dataDirectory: home.url(".kiln"))
+            return try #require(try store.integration(bot: "app", number: number))
+        }
+
+        // 1. A clean success.
+        let first = try run()
+        #expect(first.status == 0, "\(first.output)")
+        #expect(first.output.contains("result: succeeded"))
+        let one = try detail(1)
+        #expect(one.integration.summary?.tests == 4)
+        #expect(Set(one.tests.map(\.suite)) == ["MathTests", "LibSwiftTests.SwiftMath"])
+        #expect(one.tests.allSatisfy { $0.status == .passed })
+        #expect(one.steps.map(\.name) == [.checkout, .beforeTriggers, .building, .testing, .processing])
+        #expect(one.commits.map(\.subject) == ["Add the package"])
+
+        // 2. Bob adds a warning.
+        let warned = try repo.commit(
+            "Add an unused value", files: ["Sources/Lib/Lib.swift": FixturePackage.library(body: "    let unused = 1")], author: bob)
+        let second = try run()
+        #expect(second.status == 0, "warnings still pass")
+        #expect(second.output.contains("result: warnings"))
+        #expect(second.output.contains("new warning: Sources/Lib/Lib.swift:2: initialization of immutable value 'unused' was never used"))
+        let two = try detail(2)
+        let warning = try #require(two.issues.first)
+        #expect(warning.type == .warning && warning.status == .new && warning.file == "Sources/Lib/Lib.swift" && warning.line == 2)
+        #expect(warning.introducedBy == [Committer(name: "Bob Builder", email: "bob@example.com", commit: warned)])
+        #expect(two.integration.summary?.warningsChange == 1)
+
+        // 3. Alice breaks the build.
+        try repo.commit("Break it", files: ["Sources/Lib/Lib.swift": FixturePackage.library(body: "    let unused = 1\n    missing()")])
+        let third = try run()
+        #expect(third.status == 1)
+        #expect(third.output.contains("result: build-errors"))
+        let three = try detail(3)
+        let error = try #require(three.issues.first { $0.type == .error })
+        #expect(error.file == "Sources/Lib/Lib.swift" && error.line == 3 && error.message.contains("cannot find 'missing' in scope"))
+        #expect(error.introducedBy.map(\.name) == ["Alice Archer"])
+        #expect(three.tests.isEmpty, "no tests run after a failed build")
+
+        // 4. Bob fixes it but a test of each framework fails.
+        try repo.commit(
+            "Fix, and change expectations",
+            files: [
+                "Sources/Lib/Lib.swift": FixturePackage.library(body: "    let unused = 1"),
+                "Tests/LibTests/LibTests.swift": FixturePackage.xctests(failing: true),
+                "Tests/LibSwiftTests/LibSwiftTests.swift": FixturePackage.swiftTests(failing: true),
+            ], author: bob)
+        let fourth = try run()
+        #expect(fourth.status == 1)
+        #expect(fourth.output.contains("result: test-failures"))
+        #expect(fourth.output.contains("failed: MathTests.testMaybeFails (Tests/LibTests/LibTests.swift:6)"))
+        #expect(fourth.output.contains("failed: LibSwiftTests.SwiftMath.addsAgain() \"Adds again\" (Tests/LibSwiftTests/LibSwiftTests.swift:6)"))
+        let four = try detail(4)
+        #expect(four.integration.summary?.testFailures == 2)
+        #expect(four.issues.filter { $0.type == .testFailure }.count == 2)
+        #expect(four.issues.first { $0.type == .error }?.status == .resolved)
+        #expect(four.issues.first { $0.type == .warning }?.status == .unresolved, "the warning survives the build that fixed the error")
+
+        // 5. The tests are fixed and the warning moves ten lines down: unresolved, not new.
+        try repo.commit(
+            "Fix the tests, add a header",
+            files: [
+                "Sources/Lib/Lib.swift": FixturePackage.library(padding: 10, body: "    let unused = 1"),
+                "Tests/LibTests/LibTests.swift": FixturePackage.xctests(),
+                "Tests/LibSwiftTests/LibSwiftTests.swift": FixturePackage.swiftTests(),
+            ])
+        let fifth = try run()
+        #expect(fifth.status == 0, "\(fifth.output)")
+        #expect(fifth.output.contains("result: warnings"))
+        let five = try detail(5)
+        let moved = try #require(five.issues.first { $0.type == .warning && $0.status != .resolved })
+        #expect(moved.status == .unresolved && moved.line == 12)
+        #expect(moved.introducedBy.map(\.name) == ["Bob Builder"], "who introduced it does not change when it moves")
+        #expect(Set(five.issues.filter { $0.status == .resolved }.map(\.type)) == [.testFailure])
+
+        // 6. Nothing new: the warning is still reported although nothing is recompiled.
+        let sixth = try run()
+        #expect(sixth.output.contains("result: warnings"), "\(sixth.output)")
+        #expect(try detail(6).issues.map(\.status) == [.unresolved])
+    }
+
+    @Test("Triggers: a failing before trigger is trigger-error; secrets are masked; a timeout kills the processes")
+    func triggersSecretsTimeout() async throws {
+        let home = try TemporaryDirectory()
+        let repo = try GitFixture()
+        try repo.commit("Not even a package", files: ["README.md": "hello\n"])
+        try home.write(
+            "Bots/secret.yml",
+            """
+            repository: {url: '\(repo.url)'}
+            secrets: [DEPLOY_TOKEN]
+            triggers:
+              - {name: leak, phase: before, run: 'echo "token=$DEPLOY_TOKEN bot=$KILN_BOT"; exit 3'}
+
+            """)
+        try home.write(
+            "Bots/slow.yml",
+            """
+            repository: {url: '\(repo.url)'}
+            timeout: 2s
+            triggers:
+              - {name: hang, phase: before, run: 'sleep 311 & sleep 312'}
+
+            """)
+        var environment = ProcessInfo.processInfo.environment
+        environment["DEPLOY_TOKEN"] = "tok-4f9a-secret"
+        let secret = try runProcess(Executables.kiln, ["run", "secret"], in: home.path, environment: environment)
+        #expect(secret.status == 1)
+        #expect(secret.standardOutput.contains("result: trigger-error"))
+        #expect(secret.standardOutput.contains("before trigger 'leak' failed with exit status 3"))
+        let log = try String(contentsOfFile: home.url(".kiln/logs/secret/1.log"), encoding: .utf8)
+        #expect(log.contains("token=*** bot=secret"))
+        #expect(!log.contains("tok-4f9a-secret"))
+
+        let start = ContinuousClock.now
+        let slow = try runProcess(Executables.kiln, ["run", "slow"], in: home.path)
+        #expect(slow.status == 1)
+        #expect(slow.standardOutput.contains("result: timeout"))
+        #expect(ContinuousClock.now - start < .seconds(20))
+        #expect(try runProcess("/usr/bin/pgrep", ["-f", "sleep 31[12]"]).standardOutput.isEmpty, "no process outlives the integration")
+    }
+}
