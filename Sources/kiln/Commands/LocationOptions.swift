@@ -31,6 +31,29 @@ struct LocationOptions: ParsableArguments {
     }
 }
 
+extension LocationOptions {
+    /// The server config, the bots, and the valid bot named `name`; prints one clear line and
+    /// exits 1 when there is no such bot or its file is broken.
+    func loadBot(named name: String) throws -> (config: ServerConfig, catalog: BotCatalog, bot: Bot) {
+        let config: ServerConfig
+        let catalog: BotCatalog
+        do {
+            config = try serverConfig()
+            catalog = try BotCatalog.load(directory: config.bots)
+        } catch {
+            throw fail(with: error)
+        }
+        if let bot = catalog.bot(named: name) { return (config, catalog, bot) }
+        if let broken = catalog.broken.first(where: { $0.name == name }) {
+            Console.error("error: bot '\(name)' cannot integrate: \(broken.file) has problems (run kiln validate)")
+        } else {
+            let known = catalog.bots.map(\.bot.name).sorted().joined(separator: ", ")
+            Console.error("error: no bot named '\(name)' in \(config.bots)" + (known.isEmpty ? "" : " (bots: \(known))"))
+        }
+        throw ExitCode.failure
+    }
+}
+
 /// Prints configuration problems like a compiler and exits 1.
 func fail(with error: ConfigError) -> ExitCode {
     for diagnostic in error.diagnostics { Console.out(diagnostic.description) }

@@ -26,18 +26,7 @@ struct Run: AsyncParsableCommand {
     var bot: String
 
     func run() async throws {
-        let config: ServerConfig
-        let catalog: BotCatalog
-        do {
-            config = try location.serverConfig()
-            catalog = try BotCatalog.load(directory: config.bots)
-        } catch {
-            throw fail(with: error)
-        }
-        guard let bot = catalog.bot(named: self.bot) else {
-            Console.error("error: no valid bot named '\(self.bot)' in \(config.bots) (run kiln validate)")
-            throw ExitCode.failure
-        }
+        let (config, catalog, bot) = try location.loadBot(named: self.bot)
         let store: SQLiteStore
         let integration: Integration
         do {

@@ -22,23 +22,7 @@ struct Trigger: ParsableCommand {
     var bot: String
 
     func run() throws {
-        let config: ServerConfig
-        let catalog: BotCatalog
-        do {
-            config = try location.serverConfig()
-            catalog = try BotCatalog.load(directory: config.bots)
-        } catch {
-            throw fail(with: error)
-        }
-        guard let found = catalog.bot(named: bot) else {
-            if let broken = catalog.broken.first(where: { $0.name == bot }) {
-                Console.error("error: bot '\(bot)' cannot integrate: \(broken.file) has problems (run kiln validate)")
-            } else {
-                let known = catalog.bots.map(\.bot.name).sorted().joined(separator: ", ")
-                Console.error("error: no bot named '\(bot)' in \(config.bots)" + (known.isEmpty ? "" : " (bots: \(known))"))
-            }
-            throw ExitCode.failure
-        }
+        let (config, _, found) = try location.loadBot(named: bot)
         do {
             let store = try SQLiteStore.open(dataDirectory: config.data)
             let outcome = try store.enqueue(
