@@ -52,8 +52,9 @@ let package = Package(
         .target(
             name: "KilnWeb",
             dependencies: [
-                "KilnServer", "KilnStore",
+                "KilnServer", "KilnStore", "KilnGit",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Mustache", package: "swift-mustache"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
@@ -65,6 +66,7 @@ let package = Package(
                 "KilnCore", "KilnGit", "KilnStore", "KilnServer", "KilnWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             exclude: ["README.md"]
         ),
@@ -79,7 +81,7 @@ let package = Package(
         .testTarget(name: "KilnMailTests", dependencies: ["KilnMail", "KilnTestSupport"]),
         .testTarget(
             name: "KilnServerTests",
-            dependencies: ["KilnServer", "KilnTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["KilnServer", "KilnStore", "KilnGit", "KilnTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "KilnWebTests",

@@ -6,6 +6,7 @@ import KilnServer
 import KilnStore
 import KilnWeb
 import Logging
+import ServiceLifecycle
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -13,9 +14,11 @@ struct Serve: AsyncParsableCommand {
         discussion: """
             Loads the bots and serves HTTP until SIGINT or SIGTERM.
 
-            This version opens the data directory's store (ending integrations a crashed server left \
-            running), records and reports the bots, and answers GET /health; scheduling, running \
-            integrations and the status pages are not built yet.
+            Opens the data directory's store (ending integrations a crashed server left running), \
+            loads the bots and follows changes to their files, polls on-commit bots' branches, queues \
+            periodic integrations, runs queued integrations (also those of kiln trigger) on the \
+            configured number of executors, and answers GET /health. SIGTERM or SIGINT cancels running \
+            integrations, records them, and exits.
 
             Examples:
               kiln serve
@@ -52,22 +55,23 @@ struct Serve: AsyncParsableCommand {
         var logger = Logger(label: "kiln")
         logger.logLevel = level
 
-        let store: SQLiteStore
+        let settings = ServerSettings(config: config, logLevel: level)
+        let host = config.listen.host
+        let server: KilnServices
         do {
-            store = try SQLiteStore.open(dataDirectory: config.data)
-            for integration in try store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date()) {
-                logger.warning(
-                    "integration ended as internal-error",
-                    metadata: ["bot": "\(integration.bot)", "number": "\(integration.number)", "reason": "\(integration.reason ?? "")"])
+            server = try buildServer(settings: settings, logger: logger) { port in
+                Console.out("kiln serving on http://\(host):\(port)")
             }
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure
         }
-        let registry = BotRegistry(directory: config.bots, store: store, logger: logger)
+        for integration in server.recovered {
+            Console.out("\(integration.bot) #\(integration.number) ended as internal-error: \(integration.reason ?? "")")
+        }
         let catalog: BotCatalog
         do {
-            catalog = try await registry.reload()
+            catalog = try await server.registry.reload()
         } catch {
             throw fail(with: error)
         }
@@ -79,11 +83,11 @@ struct Serve: AsyncParsableCommand {
             Console.out("bot \(broken.name): broken (\(broken.file))")
             for problem in broken.problems { Console.out("  \(problem)") }
         }
-        let settings = ServerSettings(config: config, logLevel: level)
-        let host = config.listen.host
-        let application = buildApplication(settings: settings, registry: registry, logger: logger) { port in
-            Console.out("kiln serving \(catalog.bots.count) bot\(catalog.bots.count == 1 ? "" : "s") on http://\(host):\(port)")
-        }
-        try await application.runService()
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: server.services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger))
+        try await group.run()
+        Console.out("kiln stopped")
     }
 }

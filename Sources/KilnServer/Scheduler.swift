@@ -1,0 +1,270 @@
+import Foundation
+import KilnBuild
+import KilnCore
+import KilnGit
+import KilnStore
+import Logging
+import ServiceLifecycle
+
+/// Decides when bots integrate and runs their integrations on a bounded pool of executors.
+///
+/// - Bot files are reloaded within a second of any change in the bots directory.
+/// - on-commit bots have their remote head polled at their `poll` interval; a new head queues an
+///   integration (cause `poll`), coalescing with a queued one and superseding a running one.
+/// - periodic bots queue an integration (cause `periodic`) when their schedule comes round, in the
+///   configured time zone; a period missed while the server was down runs once at start.
+/// - Queued integrations — from here, webhooks or `kiln trigger` in another process — are claimed as
+///   soon as an executor is free: the store's change token is watched every 20 ms.
+/// - On graceful shutdown every running integration is canceled (its processes killed) and recorded.
+public actor Scheduler: Service {
+    public struct Settings: Sendable {
+        public var executors: Int
+        public var timeZone: TimeZone
+        /// How often the loops look at the clock, the bots directory and the store.
+        public var tick: Duration
+        public var queueTick: Duration
+
+        public init(executors: Int, timeZone: TimeZone = .current, tick: Duration = .seconds(1), queueTick: Duration = .milliseconds(20)) {
+            self.executors = executors
+            self.timeZone = timeZone
+            self.tick = tick
+            self.queueTick = queueTick
+        }
+    }
+
+    let registry: BotRegistry
+    let store: any Store
+    let executor: IntegrationExecutor
+    let settings: Settings
+    let logger: Logger
+    let owner: String
+    let now: @Sendable () -> Date
+
+    /// Per bot: the last head seen on the remote (or integrated), and when it was last polled.
+    private var lastHead: [String: String] = [:]
+    private var lastPoll: [String: ContinuousClock.Instant] = [:]
+    /// Per bot: when its periodic schedule last queued an integration.
+    private var lastPeriodic: [String: Date] = [:]
+    private var directoryFingerprint = ""
+    private let startedAt: Date
+
+    public init(
+        registry: BotRegistry, store: any Store, executor: IntegrationExecutor, settings: Settings, logger: Logger,
+        owner: String = ProcessOwner.current, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.registry = registry
+        self.store = store
+        self.executor = executor
+        self.settings = settings
+        self.logger = logger
+        self.owner = owner
+        self.now = now
+        self.startedAt = now()
+    }
+
+    public func run() async throws {
+        await reloadIfChanged()
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.every(self.settings.tick) { await $0.reloadIfChanged() } }
+                group.addTask { await self.every(self.settings.tick) { await $0.pollRemotes() } }
+                group.addTask { await self.every(self.settings.tick) { await $0.queuePeriodic() } }
+                group.addTask { await self.dispatch() }
+            }
+        }
+        logger.info("scheduler stopped")
+    }
+
+    /// Runs `body` now and then every `interval` until the task is canceled.
+    private nonisolated func every(_ interval: Duration, _ body: @Sendable (Scheduler) async -> Void) async {
+        while !Task.isCancelled {
+            await body(self)
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    // MARK: Bots
+
+    func reloadIfChanged() async {
+        let directory = registry.directory
+        let files = (try? BotCatalog.files(in: directory)) ?? []
+        let fingerprint = files.map { file -> String in
+            var info = stat()
+            _ = stat(file, &info)
+            return "\(file) \(info.st_size) \(info.st_mtim.tv_sec) \(info.st_mtim.tv_nsec)"
+        }.joined(separator: "\n")
+        guard fingerprint != directoryFingerprint else { return }
+        directoryFingerprint = fingerprint
+        do {
+            let catalog = try await registry.reload()
+            logger.info("bots loaded", metadata: ["bots": "\(catalog.bots.count)", "broken": "\(catalog.broken.count)"])
+        } catch {
+            logger.error("cannot read the bots directory", metadata: ["error": "\(error)"])
+        }
+    }
+
+    // MARK: Deciding
+
+    func pollRemotes() async {
+        let bots = await registry.catalog.bots.map(\.bot).filter { $0.schedule.onCommit && $0.schedule.poll > .zero }
+        let clock = ContinuousClock.now
+        let due = bots.filter { bot in lastPoll[bot.name].map { clock - $0 >= bot.schedule.poll } ?? true }
+        guard !due.isEmpty else { return }
+        for bot in due { lastPoll[bot.name] = clock }
+        let mirrors = executor.mirrors
+        // Remote heads are asked in parallel, a few at a time.
+        let heads = await withTaskGroup(of: (Bot, Result<String, GitError>).self) { group in
+            var results: [(Bot, Result<String, GitError>)] = []
+            var pending = due[...]
+            for _ in 0..<min(8, pending.count) {
+                let bot = pending.removeFirst()
+                group.addTask { (bot, await Self.remoteHead(bot, mirrors: mirrors)) }
+            }
+            while let result = await group.next() {
+                results.append(result)
+                if let bot = pending.popFirst() { group.addTask { (bot, await Self.remoteHead(bot, mirrors: mirrors)) } }
+            }
+            return results
+        }
+        for (bot, result) in heads {
+            switch result {
+            case .failure(let error):
+                logger.warning("cannot poll the remote", metadata: ["bot": "\(bot.name)", "error": "\(error)"])
+            case .success(let head):
+                if lastHead[bot.name] == nil { lastHead[bot.name] = knownHead(of: bot.name) }
+                guard lastHead[bot.name] != head else { continue }
+                lastHead[bot.name] = head
+                queue(bot, cause: .poll, commit: head, why: "the branch moved to \(head.prefix(12))")
+            }
+        }
+    }
+
+    private static func remoteHead(_ bot: Bot, mirrors: Mirrors) async -> Result<String, GitError> {
+        do {
+            return .success(try await mirrors.remoteHead(bot.repository))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// The newest commit the store has for the bot: queued, running or integrated.
+    private func knownHead(of bot: String) -> String? {
+        (try? store.integrations(bot: bot, limit: 5, before: nil))?.first { $0.commit != nil }?.commit
+    }
+
+    func queuePeriodic() async {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = settings.timeZone
+        let current = now()
+        for bot in await registry.catalog.bots.map(\.bot) {
+            guard let periodic = bot.schedule.periodic else { continue }
+            if lastPeriodic[bot.name] == nil {
+                // Since the last periodic integration the store knows of, else since this start.
+                let last = (try? store.integrations(bot: bot.name, limit: 200, before: nil))?.first { $0.cause == .periodic }?.queuedAt
+                lastPeriodic[bot.name] = last ?? startedAt
+            }
+            guard let last = lastPeriodic[bot.name], let next = periodic.next(after: last, in: calendar), next <= current else { continue }
+            // However many periods were missed, one integration, and the next one after now.
+            lastPeriodic[bot.name] = current
+            queue(bot, cause: .periodic, commit: nil, why: "\(periodic.text) came round")
+        }
+    }
+
+    func queue(_ bot: Bot, cause: IntegrationCause, commit: String?, why: String) {
+        do {
+            let outcome = try store.enqueue(
+                QueueRequest(bot: bot.name, cause: cause, commit: commit, branch: bot.repository.branch, cancelSuperseded: bot.cancelSuperseded),
+                now: now())
+            let number = "\(outcome.integration.number)"
+            if outcome.coalesced {
+                logger.info("coalesced", metadata: ["bot": "\(bot.name)", "number": "\(number)", "cause": "\(cause.rawValue)", "why": "\(why)"])
+            } else {
+                logger.info("queued", metadata: ["bot": "\(bot.name)", "number": "\(number)", "cause": "\(cause.rawValue)", "why": "\(why)"])
+            }
+        } catch {
+            logger.error("cannot queue", metadata: ["bot": "\(bot.name)", "error": "\(error)"])
+        }
+    }
+
+    // MARK: Running
+
+    /// Integrations running now, and whether one ended since the queue was last looked at.
+    private var running = 0
+    private var freed = false
+
+    /// Claims queued integrations while an executor is free, and runs each in a child task that
+    /// also watches for a request to cancel it.
+    private func dispatch() async {
+        await withDiscardingTaskGroup { group in
+            var token = ""
+            while !Task.isCancelled {
+                let current = store.changeToken()
+                if current != token || freed {
+                    token = current
+                    freed = false
+                    while running < settings.executors, let claimed = await claim() {
+                        running += 1
+                        group.addTask {
+                            await self.execute(claimed)
+                            await self.executorFreed()
+                        }
+                    }
+                }
+                try? await Task.sleep(for: settings.queueTick)
+            }
+        }
+    }
+
+    private func executorFreed() {
+        running -= 1
+        freed = true
+    }
+
+    private func claim() async -> (Integration, Bot?)? {
+        do {
+            guard let integration = try store.claimNext(owner: owner, now: now()) else { return nil }
+            return (integration, await registry.catalog.bot(named: integration.bot))
+        } catch {
+            logger.error("cannot claim", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    private nonisolated func execute(_ claimed: (Integration, Bot?)) async {
+        let (integration, bot) = claimed
+        guard let bot else {
+            _ = try? store.complete(
+                integration.id, outcome: IntegrationOutcome(result: .canceled, reason: "the bot's file is gone or broken"), now: now())
+            return
+        }
+        logger.info("started", metadata: ["bot": "\(bot.name)", "number": "\(integration.number)", "cause": "\(integration.cause.rawValue)"])
+        let ended = await withTaskGroup(of: Integration?.self) { group in
+            group.addTask { await self.executor.run(integration, of: bot) }
+            group.addTask {
+                // Watches for cancel-superseded (or any other request to stop).
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: .milliseconds(250))
+                    if let requests = try? self.store.cancelRequests(owner: self.owner), requests.contains(where: { $0.id == integration.id }) {
+                        return nil
+                    }
+                }
+                return nil
+            }
+            var completed: Integration?
+            while let next = await group.next() {
+                if let next {
+                    completed = next
+                    group.cancelAll()
+                } else if completed == nil {
+                    group.cancelAll()
+                }
+            }
+            return completed
+        }
+        logger.info(
+            "ended",
+            metadata: [
+                "bot": "\(bot.name)", "number": "\(integration.number)", "result": "\(ended?.result?.rawValue ?? "unknown")",
+            ])
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import KilnCore
+import KilnStore
+import KilnTestSupport
+import Testing
+
+/// A `kiln serve` process on a temp home with real repositories.
+struct ServedHome {
+    let home: TemporaryDirectory
+    let server: ServerProcess
+
+    init(bots: [String: String], config: String = "executors: 1\n") async throws {
+        home = try TemporaryDirectory()
+        try home.write("kiln.yml", config)
+        for (name, text) in bots { try home.write("Bots/\(name).yml", text) }
+        server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
+        _ = try await server.waitForPort()
+    }
+
+    func store() throws -> SQLiteStore { try SQLiteStore.open(dataDirectory: home.url(".kiln")) }
+
+    func integrations(_ bot: String) throws -> [Integration] { try store().integrations(bot: bot, limit: 100, before: nil) }
+
+    /// Waits until `condition` holds, checking every 100 ms.
+    func eventually(_ what: String, timeout: Duration = .seconds(30), _ condition: () throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if try condition() { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        Issue.record("timed out waiting for: \(what)\n\(server.standardOutput)")
+        throw CancellationError()
+    }
+}
+
+@Suite("kiln serve: scheduling and running integrations")
+struct ServerTests {
+    /// A repository without a package: its integrations end quickly (build-errors), which is all
+    /// these tests need to see the scheduling.
+    static func quickRepository() throws -> GitFixture {
+        let repo = try GitFixture()
+        try repo.commit("first", files: ["README.md": "not a package\n"])
+        return repo
+    }
+
+    @Test("A new commit is integrated within the poll interval; kiln trigger from another process starts at once")
+    func pollAndTrigger() async throws {
+        let repo = try Self.quickRepository()
+        let served = try await ServedHome(bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 10s}\ntest: {enabled: false}\n"])
+        try await served.eventually("the first integration") { try served.integrations("app").first?.step == .completed }
+        let first = try #require(try served.integrations("app").first)
+        let head = try repo.head()
+        #expect(first.cause == .poll && first.number == 1 && first.commit == head)
+
+        let pushed = try repo.commit("second", files: ["README.md": "still not a package\n"])
+        let pushedAt = ContinuousClock.now
+        try await served.eventually("the pushed commit", timeout: .seconds(25)) {
+            try served.integrations("app").first { $0.commit == pushed }?.step == .completed
+        }
+        #expect(ContinuousClock.now - pushedAt < .seconds(22))
+
+        let triggeredAt = ContinuousClock.now
+        let trigger = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        #expect(trigger.standardOutput == "queued app #3\n")
+        try await served.eventually("the manual integration to start", timeout: .seconds(5)) {
+            try served.integrations("app").first { $0.number == 3 }?.step != .pending
+        }
+        #expect(ContinuousClock.now - triggeredAt < .seconds(3))
+        try await served.eventually("the manual integration to end") { try served.integrations("app").first?.step == .completed }
+        let output = try await served.server.terminate()
+        #expect(output.status == 0)
+    }
+
+    @Test("Two bots on one executor run one after the other; a third trigger while one is queued coalesces")
+    func oneExecutor() async throws {
+        let repo = try Self.quickRepository()
+        let slow =
+            "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers: [{name: wait, phase: before, run: 'sleep 1'}]\n"
+        let served = try await ServedHome(bots: ["a": slow, "b": slow])
+        for bot in ["a", "b", "b"] { _ = try runProcess(Executables.kiln, ["trigger", bot], in: served.home.path) }
+        try await served.eventually("both integrations") {
+            try served.integrations("a").first?.step == .completed && served.integrations("b").first?.step == .completed
+        }
+        let a = try #require(try served.integrations("a").first)
+        let b = try #require(try served.integrations("b").first)
+        #expect(try served.integrations("b").count == 1, "the second trigger of b joined the queued one")
+        let aStart = try #require(a.startedAt)
+        let bStart = try #require(b.startedAt)
+        let (earlier, later) = aStart < bStart ? (a, b) : (b, a)
+        let laterStart = try #require(later.startedAt)
+        let earlierEnd = try #require(earlier.endedAt)
+        #expect(laterStart >= earlierEnd, "one executor runs one integration at a time")
+        _ = try await served.server.terminate()
+    }
+
+    @Test("Bot files added, broken, fixed and deleted while serving take effect within seconds")
+    func liveReload() async throws {
+        let repo = try Self.quickRepository()
+        let bot = "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"
+        let served = try await ServedHome(bots: ["app": bot])
+        func status() throws -> [String: String] {
+            let result = try runProcess(Executables.kiln, ["status", "--json"], in: served.home.path)
+            let bots = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]] ?? []
+            return Dictionary(uniqueKeysWithValues: bots.compactMap { bot in (bot["name"] as? String).map { ($0, bot["status"] as? String ?? "") } })
+        }
+        try served.home.write("Bots/new.yml", bot)
+        try await served.eventually("the added bot", timeout: .seconds(5)) { try status()["new"] == "idle" }
+        try served.home.write("Bots/new.yml", bot + "timeout: soon\n")
+        try await served.eventually("the broken bot", timeout: .seconds(5)) { try status()["new"] == "broken" }
+        #expect(try status()["app"] == "idle", "the other bot keeps running")
+        try served.home.write("Bots/new.yml", bot + "timeout: 5m\n")
+        try await served.eventually("the fixed bot", timeout: .seconds(5)) { try status()["new"] == "idle" }
+        try FileManager.default.removeItem(atPath: served.home.url("Bots/new.yml"))
+        try await served.eventually("the deleted bot", timeout: .seconds(5)) { try status()["new"] == nil }
+        _ = try await served.server.terminate()
+    }
+
+    @Test("SIGTERM during an integration ends it as canceled, leaves no process behind, and exits")
+    func gracefulShutdown() async throws {
+        let repo = try Self.quickRepository()
+        let served = try await ServedHome(bots: [
+            "app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntriggers: [{name: hang, phase: before, run: 'sleep 321'}]\n"
+        ])
+        _ = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        try await served.eventually("the trigger to run", timeout: .seconds(10)) { try served.integrations("app").first?.step == .beforeTriggers }
+        try await Task.sleep(for: .milliseconds(300))
+        let stopping = ContinuousClock.now
+        let output = try await served.server.terminate()
+        #expect(output.status == 0)
+        #expect(ContinuousClock.now - stopping < .seconds(10))
+        let ended = try #require(try served.integrations("app").first)
+        #expect(ended.step == .completed && ended.result == .canceled)
+        #expect(try runProcess("/usr/bin/pgrep", ["-f", "sleep 321"]).standardOutput.isEmpty)
+    }
+}
