@@ -197,7 +197,8 @@ struct Run {
         let end: ProcessEnd
         do {
             end = try await ProcessRunner.run(
-                command, in: workspace, environment: environment(result: result), log: log, deadline: deadline, onLine: onLine)
+                bot.sandbox == .bubblewrap ? sandboxed(command) : command, in: workspace, environment: environment(result: result), log: log,
+                deadline: deadline, onLine: onLine)
         } catch {
             await log.note(error.description)
             throw .ended(IntegrationOutcome(result: .internalError, reason: error.description, commits: commits, triggers: triggers))
@@ -207,6 +208,18 @@ struct Run {
         case .canceled: throw .ended(canceled())
         case .exited, .signaled: return end
         }
+    }
+
+    /// The command under bubblewrap: the whole file system read-only, a private /tmp, and only the
+    /// workspace and the bot's HOME writable; the sandbox dies with Kiln. It stays in the step's
+    /// process group, so a timeout or cancel kills it like any step.
+    func sandboxed(_ command: StepCommand) -> StepCommand {
+        let home = "\(executor.dataDirectory)/homes/\(bot.name)"
+        let mirrors = executor.mirrors.directory
+        var arguments = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        if FileManager.default.fileExists(atPath: mirrors) { arguments += ["--ro-bind", mirrors, mirrors] }
+        arguments += ["--bind", workspace, workspace, "--bind", home, home, "--die-with-parent", "--chdir", workspace, "--", command.executable]
+        return StepCommand("bwrap", arguments + command.arguments)
     }
 
     mutating func runTriggers(_ phase: TriggerPhase, result: IntegrationResult?) async throws(Stop) {

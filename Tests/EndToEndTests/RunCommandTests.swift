@@ -142,4 +142,31 @@ struct RunCommandTests {
         #expect(ContinuousClock.now - start < .seconds(20))
         #expect(try runProcess("/usr/bin/pgrep", ["-f", "sleep 31[12]"]).standardOutput.isEmpty, "no process outlives the integration")
     }
+
+    @Test("A sandboxed integration can write its workspace and HOME but nothing else")
+    func sandbox() async throws {
+        let home = try TemporaryDirectory()
+        let repo = try GitFixture()
+        try repo.commit("Not a package", files: ["README.md": "hello\n"])
+        let escape = "/var/tmp/kiln-escape-\(UUID().uuidString.prefix(8))"
+        try home.write(
+            "Bots/boxed.yml",
+            """
+            repository: {url: '\(repo.url)'}
+            sandbox: bubblewrap
+            test: {enabled: false}
+            triggers:
+              - name: probe
+                phase: before
+                run: 'touch "$KILN_WORKSPACE/made-here" "$HOME/made-here" && echo inside-ok; touch \(escape) 2>/dev/null && echo ESCAPED || echo DENIED'
+
+            """)
+        let result = try runProcess(Executables.kiln, ["run", "boxed"], in: home.path)
+        let log = try String(contentsOfFile: home.url(".kiln/logs/boxed/1.log"), encoding: .utf8)
+        #expect(log.contains("inside-ok"), "\(log)")
+        #expect(log.contains("DENIED"))
+        #expect(!FileManager.default.fileExists(atPath: escape))
+        #expect(FileManager.default.fileExists(atPath: home.url(".kiln/workspaces/boxed/made-here")))
+        #expect(result.standardOutput.contains("result: build-errors"), "the build itself ran (and found no package)")
+    }
 }
