@@ -70,7 +70,7 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
-        .executableTarget(name: "KilnBench", dependencies: ["KilnCore", "KilnGit", "KilnStore"], exclude: ["README.md"]),
+        .executableTarget(name: "KilnBench", dependencies: ["KilnCore", "KilnGit", "KilnStore", "KilnBuild"], exclude: ["README.md"]),
 
         .executableTarget(name: "kiln-store-stress", dependencies: ["KilnCore", "KilnStore"], path: "Tests/KilnStoreStress"),
         .target(name: "KilnTestSupport", dependencies: ["KilnCore"], path: "Tests/KilnTestSupport"),

@@ -22,6 +22,7 @@ struct Bench {
             defer { work.remove() }
             try await ConfigBench(kiln: kiln, work: work).run(into: table)
             try await GitBench(work: work).run(into: table)
+            try await IntegrationBench(kiln: kiln, work: work).run(into: table)
             try await StoreBench(work: work).run(into: table)
         } catch {
             table.print()
