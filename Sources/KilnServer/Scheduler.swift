@@ -20,13 +20,19 @@ public actor Scheduler: Service {
     public struct Settings: Sendable {
         public var executors: Int
         public var timeZone: TimeZone
+        /// Integrations per bot that keep their logs, issues and tests (`retention.integrations`).
+        public var retention: Int
         /// How often the loops look at the clock, the bots directory and the store.
         public var tick: Duration
         public var queueTick: Duration
 
-        public init(executors: Int, timeZone: TimeZone = .current, tick: Duration = .seconds(1), queueTick: Duration = .milliseconds(20)) {
+        public init(
+            executors: Int, timeZone: TimeZone = .current, retention: Int = 500, tick: Duration = .seconds(1),
+            queueTick: Duration = .milliseconds(20)
+        ) {
             self.executors = executors
             self.timeZone = timeZone
+            self.retention = retention
             self.tick = tick
             self.queueTick = queueTick
         }
@@ -260,6 +266,12 @@ public actor Scheduler: Service {
                 }
             }
             return completed
+        }
+        do {
+            let expired = try store.applyRetention(keep: settings.retention)
+            if expired > 0 { logger.info("retention", metadata: ["expired": "\(expired)"]) }
+        } catch {
+            logger.error("cannot apply retention", metadata: ["error": "\(error)"])
         }
         logger.info(
             "ended",

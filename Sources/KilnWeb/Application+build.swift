@@ -46,7 +46,9 @@ public func buildServer(
         serverEnvironment: settings.environment, logger: logger)
     let scheduler = Scheduler(
         registry: registry, store: store, executor: executor,
-        settings: Scheduler.Settings(executors: config.executors, timeZone: config.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current),
+        settings: Scheduler.Settings(
+            executors: config.executors, timeZone: config.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current,
+            retention: config.retention),
         logger: logger)
     let application = buildApplication(settings: settings, registry: registry, logger: logger, onListening: onListening)
     return KilnServices(store: store, registry: registry, scheduler: scheduler, services: [application, scheduler], recovered: recovered)

@@ -132,4 +132,23 @@ struct ServerTests {
         #expect(ended.step == .completed && ended.result == .canceled)
         #expect(try runProcess("/usr/bin/pgrep", ["-f", "sleep 321"]).standardOutput.isEmpty)
     }
+
+    @Test("The server applies retention: older integrations keep their summary but lose their log")
+    func retention() async throws {
+        let repo = try Self.quickRepository()
+        let served = try await ServedHome(
+            bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"],
+            config: "executors: 1\nretention: {integrations: 1}\n")
+        for number in 1...2 {
+            _ = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+            try await served.eventually("integration \(number)") {
+                try served.integrations("app").first { $0.number == number }?.step == .completed
+            }
+        }
+        try await served.eventually("retention") { try served.integrations("app").last?.expired == true }
+        #expect(!FileManager.default.fileExists(atPath: served.home.url(".kiln/logs/app/1.log")))
+        #expect(FileManager.default.fileExists(atPath: served.home.url(".kiln/logs/app/2.log")))
+        #expect(try served.integrations("app").last?.result == .buildErrors, "the summary stays")
+        _ = try await served.server.terminate()
+    }
 }

@@ -97,6 +97,18 @@ public struct DiagnosticParser: Sendable {
     /// Finds `: error: ` (or warning, note) and reads `path:line:col` before it. Works on bytes:
     /// most lines of a build log hold no diagnostic and are rejected after one scan for `: `.
     private static func parseLine<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> Parsed? {
+        // Most lines of a build log ("[12/340] Compiling …") hold no ": " at all: reject them
+        // without copying.
+        var previous: UInt8 = 0
+        var candidate = false
+        for byte in bytes {
+            if previous == UInt8(ascii: ":"), byte == UInt8(ascii: " ") {
+                candidate = true
+                break
+            }
+            previous = byte
+        }
+        guard candidate else { return nil }
         let line = Array(bytes)
         if line.starts(with: "error: ".utf8) {
             return Parsed(kind: .error, message: String(decoding: line.dropFirst(7), as: UTF8.self))
