@@ -62,6 +62,27 @@ struct OutputParserTests {
             ])
     }
 
+    @Test("XCTest with --parallel: announced tests pass unless their output says otherwise")
+    func xctestParallel() {
+        let output = """
+            [1/3] Testing LibTests.MathTests/testAdds
+            [2/3] Testing LibTests.MathTests/testFails
+            [3/3] Testing LibTests.MathTests/testOther
+            Test Suite 'Selected tests' started at 2026-11-22 02:12:22.114
+            Test Case 'MathTests.testFails' started at 2026-11-22 02:12:22.116
+            /work/app/Tests/LibTests/XCTests.swift:5: error: MathTests.testFails : XCTAssertEqual failed
+            Test Case 'MathTests.testFails' failed (0.002 seconds)
+            """
+        #expect(
+            XCTestOutputParser.parse(output, root: "/work/app") == [
+                TestCase(
+                    suite: "MathTests", name: "testFails", status: .failed, duration: 0.002, message: "XCTAssertEqual failed",
+                    file: "Tests/LibTests/XCTests.swift", line: 5),
+                TestCase(suite: "MathTests", name: "testAdds", status: .passed, duration: 0),
+                TestCase(suite: "MathTests", name: "testOther", status: .passed, duration: 0),
+            ])
+    }
+
     @Test("XCTest: a test running when the process crashed is failed, with the crash")
     func xctestCrash() {
         var parser = XCTestOutputParser(root: "/work/app")

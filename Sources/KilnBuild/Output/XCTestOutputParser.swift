@@ -7,11 +7,15 @@ import KilnCore
 /// outcome; `file:line: error: Suite.test : message` gives a failure's message and location. A test
 /// that started and never ended was running when the process died: it is reported failed, with
 /// the crash as its message.
+///
+/// With `--parallel`, `swift test` announces every test as `[3/40] Testing Module.Suite/test` and
+/// prints the output of failing ones only: announced tests without an outcome of their own passed.
 public struct XCTestOutputParser: Sendable {
     public let root: String
     private(set) public var tests: [TestCase] = []
     private var running: (suite: String, name: String)?
     private var failure: (message: String, file: String?, line: Int?)?
+    private var announced: [(suite: String, name: String)] = []
 
     public init(root: String) {
         self.root = root.hasSuffix("/") ? String(root.dropLast()) : root
@@ -24,6 +28,14 @@ public struct XCTestOutputParser: Sendable {
     }
 
     public mutating func consume(_ line: Substring) {
+        if line.hasPrefix("["), let testing = line.range(of: "] Testing "), let slash = line.lastIndex(of: "/"),
+            slash > testing.upperBound
+        {
+            let qualified = line[testing.upperBound..<slash]
+            let suite = qualified.split(separator: ".").last.map(String.init) ?? String(qualified)
+            announced.append((suite, String(line[line.index(after: slash)...])))
+            return
+        }
         if line.hasPrefix("Test Case '") {
             let rest = line.dropFirst("Test Case '".count)
             guard let quote = rest.firstIndex(of: "'") else { return }
@@ -71,12 +83,19 @@ public struct XCTestOutputParser: Sendable {
 
     /// The tests read so far, plus the one that was running if the process died in it.
     public func finish(crash: String?) -> [TestCase] {
-        guard let running else { return tests }
-        let message = failure?.message ?? crash ?? "the test process ended while this test was running"
-        return tests + [
-            TestCase(
-                suite: running.suite, name: running.name, status: .failed, duration: 0, message: message, file: failure?.file, line: failure?.line)
-        ]
+        var result = tests
+        if let running {
+            let message = failure?.message ?? crash ?? "the test process ended while this test was running"
+            result.append(
+                TestCase(
+                    suite: running.suite, name: running.name, status: .failed, duration: 0, message: message, file: failure?.file, line: failure?.line
+                ))
+        }
+        let reported = Set(result.map { "\($0.suite)/\($0.name)" })
+        for test in announced where !reported.contains("\(test.suite)/\(test.name)") {
+            result.append(TestCase(suite: test.suite, name: test.name, status: .passed, duration: 0))
+        }
+        return result
     }
 
     /// `Suite.test` (Linux) or `-[Module.Suite test]` (Darwin).
