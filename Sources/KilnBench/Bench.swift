@@ -5,7 +5,7 @@ import KilnStore
 
 /// Measures Kiln's figures and prints them as one table.
 ///
-/// Usage: `kiln-bench [--kiln path/to/kiln]`. Work happens in a temporary directory that is removed
+/// Usage: `kiln-bench [--kiln path/to/kiln] [--only config|git|integration|store|server]`. Work happens in a temporary directory that is removed
 /// at the end. Every figure is a median over several runs, printed beside its target and the
 /// comparison its issue names.
 @main
@@ -13,17 +13,21 @@ struct Bench {
     static func main() async {
         var arguments = CommandLine.arguments.dropFirst()
         var kiln = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("kiln").path
+        var only: String?
         while let argument = arguments.popFirst() {
             if argument == "--kiln", let path = arguments.popFirst() { kiln = path }
+            if argument == "--only", let name = arguments.popFirst() { only = name }
         }
+        func wanted(_ name: String) -> Bool { only == nil || only == name }
         let table = Table()
         do {
             let work = try Workspace()
             defer { work.remove() }
-            try await ConfigBench(kiln: kiln, work: work).run(into: table)
-            try await GitBench(work: work).run(into: table)
-            try await IntegrationBench(kiln: kiln, work: work).run(into: table)
-            try await StoreBench(work: work).run(into: table)
+            if wanted("config") { try await ConfigBench(kiln: kiln, work: work).run(into: table) }
+            if wanted("git") { try await GitBench(work: work).run(into: table) }
+            if wanted("integration") { try await IntegrationBench(kiln: kiln, work: work).run(into: table) }
+            if wanted("store") { try await StoreBench(work: work).run(into: table) }
+            if wanted("server") { try await ServerBench(kiln: kiln, work: work).run(into: table) }
         } catch {
             table.print()
             FileHandle.standardError.write(Data("kiln-bench: error: \(error)\n".utf8))

@@ -1,0 +1,127 @@
+import Foundation
+import KilnStore
+
+/// Server: `kiln trigger` to the first process of the integration, and an idle server's CPU and memory.
+struct ServerBench {
+    let kiln: String
+    let work: Workspace
+
+    func run(into table: Table) async throws {
+        let repository = work.url("server-repo")
+        try FileManager.default.createDirectory(atPath: repository, withIntermediateDirectories: true)
+        try "not a package\n".write(toFile: repository + "/README.md", atomically: false, encoding: .utf8)
+        try command("/usr/bin/git", ["init", "-q", "-b", "main"], in: repository)
+        try command("/usr/bin/git", ["add", "-A"], in: repository)
+        try command("/usr/bin/git", ["-c", "user.name=Bench", "-c", "user.email=b@example.com", "commit", "-q", "-m", "one"], in: repository)
+
+        // 50 bots: trigger latency and resident memory.
+        let fifty = try home("fifty", bots: 50, repository: repository, extra: "")
+        let marks = work.url("marks")
+        try FileManager.default.createDirectory(atPath: marks, withIntermediateDirectories: true)
+        try """
+        repository: {url: '\(repository)'}
+        schedule: {poll: 0}
+        test: {enabled: false}
+        triggers: [{name: mark, phase: before, run: 'date +%s%N > \(marks)/$KILN_INTEGRATION'}]
+
+        """.write(toFile: fifty + "/Bots/timed.yml", atomically: false, encoding: .utf8)
+        let server = try Server(kiln: kiln, home: fifty)
+        defer { server.stop() }
+        try await server.waitUntilIdle(bots: 50)
+        var latencies: [Double] = []
+        for round in 1...9 {
+            let start = Date().timeIntervalSince1970
+            try command(kiln, ["trigger", "timed"], in: fifty)
+            let mark = "\(marks)/\(round)"
+            let deadline = Date().addingTimeInterval(30)
+            while !FileManager.default.fileExists(atPath: mark), Date() < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            try await Task.sleep(for: .milliseconds(20))
+            guard let text = try? String(contentsOfFile: mark, encoding: .utf8), let nanoseconds = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            else { throw BenchError.unexpected("integration \(round) did not start") }
+            latencies.append((nanoseconds / 1e9 - start) * 1000)
+            try await server.waitUntilIdle(bots: 51)
+        }
+        latencies.sort()
+        table.add(
+            "kiln trigger to the first process started", target: "median < 100 ms", measured: Measure.format(latencies[latencies.count / 2]),
+            comparison: "idle executor, 9 triggers; includes starting kiln trigger")
+        try await Task.sleep(for: .seconds(2))
+        table.add("kiln serve resident memory, 50 bots idle", target: "< 40 MB", measured: String(format: "%.1f MB", server.residentMegabytes()))
+        server.stop()
+
+        // 200 bots polling every minute, idle: CPU over 30 seconds.
+        let many = try home("many", bots: 200, repository: repository, extra: "schedule: {poll: 1m}\n")
+        let busy = try Server(kiln: kiln, home: many)
+        defer { busy.stop() }
+        try await busy.waitUntilIdle(bots: 200, timeout: 300)
+        let before = busy.cpuSeconds()
+        try await Task.sleep(for: .seconds(30))
+        let percent = (busy.cpuSeconds() - before) / 30 * 100
+        table.add(
+            "200 bots polling every minute, idle: CPU", target: "< 1 % of a core", measured: String(format: "%.2f %%", percent),
+            comparison: "over 30 s, after every bot's first integration")
+    }
+
+    private func home(_ name: String, bots: Int, repository: String, extra: String) throws -> String {
+        let home = work.url(name)
+        try FileManager.default.createDirectory(atPath: home + "/Bots", withIntermediateDirectories: true)
+        try "executors: 2\n".write(toFile: home + "/kiln.yml", atomically: false, encoding: .utf8)
+        for index in 1...bots {
+            try "repository: {url: '\(repository)'}\ntest: {enabled: false}\n\(extra)"
+                .write(toFile: "\(home)/Bots/bot-\(index).yml", atomically: false, encoding: .utf8)
+        }
+        return home
+    }
+}
+
+/// A `kiln serve` process for the benchmark.
+final class Server {
+    let process = Process()
+    let home: String
+
+    init(kiln: String, home: String) throws {
+        self.home = home
+        process.executableURL = URL(fileURLWithPath: kiln)
+        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--log-level", "warning"]
+        process.currentDirectoryURL = URL(fileURLWithPath: home)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// Waits until `bots` bots have integrated once and nothing is queued or running.
+    func waitUntilIdle(bots: Int, timeout: TimeInterval = 120) async throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if let store = try? SQLiteStore.open(dataDirectory: home + "/.kiln"), let overviews = try? store.botOverviews(),
+                overviews.filter({ $0.last != nil }).count >= bots, overviews.allSatisfy({ $0.running.isEmpty && $0.queued.isEmpty })
+            {
+                return
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw BenchError.unexpected("the server did not integrate \(bots) bots in time")
+    }
+
+    func residentMegabytes() -> Double {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        let kilobytes = Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
+        return kilobytes / 1024
+    }
+
+    /// User and system CPU time of the process so far.
+    func cpuSeconds() -> Double {
+        let stat = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/stat", encoding: .utf8)) ?? ""
+        guard let close = stat.lastIndex(of: ")") else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 13, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    func stop() {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
