@@ -7,6 +7,7 @@ import KilnStore
 import KilnWeb
 import Logging
 import ServiceLifecycle
+import UnixSignals
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -87,7 +88,22 @@ struct Serve: AsyncParsableCommand {
             configuration: ServiceGroupConfiguration(
                 services: server.services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
                 gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger))
-        try await group.run()
+        // The group handles the first SIGTERM or SIGINT gracefully; a second one exits at once.
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            tasks.addTask {
+                var received = 0
+                for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
+                    received += 1
+                    if received >= 2 {
+                        Console.error("kiln: second signal, exiting now")
+                        Foundation.exit(1)
+                    }
+                }
+            }
+            try await tasks.next()
+            tasks.cancelAll()
+        }
         Console.out("kiln stopped")
     }
 }
