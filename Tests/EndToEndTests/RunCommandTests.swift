@@ -169,4 +169,91 @@ struct RunCommandTests {
         #expect(FileManager.default.fileExists(atPath: home.url(".kiln/workspaces/boxed/made-here")))
         #expect(result.standardOutput.contains("result: build-errors"), "the build itself ran (and found no package)")
     }
+
+    @Test("A test that crashes still yields the tests that ran; a test that hangs is killed at the timeout with its children")
+    func crashAndHang() async throws {
+        let home = try TemporaryDirectory()
+        let package = try FixturePackage()
+        let repo = package.repository
+        try home.write("Bots/app.yml", "repository: {url: '\(repo.url)'}\n")
+        try repo.commit(
+            "A test that crashes",
+            files: [
+                "Tests/LibTests/LibTests.swift": """
+                import XCTest
+                @testable import Lib
+
+                final class MathTests: XCTestCase {
+                    func testAdds() { XCTAssertEqual(add(1, 2), 3) }
+                    func testCrashes() { let values: [Int] = []; XCTAssertEqual(values[3], 0) }
+                }
+
+                """
+            ])
+        let crashed = try runProcess(Executables.kiln, ["run", "app"], in: home.path)
+        #expect(crashed.status == 1)
+        #expect(crashed.standardOutput.contains("result: test-failures"), "\(crashed.standardOutput)")
+        let store = try SQLiteStore.open(dataDirectory: home.url(".kiln"))
+        let first = try #require(try store.integration(bot: "app", number: 1))
+        #expect(first.tests.first { $0.name == "testAdds" }?.status == .passed)
+        let crash = try #require(first.tests.first { $0.name == "testCrashes" })
+        #expect(crash.status == .failed)
+        #expect(crash.message?.contains("Fatal error: Index out of range") == true, "\(crash.message ?? "")")
+
+        try repo.commit(
+            "A test that hangs",
+            files: [
+                "Tests/LibTests/LibTests.swift": """
+                import Foundation
+                import XCTest
+                @testable import Lib
+
+                final class MathTests: XCTestCase {
+                    func testHangs() throws {
+                        let child = Process()
+                        child.executableURL = URL(fileURLWithPath: "/bin/sleep")
+                        child.arguments = ["333"]
+                        try child.run()
+                        Thread.sleep(forTimeInterval: 600)
+                    }
+                }
+
+                """
+            ])
+        try home.write("Bots/app.yml", "repository: {url: '\(repo.url)'}\ntimeout: 40s\n")
+        let start = ContinuousClock.now
+        let hung = try runProcess(Executables.kiln, ["run", "app"], in: home.path)
+        #expect(hung.standardOutput.contains("result: timeout"), "\(hung.standardOutput)")
+        #expect(hung.standardOutput.contains("ran longer than its timeout of 40s"))
+        #expect(ContinuousClock.now - start < .seconds(60))
+        #expect(try runProcess("/usr/bin/pgrep", ["-f", "sleep 333"]).standardOutput.isEmpty, "the test's child was killed too")
+    }
+
+    @Test("A build that prints 200 MiB: the log is capped and kiln's memory stays bounded")
+    func hugeOutput() async throws {
+        let home = try TemporaryDirectory()
+        let repo = try GitFixture()
+        try repo.commit("Not a package", files: ["README.md": "hello\n"])
+        try home.write(
+            "Bots/loud.yml",
+            """
+            repository: {url: '\(repo.url)'}
+            test: {enabled: false}
+            triggers: [{name: loud, phase: before, run: 'head -c 209715200 /dev/zero | tr "\\\\0" x | fold -w 99'}]
+
+            """)
+        // python3 reports the peak resident memory of kiln run (ru_maxrss of its children, in KiB).
+        let measured = try runProcess(
+            "/usr/bin/python3",
+            [
+                "-c", "import resource,subprocess,sys; subprocess.run(sys.argv[1:]); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)",
+                Executables.kiln, "run", "loud",
+            ],
+            in: home.path)
+        let peak = try #require(Int(measured.standardOutput.split(separator: "\n").last ?? ""))
+        #expect(peak < 150 * 1024, "kiln run peaked at \(peak / 1024) MiB for 200 MiB of output")
+        let size = try FileManager.default.attributesOfItem(atPath: home.url(".kiln/logs/loud/1.log"))[.size] as? Int ?? 0
+        #expect(size > 49 * 1024 * 1024 && size < 51 * 1024 * 1024)
+        #expect(measured.standardOutput.contains("result: build-errors"), "the integration went on after the cap")
+    }
 }

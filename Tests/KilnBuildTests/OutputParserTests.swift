@@ -83,7 +83,7 @@ struct OutputParserTests {
             ])
     }
 
-    @Test("XCTest: a test running when the process crashed is failed, with the crash")
+    @Test("XCTest: a test running when the process crashed is failed, with the crash's own words")
     func xctestCrash() {
         var parser = XCTestOutputParser(root: "/work/app")
         for line in [
@@ -94,8 +94,7 @@ struct OutputParserTests {
             parser.finish(crash: "the test process crashed (signal 4, illegal instruction)") == [
                 TestCase(suite: "CrashTests", name: "testOne", status: .passed, duration: 0.001),
                 TestCase(
-                    suite: "CrashTests", name: "testCrashes", status: .failed, duration: 0,
-                    message: "the test process crashed (signal 4, illegal instruction)"),
+                    suite: "CrashTests", name: "testCrashes", status: .failed, duration: 0, message: "crashed: Fatal error: Unexpectedly found nil"),
             ])
     }
 

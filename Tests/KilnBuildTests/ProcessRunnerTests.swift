@@ -77,6 +77,18 @@ struct ProcessRunnerTests {
         #expect(try runProcess("/usr/bin/pgrep", ["-f", "sleep 303"]).standardOutput.isEmpty)
     }
 
+    @Test("A child moved to a process group of its own (as swift test does with the test runner) is killed too")
+    func ownProcessGroup() async throws {
+        let directory = try TemporaryDirectory()
+        let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
+        // `set -m` gives every background job a process group of its own.
+        let end = try await ProcessRunner.run(
+            .shell("set -m; sleep 305 > /dev/null 2>&1 & echo started"), in: directory.path, environment: environment, log: log, deadline: far())
+        #expect(end == .exited(0))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(try runProcess("/usr/bin/pgrep", ["-f", "sleep 305"]).standardOutput.isEmpty)
+    }
+
     @Test("Canceling the task kills the group and reports canceled")
     func cancel() async throws {
         let directory = try TemporaryDirectory()

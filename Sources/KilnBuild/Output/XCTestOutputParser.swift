@@ -65,6 +65,11 @@ public struct XCTestOutputParser: Sendable {
             failure = nil
             return
         }
+        // A crash says why before the process dies: keep it for the test that was running.
+        if running != nil, failure == nil, let fatal = line.range(of: "Fatal error: ") {
+            failure = ("crashed: " + String(line[fatal.lowerBound...]), nil, nil)
+            return
+        }
         // `/path/File.swift:12: error: Suite.test : message`
         guard let running, failure == nil, let marker = line.range(of: ": error: ") else { return }
         let location = line[..<marker.lowerBound]

@@ -42,6 +42,8 @@ public actor IntegrationLog {
 
     /// Output as it arrives; complete lines are masked and written, a partial line waits.
     public func append(_ bytes: some Collection<UInt8>) {
+        // Past the cap nothing more is written: skip the work of masking it.
+        if truncated { return }
         partial.append(contentsOf: bytes)
         guard let lastNewline = partial.lastIndex(of: UInt8(ascii: "\n")) else {
             // A very long line without a newline is written in pieces.

@@ -53,9 +53,10 @@ public enum ProcessError: Error, Sendable, CustomStringConvertible {
 ///
 /// The process gets its own process group, the environment it is given and nothing else of the
 /// server's, no standard input, and the workspace as its directory. Its output (standard error
-/// merged into standard output) goes to the log as it arrives and, line by line, to `onLine`. At
-/// the deadline or on task cancellation the whole group is killed; when the process ends, any
-/// child it left behind in its group is killed too, so nothing outlives the step.
+/// merged into standard output) goes to the log as it arrives and, line by line, to `onLine`. The
+/// process leads a session of its own: at the deadline or on task cancellation every process in
+/// that session is killed, and when the process ends, anything it left behind in it is killed too,
+/// so nothing outlives the step (short of a process that starts a session of its own).
 public enum ProcessRunner {
     public static func run(
         _ command: StepCommand,
@@ -66,7 +67,10 @@ public enum ProcessRunner {
         onLine: @escaping @Sendable (Substring) -> Void = { _ in }
     ) async throws(ProcessError) -> ProcessEnd {
         var options = PlatformOptions()
-        options.processGroupID = 0
+        // A session of its own (and with it a process group): tools that put their children in
+        // new process groups — `swift test` does for the test runner — stay in the session, so
+        // killing the session's processes leaves nothing behind.
+        options.createSession = true
         // swift-subprocess hands these rows to strdup(): each must end with a NUL byte.
         let variables = environment.map { Array("\($0.key)=\($0.value)".utf8) + [0] }
         let executable: Executable = command.executable.contains("/") ? .path(FilePath(command.executable)) : .name(command.executable)
@@ -102,22 +106,31 @@ public enum ProcessRunner {
         let output = execution.standardOutput
         let forced: ProcessEnd? = await withTaskGroup(of: ProcessEnd?.self) { tasks in
             tasks.addTask {
-                var pending = ""
+                // Bytes after the last newline wait for the rest of their line.
+                var pending: [UInt8] = []
                 do {
                     for try await buffer in output {
                         let bytes = buffer.withUnsafeBytes { Array($0) }
                         await log.append(bytes)
-                        pending += String(decoding: bytes, as: UTF8.self)
-                        while let newline = pending.firstIndex(of: "\n") {
-                            onLine(pending[..<newline])
-                            pending = String(pending[pending.index(after: newline)...])
+                        var lineStart = 0
+                        for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
+                            if pending.isEmpty {
+                                onLine(Substring(decoding: bytes[lineStart..<index], as: UTF8.self))
+                            } else {
+                                pending += bytes[lineStart..<index]
+                                onLine(Substring(decoding: pending, as: UTF8.self))
+                                pending.removeAll(keepingCapacity: true)
+                            }
+                            lineStart = index + 1
                         }
-                        if pending.utf8.count > 256 * 1024 { pending = "" }
+                        pending += bytes[lineStart...]
+                        // A line longer than this is not a diagnostic or a test result: drop it.
+                        if pending.count > 256 * 1024 { pending.removeAll() }
                     }
                 } catch {
                     await log.note("reading the output failed: \(error)")
                 }
-                if !pending.isEmpty { onLine(Substring(pending)) }
+                if !pending.isEmpty { onLine(Substring(decoding: pending, as: UTF8.self)) }
                 await log.flushPartial()
                 return nil
             }
@@ -142,8 +155,25 @@ public enum ProcessRunner {
         return forced
     }
 
+    /// Kills the step's process group and every other process still in its session.
     static func killGroup(_ group: pid_t) {
         guard group > 0 else { return }
         kill(-group, SIGKILL)
+        for pid in sessionMembers(group) { kill(pid, SIGKILL) }
+    }
+
+    /// Processes whose session is `session` (field 6 of /proc/PID/stat).
+    static func sessionMembers(_ session: pid_t) -> [pid_t] {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
+        var members: [pid_t] = []
+        for entry in entries {
+            guard let pid = pid_t(entry), pid > 1,
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After the command name: state, ppid, pgrp, session, …
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 3, pid_t(fields[3]) == session { members.append(pid) }
+        }
+        return members
     }
 }
