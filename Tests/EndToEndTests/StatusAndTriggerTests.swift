@@ -85,4 +85,21 @@ struct StatusAndTriggerTests {
 
                 """)
     }
+
+    @Test("kiln run shows the running step with its elapsed time on a terminal, and a line per step otherwise")
+    func runProgress() throws {
+        let home = try TemporaryDirectory()
+        let repo = try GitFixture()
+        try repo.commit("Not a package", files: ["README.md": "hello\n"])
+        try home.write("Bots/app.yml", "repository: {url: '\(repo.url)'}\ntest: {enabled: false}\n")
+        // `script` gives kiln a terminal.
+        let terminal = try runProcess("/usr/bin/script", ["-qc", "\(Executables.kiln) run app", "/dev/null"], in: home.path)
+        #expect(terminal.standardOutput.contains("\r\u{1B}[K  building "))
+        #expect(terminal.standardOutput.contains("result: build-errors"))
+        let piped = try runProcess(Executables.kiln, ["run", "app"], in: home.path)
+        #expect(!piped.standardOutput.contains("\u{1B}"))
+        let lines = piped.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("  building         ") && $0.hasSuffix("s") })
+        #expect(lines.contains("result: build-errors") || lines.contains { $0.hasPrefix("result: build-errors in ") })
+    }
 }

@@ -50,11 +50,47 @@ struct Run: AsyncParsableCommand {
             store: store, mirrors: Mirrors(directory: config.data + "/mirrors", sshKeyFile: config.sshKeyFile), dataDirectory: config.data,
             serverEnvironment: ProcessInfo.processInfo.environment, logger: logger)
         Console.out("\(bot.name) #\(integration.number): \(bot.repository.url.redacted) \(bot.repository.branch)")
-        let completed = await executor.run(integration, of: bot) { progress in
-            if case .stepEnded(let step, let seconds) = progress {
-                Console.out("  \(step.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(String(format: "%.1fs", seconds))")
-            }
+        let display = ProgressDisplay(live: isatty(STDOUT_FILENO) == 1)
+        // Progress arrives synchronously from the executor; a stream keeps it in order for the display.
+        let (events, sink) = AsyncStream.makeStream(of: IntegrationExecutor.Progress.self)
+        enum Part: Sendable {
+            case completed(Integration)
+            case drained
+            case ticker
         }
+        let completed = await withTaskGroup(of: Part.self) { group in
+            group.addTask {
+                let completed = await executor.run(integration, of: bot) { sink.yield($0) }
+                sink.finish()
+                return .completed(completed)
+            }
+            group.addTask {
+                for await event in events { await display.handle(event) }
+                return .drained
+            }
+            if display.live {
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: .milliseconds(500))
+                        await display.tick()
+                    }
+                    return .ticker
+                }
+            }
+            var completed: Integration?
+            var drained = false
+            while let part = await group.next() {
+                switch part {
+                case .completed(let integration): completed = integration
+                case .drained: drained = true
+                case .ticker: break
+                }
+                // Every event shown and the integration over: the ticker may stop.
+                if completed != nil, drained { group.cancelAll() }
+            }
+            return completed ?? integration
+        }
+        await display.finish()
         let detail = try? store.integration(bot: bot.name, number: completed.number)
         Console.out(Self.summary(completed, detail: detail, log: executor.logPath(bot: bot.name, number: completed.number)))
         if completed.result?.isPassing != true { throw ExitCode.failure }
@@ -90,5 +126,43 @@ struct Run: AsyncParsableCommand {
         }
         lines.append("log: \(log)")
         return lines.joined(separator: "\n")
+    }
+}
+
+/// `kiln run`'s progress: on a terminal the running step with its elapsed time, updated in place;
+/// otherwise a line per finished step.
+actor ProgressDisplay {
+    nonisolated let live: Bool
+    private var step: IntegrationStep?
+    private var started = ContinuousClock.now
+
+    init(live: Bool) {
+        self.live = live
+    }
+
+    func handle(_ progress: IntegrationExecutor.Progress) {
+        switch progress {
+        case .step(let next):
+            step = next
+            started = .now
+            tick()
+        case .stepEnded(let ended, let seconds):
+            if live { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
+            Console.out("  \(ended.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(String(format: "%.1fs", seconds))")
+            if step == ended { step = nil }
+            tick()
+        }
+    }
+
+    func tick() {
+        guard live, let step else { return }
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        let line = "  \(step.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(String(format: "%.0fs", seconds)) …"
+        FileHandle.standardOutput.write(Data("\r\u{1B}[K\(line)".utf8))
+    }
+
+    func finish() {
+        if live { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
     }
 }
