@@ -14,7 +14,7 @@ import ServiceLifecycle
 /// - periodic bots queue an integration (cause `periodic`) when their schedule comes round, in the
 ///   configured time zone; a period missed while the server was down runs once at start.
 /// - Queued integrations — from here, webhooks or `kiln trigger` in another process — are claimed as
-///   soon as an executor is free: the store's change token is watched every 20 ms.
+///   soon as an executor is free: the store's file is watched for changes.
 /// - On graceful shutdown every running integration is canceled (its processes killed) and recorded.
 public actor Scheduler: Service {
     public struct Settings: Sendable {
@@ -24,12 +24,16 @@ public actor Scheduler: Service {
         public var retention: Int
         /// How often the loops look at the clock, the bots directory and the store.
         public var tick: Duration
+        /// How often the queue is looked at when the store's file cannot be watched.
         public var queueTick: Duration
+        /// The SQLite file to watch for changes; nil to look at the queue every `queueTick`.
+        public var databasePath: String?
 
         public init(
             executors: Int, timeZone: TimeZone = .current, retention: Int = 500, tick: Duration = .seconds(1),
-            queueTick: Duration = .milliseconds(20)
+            queueTick: Duration = .milliseconds(20), databasePath: String? = nil
         ) {
+            self.databasePath = databasePath
             self.executors = executors
             self.timeZone = timeZone
             self.retention = retention
@@ -194,36 +198,41 @@ public actor Scheduler: Service {
 
     // MARK: Running
 
-    /// Integrations running now, and whether one ended since the queue was last looked at.
+    /// Integrations running now.
     private var running = 0
-    private var freed = false
 
     /// Claims queued integrations while an executor is free, and runs each in a child task that
-    /// also watches for a request to cancel it.
+    /// also watches for a request to cancel it. The queue is looked at when the store's file
+    /// changes (inotify: a `kiln trigger` in another process is seen at once), when an executor
+    /// frees up, and once a second in case a change was missed.
     private func dispatch() async {
+        let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let watcher = settings.databasePath.flatMap { ChangeWatcher(databasePath: $0) { wake.yield() } }
+        defer { watcher?.stop() }
+        let interval = watcher == nil ? settings.queueTick : .seconds(1)
         await withDiscardingTaskGroup { group in
-            var token = ""
-            while !Task.isCancelled {
-                let current = store.changeToken()
-                if current != token || freed {
-                    token = current
-                    freed = false
-                    while running < settings.executors, let claimed = await claim() {
-                        running += 1
-                        group.addTask {
-                            await self.execute(claimed)
-                            await self.executorFreed()
-                        }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: interval)
+                    wake.yield()
+                }
+            }
+            wake.yield()
+            for await _ in wakeups {
+                while running < settings.executors, let claimed = await claim() {
+                    running += 1
+                    group.addTask {
+                        await self.execute(claimed)
+                        await self.executorFreed()
+                        wake.yield()
                     }
                 }
-                try? await Task.sleep(for: settings.queueTick)
             }
         }
     }
 
     private func executorFreed() {
         running -= 1
-        freed = true
     }
 
     private func claim() async -> (Integration, Bot?)? {

@@ -48,7 +48,7 @@ public func buildServer(
         registry: registry, store: store, executor: executor,
         settings: Scheduler.Settings(
             executors: config.executors, timeZone: config.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current,
-            retention: config.retention),
+            retention: config.retention, databasePath: store.path),
         logger: logger)
     let application = buildApplication(settings: settings, registry: registry, logger: logger, onListening: onListening)
     return KilnServices(store: store, registry: registry, scheduler: scheduler, services: [application, scheduler], recovered: recovered)

@@ -1,0 +1,61 @@
+import Foundation
+
+/// Tells when the store's file changes — any commit, from any process — without polling it.
+///
+/// SQLite in WAL mode appends every commit to `<db>-wal`; an inotify watch on the database's
+/// directory sees those writes. A thread of its own blocks in poll(2) (waking once a second to
+/// notice `stop()`), so an idle server spends no CPU on watching.
+public final class ChangeWatcher: @unchecked Sendable {
+    // `descriptor` is written once in init and read by the watching thread; `stopped` is guarded
+    // by `lock`.
+    private let descriptor: Int32
+    private let lock = NSLock()
+    private var stopped = false
+
+    /// Watches the directory holding `databasePath`; calls `onChange` (on the watcher's thread)
+    /// after writes to the database or its WAL. Nil when inotify is unavailable.
+    public init?(databasePath: String, onChange: @escaping @Sendable () -> Void) {
+        let directory = (databasePath as NSString).deletingLastPathComponent
+        let name = (databasePath as NSString).lastPathComponent
+        let descriptor = inotify_init1(Int32(IN_CLOEXEC))
+        guard descriptor >= 0 else { return nil }
+        let mask = UInt32(IN_MODIFY) | UInt32(IN_CREATE) | UInt32(IN_MOVED_TO) | UInt32(IN_CLOSE_WRITE)
+        guard inotify_add_watch(descriptor, directory, mask) >= 0 else {
+            close(descriptor)
+            return nil
+        }
+        self.descriptor = descriptor
+        Thread.detachNewThread { [self] in
+            self.watch(name: name, onChange: onChange)
+        }
+    }
+
+    public func stop() {
+        lock.withLock { stopped = true }
+    }
+
+    private var isStopped: Bool { lock.withLock { stopped } }
+
+    private func watch(name: String, onChange: @Sendable () -> Void) {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while !isStopped {
+            var descriptorSet = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptorSet, 1, 1000)
+            guard ready > 0 else { continue }
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            guard count > 0 else { continue }
+            // Events name files in the directory: only the database's own files matter.
+            var offset = 0
+            var relevant = false
+            while offset + MemoryLayout<inotify_event>.size <= count {
+                let length = buffer.withUnsafeBytes { $0.load(fromByteOffset: offset + 12, as: UInt32.self) }
+                let nameStart = offset + MemoryLayout<inotify_event>.size
+                let nameBytes = buffer[nameStart..<min(count, nameStart + Int(length))].prefix { $0 != 0 }
+                if String(decoding: nameBytes, as: UTF8.self).hasPrefix(name) { relevant = true }
+                offset = nameStart + Int(length)
+            }
+            if relevant { onChange() }
+        }
+        close(descriptor)
+    }
+}
