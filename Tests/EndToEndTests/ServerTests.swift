@@ -130,7 +130,7 @@ struct ServerTests {
         #expect(ContinuousClock.now - stopping < .seconds(10))
         let ended = try #require(try served.integrations("app").first)
         #expect(ended.step == .completed && ended.result == .canceled)
-        #expect(try runProcess("/usr/bin/pgrep", ["-f", "sleep 321"]).standardOutput.isEmpty)
+        #expect(try await leftoverProcesses(matching: "sleep 321").isEmpty)
     }
 
     @Test("The server applies retention: older integrations keep their summary but lose their log")

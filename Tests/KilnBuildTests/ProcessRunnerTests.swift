@@ -61,9 +61,8 @@ struct ProcessRunnerTests {
             deadline: .now + .milliseconds(700))
         #expect(end == .timedOut)
         #expect(ContinuousClock.now - start < .seconds(10))
-        try await Task.sleep(for: .milliseconds(200))
-        let leftovers = try runProcess("/usr/bin/pgrep", ["-f", "sleep 30[012]"])
-        #expect(leftovers.standardOutput.isEmpty, "processes left behind: \(leftovers.standardOutput)")
+        let leftovers = try await leftoverProcesses(matching: "sleep 30[012]")
+        #expect(leftovers.isEmpty, "processes left behind: \(leftovers)")
     }
 
     @Test("Children left in the group after the step ends are killed with it")
@@ -73,8 +72,7 @@ struct ProcessRunnerTests {
         let end = try await ProcessRunner.run(
             .shell("sleep 303 > /dev/null 2>&1 & echo done"), in: directory.path, environment: environment, log: log, deadline: far())
         #expect(end == .exited(0))
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(try runProcess("/usr/bin/pgrep", ["-f", "sleep 303"]).standardOutput.isEmpty)
+        #expect(try await leftoverProcesses(matching: "sleep 303").isEmpty)
     }
 
     @Test("A child moved to a process group of its own (as swift test does with the test runner) is killed too")
@@ -85,8 +83,7 @@ struct ProcessRunnerTests {
         let end = try await ProcessRunner.run(
             .shell("set -m; sleep 305 > /dev/null 2>&1 & echo started"), in: directory.path, environment: environment, log: log, deadline: far())
         #expect(end == .exited(0))
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(try runProcess("/usr/bin/pgrep", ["-f", "sleep 305"]).standardOutput.isEmpty)
+        #expect(try await leftoverProcesses(matching: "sleep 305").isEmpty)
     }
 
     @Test("Canceling the task kills the group and reports canceled")
@@ -100,8 +97,7 @@ struct ProcessRunnerTests {
         try await Task.sleep(for: .milliseconds(300))
         task.cancel()
         #expect(try await task.value == .canceled)
-        try await Task.sleep(for: .milliseconds(200))
-        #expect(try runProcess("/usr/bin/pgrep", ["-f", "sleep 304"]).standardOutput.isEmpty)
+        #expect(try await leftoverProcesses(matching: "sleep 304").isEmpty)
     }
 
     @Test("A command that cannot start is an error naming it")

@@ -66,3 +66,14 @@ extension Executables {
         URL(fileURLWithPath: kiln).deletingLastPathComponent().appendingPathComponent("kiln-store-stress").path
     }
 }
+
+/// The processes whose command line matches `pattern` that are still there after up to `timeout`:
+/// a killed process may take a moment to be gone on a busy machine. Empty when none is left.
+public func leftoverProcesses(matching pattern: String, timeout: Duration = .seconds(5)) async throws -> String {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        let found = try runProcess("/usr/bin/pgrep", ["-f", pattern]).standardOutput
+        if found.isEmpty || ContinuousClock.now >= deadline { return found }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+}
