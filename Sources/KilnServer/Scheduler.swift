@@ -95,14 +95,15 @@ public actor Scheduler: Service {
 
     // MARK: Bots
 
+    /// Loads the bots now (the server reports them before it starts serving); later changes are
+    /// picked up by `reloadIfChanged`, which this load spares a second read of the same files.
+    public func loadBots() async throws(ConfigError) -> BotCatalog {
+        directoryFingerprint = fingerprintOfBotFiles()
+        return try await registry.reload()
+    }
+
     func reloadIfChanged() async {
-        let directory = registry.directory
-        let files = (try? BotCatalog.files(in: directory)) ?? []
-        let fingerprint = files.map { file -> String in
-            var info = stat()
-            _ = stat(file, &info)
-            return "\(file) \(info.st_size) \(info.st_mtim.tv_sec) \(info.st_mtim.tv_nsec)"
-        }.joined(separator: "\n")
+        let fingerprint = fingerprintOfBotFiles()
         guard fingerprint != directoryFingerprint else { return }
         directoryFingerprint = fingerprint
         do {
@@ -111,6 +112,16 @@ public actor Scheduler: Service {
         } catch {
             logger.error("cannot read the bots directory", metadata: ["error": "\(error)"])
         }
+    }
+
+    /// Names, sizes and modification times of the bot files: changes when any file does.
+    private func fingerprintOfBotFiles() -> String {
+        let files = (try? BotCatalog.files(in: registry.directory)) ?? []
+        return files.map { file -> String in
+            var info = stat()
+            _ = stat(file, &info)
+            return "\(file) \(info.st_size) \(info.st_mtim.tv_sec) \(info.st_mtim.tv_nsec)"
+        }.joined(separator: "\n")
     }
 
     // MARK: Deciding

@@ -56,13 +56,6 @@ public struct SQLiteStore: Store {
         try read("checking integrity") { try String.fetchAll($0, sql: "PRAGMA integrity_check").joined(separator: "\n") }
     }
 
-    /// The write-ahead log's size and modification time: every commit, from any process, changes it.
-    public func changeToken() -> String {
-        var info = stat()
-        guard stat(path + "-wal", &info) == 0 else { return "none" }
-        return "\(info.st_size) \(info.st_mtim.tv_sec) \(info.st_mtim.tv_nsec) \(info.st_ino)"
-    }
-
     /// The log file of an integration.
     public func logPath(bot: String, number: Int) -> String? {
         logsDirectory.map { "\($0)/\(bot)/\(number).log" }

@@ -52,10 +52,6 @@ public protocol Store: Sendable {
     /// their summary and are marked expired.
     func applyRetention(keep: Int) throws(StoreError) -> Int
 
-    /// A value that changes whenever anyone (any process) commits to the store: cheap to ask often,
-    /// so a server notices `kiln trigger` at once without polling the queue.
-    func changeToken() -> String
-
     /// Every bot with its last completed, running and queued integrations.
     func botOverviews() throws(StoreError) -> [BotOverview]
 

@@ -72,7 +72,7 @@ struct Serve: AsyncParsableCommand {
         }
         let catalog: BotCatalog
         do {
-            catalog = try await server.registry.reload()
+            catalog = try await server.scheduler.loadBots()
         } catch {
             throw fail(with: error)
         }
