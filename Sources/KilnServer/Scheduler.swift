@@ -168,6 +168,11 @@ public actor Scheduler: Service {
         }
     }
 
+    /// Records a head learnt from a webhook, so that the next poll does not queue the same push.
+    public func noteHead(_ commit: String, of bot: String) {
+        lastHead[bot] = commit
+    }
+
     /// The newest commit the store has for the bot: queued, running or integrated.
     private func knownHead(of bot: String) -> String? {
         (try? store.integrations(bot: bot, limit: 5, before: nil))?.first { $0.commit != nil }?.commit

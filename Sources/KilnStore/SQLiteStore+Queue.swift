@@ -19,46 +19,61 @@ extension SQLiteStore {
     }
 
     public func enqueue(_ request: QueueRequest, now: Date) throws(StoreError) -> QueueOutcome {
-        try write("queueing an integration of '\(request.bot)'") { db in
-            try db.cachedStatement(sql: "INSERT INTO bot (name, branch, updatedAt) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING").execute(
-                arguments: [request.bot, request.branch, now.storeValue])
-            var superseded: [Int64] = []
-            if request.cancelSuperseded, let commit = request.commit {
-                superseded = try Int64.fetchAll(
-                    try db.cachedStatement(
-                        sql: """
-                            UPDATE integration SET cancelRequested = ?
-                            WHERE bot = ? AND step NOT IN ('pending', 'completed') AND step != 'completed' AND commitSha IS NOT NULL AND commitSha != ?
-                                AND cancelRequested IS NULL
-                            RETURNING id
-                            """), arguments: ["superseded by a newer commit, \(commit.prefix(12))", request.bot, commit])
-            }
-            if let queued = try Row.fetchOne(
-                try db.cachedStatement(sql: "SELECT * FROM integration WHERE bot = ? AND step = 'pending' AND step != 'completed'"),
-                arguments: [request.bot])
-            {
-                var integration = Integration(row: queued)
-                if let commit = request.commit, commit != integration.commit {
-                    try db.cachedStatement(sql: "UPDATE integration SET commitSha = ? WHERE id = ?").execute(arguments: [commit, integration.id])
-                    integration.commit = commit
-                }
-                return QueueOutcome(integration: integration, coalesced: true, superseded: superseded)
-            }
-            guard
-                let number = try Int.fetchOne(
-                    try db.cachedStatement(sql: "UPDATE bot SET nextNumber = nextNumber + 1 WHERE name = ? RETURNING nextNumber - 1"),
-                    arguments: [request.bot])
-            else { throw StoreError.notFound(what: "bot '\(request.bot)'") }
-            guard
-                let row = try Row.fetchOne(
-                    try db.cachedStatement(
-                        sql: """
-                            INSERT INTO integration (bot, number, cause, commitSha, branch, step, queuedAt) VALUES (?, ?, ?, ?, ?, 'pending', ?)
-                            RETURNING *
-                            """), arguments: [request.bot, number, request.cause.rawValue, request.commit, request.branch, now.storeValue])
-            else { throw StoreError.query(what: "queueing", reason: "no row returned") }
-            return QueueOutcome(integration: Integration(row: row), coalesced: false, superseded: superseded)
+        try write("queueing an integration of '\(request.bot)'") { db in try Self.enqueue(db, request, now: now) }
+    }
+
+    /// Queues, or coalesces, within the caller's transaction.
+    static func enqueue(_ db: Database, _ request: QueueRequest, now: Date) throws -> QueueOutcome {
+        try db.cachedStatement(sql: "INSERT INTO bot (name, branch, updatedAt) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING").execute(
+            arguments: [request.bot, request.branch, now.storeValue])
+        var superseded: [Int64] = []
+        if request.cancelSuperseded, let commit = request.commit {
+            superseded = try Int64.fetchAll(
+                try db.cachedStatement(
+                    sql: """
+                        UPDATE integration SET cancelRequested = ?
+                        WHERE bot = ? AND step NOT IN ('pending', 'completed') AND step != 'completed' AND commitSha IS NOT NULL AND commitSha != ?
+                            AND cancelRequested IS NULL
+                        RETURNING id
+                        """), arguments: ["superseded by a newer commit, \(commit.prefix(12))", request.bot, commit])
         }
+        if let queued = try Row.fetchOne(
+            try db.cachedStatement(sql: "SELECT * FROM integration WHERE bot = ? AND step = 'pending' AND step != 'completed'"),
+            arguments: [request.bot])
+        {
+            var integration = Integration(row: queued)
+            if let commit = request.commit, commit != integration.commit {
+                try db.cachedStatement(sql: "UPDATE integration SET commitSha = ? WHERE id = ?").execute(arguments: [commit, integration.id])
+                integration.commit = commit
+            }
+            return QueueOutcome(integration: integration, coalesced: true, superseded: superseded)
+        }
+        // A push of the commit already being integrated (a webhook and a poll seeing the same
+        // push, or a forge redelivering) reaches that integration rather than repeating it.
+        if request.cause == .webhook || request.cause == .poll, let commit = request.commit,
+            let running = try Row.fetchOne(
+                try db.cachedStatement(
+                    sql: """
+                        SELECT * FROM integration WHERE bot = ? AND step NOT IN ('pending', 'completed') AND step != 'completed'
+                            AND commitSha = ? AND cancelRequested IS NULL
+                        """), arguments: [request.bot, commit])
+        {
+            return QueueOutcome(integration: Integration(row: running), coalesced: true, superseded: superseded)
+        }
+        guard
+            let number = try Int.fetchOne(
+                try db.cachedStatement(sql: "UPDATE bot SET nextNumber = nextNumber + 1 WHERE name = ? RETURNING nextNumber - 1"),
+                arguments: [request.bot])
+        else { throw StoreError.notFound(what: "bot '\(request.bot)'") }
+        guard
+            let row = try Row.fetchOne(
+                try db.cachedStatement(
+                    sql: """
+                        INSERT INTO integration (bot, number, cause, commitSha, branch, step, queuedAt) VALUES (?, ?, ?, ?, ?, 'pending', ?)
+                        RETURNING *
+                        """), arguments: [request.bot, number, request.cause.rawValue, request.commit, request.branch, now.storeValue])
+        else { throw StoreError.query(what: "queueing", reason: "no row returned") }
+        return QueueOutcome(integration: Integration(row: row), coalesced: false, superseded: superseded)
     }
 
     public func claimNext(owner: String, now: Date) throws(StoreError) -> Integration? {

@@ -183,3 +183,78 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         }
     }
 }
+
+/// What the webhook endpoints and `/metrics` need of the store.
+public protocol WebhookStore: Sendable {
+    /// Records a webhook delivery and queues its integrations in one transaction: a delivery that
+    /// is answered has its integrations queued, and a queued integration's delivery is recorded.
+    func receiveWebhook(_ delivery: WebhookDelivery, queue requests: [QueueRequest], now: Date) throws(StoreError) -> [QueueOutcome]
+
+    /// The latest deliveries, newest first.
+    func webhookDeliveries(limit: Int) throws(StoreError) -> [WebhookDelivery]
+
+    /// Totals for `/metrics`.
+    func statistics(durationBuckets: [Double]) throws(StoreError) -> StoreStatistics
+}
+
+/// One webhook request as it was answered.
+public struct WebhookDelivery: Sendable, Hashable {
+    public var forge: String
+    /// The forge's event name (`push`, `Push Hook`, `ping`), empty when it sent none.
+    public var event: String
+    /// Redacted repository URL from the payload.
+    public var repository: String?
+    public var branch: String?
+    public var commit: String?
+    /// `queued`, `ignored`, `unauthorized`, `malformed` or `too-large`.
+    public var outcome: String
+    public var statusCode: Int
+    /// Why it was ignored or refused.
+    public var detail: String?
+    /// Integrations it reached (queued, or coalesced into): filled in when read back.
+    public var integrations: [IntegrationReference]
+    public var receivedAt: Date
+
+    public init(
+        forge: String, event: String, repository: String? = nil, branch: String? = nil, commit: String? = nil, outcome: String, statusCode: Int,
+        detail: String? = nil, integrations: [IntegrationReference] = [], receivedAt: Date = Date()
+    ) {
+        self.forge = forge
+        self.event = event
+        self.repository = repository
+        self.branch = branch
+        self.commit = commit
+        self.outcome = outcome
+        self.statusCode = statusCode
+        self.detail = detail
+        self.integrations = integrations
+        self.receivedAt = receivedAt
+    }
+}
+
+/// A bot's integration by its public identity.
+public struct IntegrationReference: Sendable, Hashable, Codable {
+    public var bot: String
+    public var number: Int
+
+    public init(bot: String, number: Int) {
+        self.bot = bot
+        self.number = number
+    }
+}
+
+/// Counts over everything stored, for `/metrics`. Each count only grows (retention keeps summaries).
+public struct StoreStatistics: Sendable, Hashable {
+    /// Completed integrations by result.
+    public var integrationsByResult: [IntegrationResult: Int]
+    public var queued: Int
+    public var running: Int
+    /// Completed integrations whose duration was at most each bucket's bound, in the buckets' order.
+    public var durationBucketCounts: [Int]
+    public var durationCount: Int
+    public var durationSum: Double
+    /// Webhook deliveries by outcome.
+    public var webhooksByOutcome: [String: Int]
+    /// Mails in the outbox by state (`queued`, `sent`, `failed`).
+    public var outboxByState: [String: Int]
+}

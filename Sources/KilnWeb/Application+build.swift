@@ -5,6 +5,7 @@ import KilnGit
 import KilnServer
 import KilnStore
 import Logging
+import Prometheus
 import ServiceLifecycle
 
 /// The server's settings once the config file and the command line have been combined.
@@ -31,15 +32,48 @@ public struct KilnServices: Sendable {
     public var recovered: [Integration]
 }
 
+/// Why a server could not be built.
+public enum ServerSetupError: Error, Sendable, CustomStringConvertible {
+    case store(StoreError)
+    case assets(WebAssetsError)
+    case webhookSecret(path: String)
+
+    public var description: String {
+        switch self {
+        case .store(let error): "\(error)"
+        case .assets(let error): "\(error)"
+        case .webhookSecret(let path):
+            "cannot read the webhook secret file \(path) (webhooks.secret-file): create it with the secret, or remove the key"
+        }
+    }
+}
+
 /// Builds the whole server from its settings: the composition root that `kiln serve` and the
 /// tests both call. Opens the store (ending what a crashed server left running), and wires the
 /// bot registry, the mirrors, the executor pool and the HTTP application together.
 public func buildServer(
     settings: ServerSettings, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
-) throws(StoreError) -> KilnServices {
+) throws(ServerSetupError) -> KilnServices {
     let config = settings.config
-    let store = try SQLiteStore.open(dataDirectory: config.data)
-    let recovered = try store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date())
+    let assets: WebAssets
+    do {
+        assets = try WebAssets.load(environment: settings.environment)
+    } catch {
+        throw .assets(error)
+    }
+    var secret: [UInt8]?
+    if let path = config.webhookSecretFile {
+        guard let read = WebhookController.readSecret(path) else { throw .webhookSecret(path: path) }
+        secret = read
+    }
+    let store: SQLiteStore
+    let recovered: [Integration]
+    do {
+        store = try SQLiteStore.open(dataDirectory: config.data)
+        recovered = try store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date())
+    } catch {
+        throw .store(error)
+    }
     let registry = BotRegistry(directory: config.bots, store: store, logger: logger)
     let executor = IntegrationExecutor(
         store: store, mirrors: Mirrors(directory: config.data + "/mirrors", sshKeyFile: config.sshKeyFile), dataDirectory: config.data,
@@ -50,19 +84,55 @@ public func buildServer(
             executors: config.executors, timeZone: config.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current,
             retention: config.retention, databasePath: store.path),
         logger: logger)
-    let application = buildApplication(settings: settings, registry: registry, logger: logger, onListening: onListening)
+    let web = WebDependencies(
+        store: store, registry: registry, scheduler: scheduler, assets: assets, webhookSecret: secret, logsDirectory: store.logsDirectory)
+    let application = buildApplication(settings: settings, web: web, logger: logger, onListening: onListening)
     return KilnServices(store: store, registry: registry, scheduler: scheduler, services: [application, scheduler], recovered: recovered)
 }
 
-/// The HTTP application alone (routes and listener).
+/// What the HTTP application reads and writes.
+public struct WebDependencies: Sendable {
+    public var store: SQLiteStore
+    public var registry: BotRegistry
+    /// Told of heads learnt from webhooks; nil when no scheduler runs beside the application.
+    public var scheduler: Scheduler?
+    public var assets: WebAssets
+    public var webhookSecret: [UInt8]?
+    public var logsDirectory: String?
+
+    public init(
+        store: SQLiteStore, registry: BotRegistry, scheduler: Scheduler?, assets: WebAssets, webhookSecret: [UInt8]?, logsDirectory: String?
+    ) {
+        self.store = store
+        self.registry = registry
+        self.scheduler = scheduler
+        self.assets = assets
+        self.webhookSecret = webhookSecret
+        self.logsDirectory = logsDirectory
+    }
+}
+
+/// The HTTP application alone: every route of DESIGN.md and the listener.
 public func buildApplication(
     settings: ServerSettings,
-    registry: BotRegistry,
+    web: WebDependencies,
     logger: Logger,
     onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> some ApplicationProtocol {
+    let metrics = PrometheusCollectorRegistry()
+    let cache = ResponseCache(databasePath: web.store.path)
     let router = Router()
+    router.add(middleware: HTTPMetricsMiddleware(registry: metrics))
     HealthController().addRoutes(to: router)
+    let logsDirectory = web.logsDirectory
+    PagesController(
+        store: web.store, assets: web.assets, cache: cache, logPath: { bot, number in logsDirectory.map { "\($0)/\(bot)/\(number).log" } }
+    ).addRoutes(to: router)
+    LogController(store: web.store, logsDirectory: logsDirectory).addRoutes(to: router)
+    APIController(store: web.store, cache: cache).addRoutes(to: router)
+    WebhookController(store: web.store, registry: web.registry, scheduler: web.scheduler, secret: web.webhookSecret, logger: logger)
+        .addRoutes(to: router)
+    MetricsController(store: web.store, registry: metrics).addRoutes(to: router)
     return Application(
         router: router,
         configuration: .init(address: .hostname(settings.config.listen.host, port: settings.config.listen.port), serverName: "kiln"),

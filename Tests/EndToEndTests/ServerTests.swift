@@ -1,8 +1,13 @@
+import Crypto
 import Foundation
 import KilnCore
 import KilnStore
 import KilnTestSupport
 import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// A `kiln serve` process on a temp home with real repositories.
 struct ServedHome {
@@ -15,6 +20,11 @@ struct ServedHome {
         for (name, text) in bots { try home.write("Bots/\(name).yml", text) }
         server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
         _ = try await server.waitForPort()
+    }
+
+    init(home: TemporaryDirectory, server: ServerProcess) {
+        self.home = home
+        self.server = server
     }
 
     func store() throws -> SQLiteStore { try SQLiteStore.open(dataDirectory: home.url(".kiln")) }
@@ -150,5 +160,45 @@ struct ServerTests {
         #expect(FileManager.default.fileExists(atPath: served.home.url(".kiln/logs/app/2.log")))
         #expect(try served.integrations("app").last?.result == .buildErrors, "the summary stays")
         _ = try await served.server.terminate()
+    }
+}
+
+@Suite("kiln serve: webhooks and pages")
+struct ServedWebTests {
+    @Test("A signed push webhook is answered 202 and its integration runs; the pages show it")
+    func webhookToIntegration() async throws {
+        let repo = try ServerTests.quickRepository()
+        let secretHome = try TemporaryDirectory()
+        let secretFile = try secretHome.write("secret", "s3cret\n")
+        let home = try TemporaryDirectory()
+        try home.write("kiln.yml", "executors: 1\nwebhooks: {secret-file: '\(secretFile)'}\n")
+        try home.write("Bots/app.yml", "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n")
+        let server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
+        let port = try await server.waitForPort()
+        let served = ServedHome(home: home, server: server)
+
+        let head = try repo.head()
+        let body = Data(#"{"repository": "\#(repo.url)", "branch": "main", "commit": "\#(head)"}"#.utf8)
+        let signature =
+            "sha256="
+            + HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data("s3cret".utf8)))
+            .map { String(format: "%02x", $0) }.joined()
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/hooks/generic")))
+        request.httpMethod = "POST"
+        request.httpBody = body
+        request.setValue(signature, forHTTPHeaderField: "X-Kiln-Signature")
+        let (answer, response) = try await URLSession.shared.data(for: request)
+        #expect((response as? HTTPURLResponse)?.statusCode == 202, "\(String(decoding: answer, as: UTF8.self))")
+
+        try await served.eventually("the webhook's integration") { try served.integrations("app").first?.step == .completed }
+        let integration = try #require(try served.integrations("app").first)
+        #expect(integration.cause == .webhook && integration.commit == head && integration.number == 1)
+
+        let (page, _) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/bots/app/integrations/1")))
+        #expect(String(decoding: page, as: UTF8.self).contains("webhook"))
+        let (log, _) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/bots/app/integrations/1/log")))
+        #expect(String(decoding: log, as: UTF8.self).contains("=== checkout"))
+        let output = try await server.terminate()
+        #expect(output.status == 0)
     }
 }

@@ -1,0 +1,72 @@
+import Foundation
+import Hummingbird
+import KilnCore
+import KilnStore
+
+/// `GET /api/…`: the JSON of DESIGN.md's model. Unknown bots and numbers are 404 with a JSON error.
+struct APIController {
+    let store: any Store
+    let cache: ResponseCache
+
+    /// Most integrations one history request returns.
+    static let maximumLimit = 200
+
+    func addRoutes(to router: Router<some RequestContext>) {
+        let api = router.group("api")
+        api.get("bots") { _, _ in
+            let body = try await cache.body(for: "api/bots") { ByteBuffer(bytes: try API.encode(try API.bots(from: store))) }
+            return Self.json(body)
+        }
+        api.get("bots/{bot}") { _, context in
+            let overview = try store.overview(of: try context.parameters.require("bot"))
+            return Self.json(try API.encode(API.Bot(overview)))
+        }
+        api.get("bots/{bot}/integrations") { request, context in
+            let bot = try store.overview(of: try context.parameters.require("bot")).state.name
+            let page = try Page(request.uri.queryParameters, maximumLimit: Self.maximumLimit)
+            let integrations = try store.integrations(bot: bot, limit: page.limit, before: page.before)
+            return Self.json(try API.encode(integrations.map(API.Integration.init)))
+        }
+        api.get("bots/{bot}/integrations/{number}") { _, context in
+            let bot = try store.overview(of: try context.parameters.require("bot")).state.name
+            let number = try Self.number(context.parameters.get("number"))
+            guard let detail = try store.integration(bot: bot, number: number) else {
+                throw WebError.notFound("integration \(number) of bot '\(bot)'")
+            }
+            return Self.json(try API.encode(API.IntegrationDetail(detail)))
+        }
+    }
+
+    static func number(_ text: String?) throws -> Int {
+        guard let text, let number = Int(text), number > 0 else { throw WebError.notFound("integration '\(text ?? "")'") }
+        return number
+    }
+
+    static func json(_ data: Data) -> Response {
+        json(ByteBuffer(bytes: data))
+    }
+
+    static func json(_ body: ByteBuffer) -> Response {
+        Response(status: .ok, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: body))
+    }
+}
+
+/// `?limit=&before=` of a history request.
+struct Page {
+    var limit: Int
+    var before: Int?
+
+    init(_ query: Parameters, defaultLimit: Int = 25, maximumLimit: Int) throws {
+        limit = defaultLimit
+        if let text = query.get("limit") {
+            guard let value = Int(text), (1...maximumLimit).contains(value) else {
+                throw WebError.badRequest("limit must be a whole number from 1 to \(maximumLimit), not '\(text)'")
+            }
+            limit = value
+        }
+        if let text = query.get("before") {
+            guard let value = Int(text), value > 0 else { throw WebError.badRequest("before must be an integration number, not '\(text)'") }
+            before = value
+        }
+    }
+}

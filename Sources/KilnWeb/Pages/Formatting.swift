@@ -1,0 +1,58 @@
+import Foundation
+import KilnCore
+
+/// How pages write times, durations and changes: short, and the same everywhere.
+enum Formatting {
+    /// `4 s`, `2 min 05 s`, `1 h 12 min`.
+    static func duration(_ seconds: Double?) -> String {
+        guard let seconds, seconds.isFinite, seconds >= 0 else { return "—" }
+        if seconds < 10 { return String(format: "%.1f s", seconds) }
+        let whole = Int(seconds.rounded())
+        if whole < 60 { return "\(whole) s" }
+        if whole < 3600 { return String(format: "%d min %02d s", whole / 60, whole % 60) }
+        return String(format: "%d h %02d min", whole / 3600, (whole % 3600) / 60)
+    }
+
+    /// `just now`, `5 min ago`, `3 h ago`, `2 days ago`.
+    static func ago(_ date: Date?, now: Date) -> String {
+        guard let date else { return "—" }
+        let seconds = Int(now.timeIntervalSince(date))
+        switch seconds {
+        case ..<45: return "just now"
+        case ..<3600: return "\(max(1, (seconds + 30) / 60)) min ago"
+        case ..<(48 * 3600): return "\(seconds / 3600) h ago"
+        default: return "\(seconds / 86400) days ago"
+        }
+    }
+
+    static func iso(_ date: Date?) -> String {
+        guard let date else { return "" }
+        return date.formatted(.iso8601)
+    }
+
+    /// `+2`, `−1`, or empty when nothing changed or there is nothing to compare with.
+    static func change(_ value: Int?) -> String {
+        guard let value, value != 0 else { return "" }
+        return value > 0 ? "+\(value)" : "−\(-value)"
+    }
+
+    static func change(_ value: Double?) -> String {
+        guard let value, abs(value) >= 0.05 else { return "" }
+        return value > 0 ? String(format: "+%.1f", value) : String(format: "−%.1f", -value)
+    }
+
+    /// The CSS class that colours a result; the word is always shown beside it.
+    static func tone(_ result: IntegrationResult?) -> String {
+        switch result {
+        case .succeeded: "good"
+        case .warnings: "warn"
+        case .testFailures, .buildErrors: "bad"
+        case .checkoutError, .triggerError, .timeout, .internalError: "fault"
+        case .canceled, nil: "neutral"
+        }
+    }
+
+    static func shortSHA(_ sha: String?) -> String {
+        sha.map { String($0.prefix(10)) } ?? "—"
+    }
+}

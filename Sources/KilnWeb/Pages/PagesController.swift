@@ -1,0 +1,146 @@
+import Foundation
+import Hummingbird
+import KilnCore
+import KilnStore
+
+/// The read-only HTML pages: `/`, `/bots/{bot}`, `/bots/{bot}/integrations/{n}`, and the badge.
+struct PagesController {
+    let store: any Store
+    let assets: WebAssets
+    let cache: ResponseCache
+    let logPath: @Sendable (String, Int) -> String?
+
+    /// Integrations per history page, and how many the trend charts cover.
+    static let pageSize = 25
+    static let chartSpan = 50
+    /// Tests listed on an integration page; the API has them all.
+    static let testsShown = 2000
+
+    func addRoutes(to router: Router<some RequestContext>) {
+        router.get("/") { request, _ in
+            let bigscreen = request.uri.queryParameters.get("bigscreen") != nil
+            let body = try await cache.body(for: bigscreen ? "page/bigscreen" : "page/index") {
+                ByteBuffer(string: try indexPage(bigscreen: bigscreen))
+            }
+            return Self.html(body)
+        }
+        router.get("style.css") { _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=300"],
+                body: .init(byteBuffer: ByteBuffer(string: assets.stylesheet)))
+        }
+        router.get("bots/{bot}") { request, context in
+            let overview = try store.overview(of: try context.parameters.require("bot"))
+            let page = try Page(request.uri.queryParameters, defaultLimit: Self.pageSize, maximumLimit: 200)
+            return Self.html(ByteBuffer(string: try botPage(overview, page: page)))
+        }
+        router.get("bots/{bot}/integrations/{number}") { _, context in
+            let overview = try store.overview(of: try context.parameters.require("bot"))
+            let number = try APIController.number(context.parameters.get("number"))
+            guard let detail = try store.integration(bot: overview.state.name, number: number) else {
+                throw WebError.notFound("integration \(number) of bot '\(overview.state.name)'")
+            }
+            return Self.html(ByteBuffer(string: integrationPage(detail)))
+        }
+        router.get("bots/{bot}/badge.svg") { _, context in
+            let overview = try store.overview(of: try context.parameters.require("bot"))
+            return Response(
+                status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8", .cacheControl: "no-cache"],
+                body: .init(byteBuffer: ByteBuffer(string: Badge.svg(for: overview))))
+        }
+    }
+
+    static func html(_ body: ByteBuffer) -> Response {
+        Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: body))
+    }
+
+    func indexPage(bigscreen: Bool) throws -> String {
+        let now = Date()
+        let overviews = try store.botOverviews().filter(\.loaded)
+        let good = overviews.filter { $0.state.problems.isEmpty }
+        let broken = overviews.filter { !$0.state.problems.isEmpty }.map {
+            BrokenBotView(name: $0.state.name, file: $0.state.file, problems: $0.state.problems)
+        }
+        let page = IndexPage(
+            title: "Kiln", bots: good.map { BotRowView($0, now: now) }, broken: broken, hasBroken: !broken.isEmpty, hasBots: !good.isEmpty,
+            bigscreen: bigscreen, refresh: bigscreen ? 15 : nil, generatedAt: Formatting.iso(now))
+        return assets.render(page, bigscreen ? "bigscreen" : "index")
+    }
+
+    func botPage(_ overview: BotOverview, page: Page) throws -> String {
+        let now = Date()
+        let name = overview.state.name
+        let history = try store.integrations(bot: name, limit: page.limit + 1, before: page.before)
+        let shown = Array(history.prefix(page.limit))
+        let recent =
+            try page.before == nil && page.limit >= Self.chartSpan
+            ? Array(history.prefix(Self.chartSpan)) : store.integrations(bot: name, limit: Self.chartSpan, before: nil)
+        let completed = recent.filter { $0.step == .completed }.reversed()
+        let charts = [
+            TrendChart(title: "Duration", values: completed.map(\.duration), format: Formatting.duration),
+            TrendChart(title: "Tests", values: completed.map { $0.summary.map { Double($0.tests) } }, format: { String(Int($0)) }),
+            TrendChart(
+                title: "Issues", values: completed.map { $0.summary.map { Double($0.errors + $0.warnings + $0.testFailures) } },
+                format: { String(Int($0)) }),
+            TrendChart(title: "Coverage", values: completed.map { $0.summary?.coverage }, format: { String(format: "%.1f %%", $0) }),
+        ]
+        let bot = API.Bot(overview)
+        let view = BotPage(
+            title: "\(name) · Kiln", name: name, repository: overview.state.repository, branch: overview.state.branch, status: bot.status,
+            problems: overview.state.problems, hasProblems: !overview.state.problems.isEmpty,
+            running: overview.running.first.map { ActiveView($0, now: now) }, queued: overview.queued.map { ActiveView($0, now: now) },
+            integrations: shown.map { IntegrationSummaryView($0, now: now) }, hasIntegrations: !shown.isEmpty, charts: charts,
+            olderURL: history.count > page.limit ? shown.last.map { "/bots/\(name)?before=\($0.number)" } : nil,
+            newestURL: page.before != nil ? "/bots/\(name)" : nil, badgeURL: "/bots/\(name)/badge.svg")
+        return assets.render(view, "bot")
+    }
+
+    func integrationPage(_ detail: IntegrationDetail) -> String {
+        let now = Date()
+        let integration = detail.integration
+        let base = "/bots/\(integration.bot)/integrations/\(integration.number)"
+        let groups: [(IssueStatus, String)] = [(.new, "New"), (.unresolved, "Unresolved"), (.resolved, "Resolved")]
+        let issueGroups = groups.compactMap { status, title -> IssueGroupView? in
+            let issues = detail.issues.filter { $0.status == status }
+            guard !issues.isEmpty else { return nil }
+            return IssueGroupView(
+                title: title, status: status.rawValue,
+                issues: issues.map { issue in
+                    IssueView(
+                        type: issue.type.rawValue, message: issue.message,
+                        location: issue.file.map { file in issue.line.map { "\(file):\($0)" } ?? file },
+                        introducedBy: issue.introducedBy.isEmpty
+                            ? nil : issue.introducedBy.map { "\($0.name) (\(Formatting.shortSHA($0.commit)))" }.joined(separator: ", "))
+                }, count: issues.count)
+        }
+        let testView = { (test: TestCase) in
+            TestView(suite: test.suite, name: test.name, status: test.status.rawValue, duration: Formatting.duration(test.duration))
+        }
+        let failing = detail.tests.filter { $0.status == .failed }.map(testView)
+        let tail = logPath(integration.bot, integration.number).flatMap { LogController.tail(of: $0) }
+        let page = IntegrationPage(
+            title: "\(integration.bot) #\(integration.number) · Kiln", bot: integration.bot, botURL: "/bots/\(integration.bot)",
+            number: integration.number, result: integration.result?.rawValue ?? integration.step.rawValue, tone: Formatting.tone(integration.result),
+            running: integration.step != .completed, cause: integration.cause.rawValue, commit: integration.commit ?? "not yet known",
+            branch: integration.branch, reason: integration.reason, queuedAt: Formatting.iso(integration.queuedAt),
+            startedAt: Formatting.iso(integration.startedAt),
+            duration: integration.step == .completed
+                ? Formatting.duration(integration.duration) : Formatting.duration(now.timeIntervalSince(integration.startedAt ?? now)),
+            summary: IntegrationSummaryView(integration, now: now),
+            steps: detail.steps.map { StepView(name: $0.name.rawValue, duration: Formatting.duration($0.duration)) },
+            commits: detail.commits.map {
+                CommitView(
+                    sha: $0.sha, shortSHA: Formatting.shortSHA($0.sha), author: $0.author, email: $0.email, date: Formatting.iso($0.date),
+                    subject: $0.subject)
+            }, hasCommits: !detail.commits.isEmpty, issueGroups: issueGroups, hasIssues: !issueGroups.isEmpty, failingTests: failing,
+            hasFailingTests: !failing.isEmpty, tests: detail.tests.prefix(Self.testsShown).map(testView), hasTests: !detail.tests.isEmpty,
+            testsShown: min(detail.tests.count, Self.testsShown), testsTotal: detail.tests.count, testsCut: detail.tests.count > Self.testsShown,
+            triggers: detail.triggers.map {
+                TriggerView(
+                    name: $0.name, phase: $0.phase.rawValue, exitStatus: $0.exitStatus, failed: $0.exitStatus != 0,
+                    duration: Formatting.duration($0.duration))
+            }, hasTriggers: !detail.triggers.isEmpty, logTail: tail?.text ?? (integration.expired ? "(deleted by retention)" : "(no log yet)"),
+            logTruncated: tail?.truncated ?? false, logURL: base + "/log", expired: integration.expired)
+        return assets.render(page, "integration")
+    }
+}

@@ -1,0 +1,12 @@
+import KilnCore
+import KilnStore
+
+extension Store {
+    /// The bot named in a request's path, or 404.
+    func overview(of name: String) throws -> BotOverview {
+        guard Bot.isValidName(name), let overview = try botOverviews().first(where: { $0.state.name == name }) else {
+            throw WebError.notFound("bot '\(name)'")
+        }
+        return overview
+    }
+}

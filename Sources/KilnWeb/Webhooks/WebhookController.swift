@@ -1,0 +1,169 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import KilnCore
+import KilnServer
+import KilnStore
+import Logging
+
+/// `POST /hooks/{github,gitlab,gitea,generic}`: push events that queue integrations.
+///
+/// Every delivery is recorded with its outcome before it is answered, and a push's integrations
+/// are queued in the same transaction: 202 with the integrations it reached (new or coalesced),
+/// 200 when no bot follows the branch (or the event is not a push), 400 when the payload cannot be
+/// read, 401 when the signature is missing or wrong, 413 over 1 MiB.
+struct WebhookController {
+    let store: any WebhookStore
+    let registry: BotRegistry
+    let scheduler: Scheduler?
+    /// The server-wide secret (`webhooks.secret-file`), if any.
+    let secret: [UInt8]?
+    let logger: Logger
+
+    static let maximumBody = 1 << 20
+
+    struct Answer: Encodable {
+        var outcome: String
+        var detail: String?
+        var integrations: [Reached]
+
+        struct Reached: Encodable {
+            var bot: String
+            var number: Int
+            var coalesced: Bool
+        }
+    }
+
+    func addRoutes(to router: Router<some RequestContext>) {
+        for forge in PushEvent.Forge.allCases {
+            router.post("hooks/\(forge.rawValue)") { request, context in
+                try await receive(request, forge: forge)
+            }
+        }
+    }
+
+    func receive(_ request: Request, forge: PushEvent.Forge) async throws -> Response {
+        let event = Self.eventName(request.headers, forge: forge)
+        var delivery = WebhookDelivery(forge: forge.rawValue, event: event, outcome: "", statusCode: 0)
+
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.maximumBody {
+            return try answer(&delivery, .contentTooLarge, "too-large", "the body is larger than 1 MiB")
+        }
+        let body: [UInt8]
+        do {
+            var buffer = try await request.body.collect(upTo: Self.maximumBody)
+            body = buffer.readBytes(length: buffer.readableBytes) ?? []
+        } catch {
+            return try answer(&delivery, .contentTooLarge, "too-large", "the body is larger than 1 MiB")
+        }
+
+        // Signature first, so that nothing about an unsigned request's payload is revealed.
+        let bots = await registry.catalog.bots.map(\.bot).filter { $0.schedule.onCommit }
+        let botSecrets = Dictionary(bots.compactMap { bot in bot.webhookSecretFile.flatMap(Self.readSecret).map { (bot.name, $0) } }) { a, _ in a }
+        let candidates = ([secret].compactMap { $0 } + botSecrets.values)
+        var verified: [[UInt8]] = []
+        if !candidates.isEmpty {
+            let header = Signature.headerNames(for: forge).lazy.compactMap { request.headers[$0] }.first
+            guard let header else {
+                return try answer(
+                    &delivery, .unauthorized, "unauthorized",
+                    "missing \(Signature.headerNames(for: forge).map(\.rawName).joined(separator: " or ")) header")
+            }
+            verified = candidates.filter { Signature.isValid(header, body: body, secret: $0, forge: forge) }
+            guard !verified.isEmpty else {
+                return try answer(&delivery, .unauthorized, "unauthorized", "the signature does not match the configured secret")
+            }
+        }
+
+        guard Self.isPush(event, forge: forge) else {
+            return try answer(&delivery, .ok, "ignored", event == "ping" ? "ping" : "not a push event: \(event)")
+        }
+        let push: PushEvent
+        do {
+            push = try PushEvent.parse(body, forge: forge)
+        } catch {
+            return try answer(&delivery, .badRequest, "malformed", error.description)
+        }
+        let urls = push.repositoryURLs.compactMap { try? RepositoryURL(parsing: $0, relativeTo: "/") }
+        let identities = Set(urls.map(\.identity))
+        delivery.repository = urls.first?.redacted
+        delivery.branch = push.branch
+        delivery.commit = push.commit
+        guard push.isBranch, !push.deleted else {
+            return try answer(&delivery, .ok, "ignored", push.deleted ? "the branch was deleted" : "not a branch: \(push.branch)")
+        }
+        let matched = bots.filter { bot in
+            guard bot.repository.branch == push.branch, identities.contains(bot.repository.url.identity) else { return false }
+            if candidates.isEmpty { return true }
+            // A bot with its own secret takes only deliveries signed with it; others take the server's.
+            if let own = botSecrets[bot.name] { return verified.contains(own) }
+            return secret.map { verified.contains($0) } ?? true
+        }
+        guard !matched.isEmpty else {
+            let repository = delivery.repository ?? "the repository"
+            return try answer(&delivery, .ok, "ignored", "no bot follows \(repository) branch \(push.branch)")
+        }
+        let requests = matched.map {
+            QueueRequest(bot: $0.name, cause: .webhook, commit: push.commit, branch: push.branch, cancelSuperseded: $0.cancelSuperseded)
+        }
+        delivery.outcome = "queued"
+        delivery.statusCode = 202
+        let outcomes = try store.receiveWebhook(delivery, queue: requests, now: Date())
+        for outcome in outcomes {
+            logger.info(
+                outcome.coalesced ? "coalesced" : "queued",
+                metadata: [
+                    "bot": "\(outcome.integration.bot)", "number": "\(outcome.integration.number)", "cause": "webhook",
+                    "why": "\(forge.rawValue) push to \(push.branch)",
+                ])
+            if let commit = push.commit { await scheduler?.noteHead(commit, of: outcome.integration.bot) }
+        }
+        let reached = outcomes.map { Answer.Reached(bot: $0.integration.bot, number: $0.integration.number, coalesced: $0.coalesced) }
+        return try Self.json(.accepted, Answer(outcome: "queued", detail: nil, integrations: reached))
+    }
+
+    /// Records a delivery that queues nothing, and answers it.
+    private func answer(_ delivery: inout WebhookDelivery, _ status: HTTPResponse.Status, _ outcome: String, _ detail: String) throws -> Response {
+        delivery.outcome = outcome
+        delivery.statusCode = status.code
+        delivery.detail = detail
+        _ = try store.receiveWebhook(delivery, queue: [], now: Date())
+        if status.code >= 400 {
+            logger.warning("webhook refused", metadata: ["forge": "\(delivery.forge)", "status": "\(status.code)", "why": "\(detail)"])
+        }
+        return try Self.json(status, Answer(outcome: outcome, detail: detail, integrations: []))
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ answer: Answer) throws -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json; charset=utf-8"],
+            body: .init(byteBuffer: ByteBuffer(bytes: try API.encode(answer))))
+    }
+
+    static func eventName(_ headers: HTTPFields, forge: PushEvent.Forge) -> String {
+        let names: [HTTPField.Name] =
+            switch forge {
+            case .github: [.githubEvent]
+            case .gitlab: [.gitlabEvent]
+            case .gitea: [.giteaEvent, .forgejoEvent]
+            case .generic: []
+            }
+        return names.lazy.compactMap { headers[$0] }.first ?? (forge == .generic ? "push" : "")
+    }
+
+    static func isPush(_ event: String, forge: PushEvent.Forge) -> Bool {
+        // A delivery without an event header is taken for a push; its payload decides.
+        switch forge {
+        case .github, .gitea: event == "push" || event.isEmpty
+        case .gitlab: event == "Push Hook" || event.isEmpty
+        case .generic: true
+        }
+    }
+
+    /// A secret file's contents without the trailing newline an editor adds.
+    static func readSecret(_ path: String) -> [UInt8]? {
+        guard var data = FileManager.default.contents(atPath: path) else { return nil }
+        while let last = data.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") { data.removeLast() }
+        return data.isEmpty ? nil : Array(data)
+    }
+}

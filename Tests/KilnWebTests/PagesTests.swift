@@ -1,0 +1,164 @@
+import Foundation
+import KilnCore
+import KilnStore
+import Testing
+
+@Suite("Pages and API over HTTP")
+struct PagesTests {
+    static let hostile = "<script>alert(1)</script>"
+
+    /// An integration whose every user-supplied text is hostile markup.
+    static var hostileOutcome: IntegrationOutcome {
+        IntegrationOutcome(
+            result: .testFailures, errors: 0, warnings: 1,
+            tests: [
+                TestCase(suite: "AppTests", name: "test\(hostile)", status: .failed, duration: 0.5, message: "boom"),
+                TestCase(suite: "AppTests", name: "testFine", status: .passed, duration: 0.1),
+            ],
+            issues: [
+                IntegrationIssue(
+                    type: .warning, message: "unused \(hostile)", file: "Sources/App/a.swift", line: 3, fingerprint: "w1",
+                    introducedBy: [Committer(name: "Mallory \(hostile)", email: "m@example.com", commit: "abc1234")])
+            ],
+            commits: [Commit(sha: "abc1234", author: "Mallory \(hostile)", email: "m@example.com", date: Date(), subject: "fix \(hostile)")])
+    }
+
+    @Test("/ lists each bot with its result as a word, and broken bot files with their errors")
+    func frontPage() async throws {
+        let web = try await WebFixture.start(bots: ["app": Bots.app, "lib": Bots.app, "bad": "repository: {url: x}\nshedule: {}\n"])
+        defer { Task { await web.stop() } }
+        try web.integrate("app", result: .succeeded)
+        let page = try await web.get("/")
+        #expect(page.status == 200)
+        #expect(page.contentType == "text/html; charset=utf-8")
+        #expect(page.text.contains("href=\"/bots/app\""))
+        #expect(page.text.contains("href=\"/bots/lib\""))
+        #expect(page.text.contains(">succeeded<"))
+        #expect(page.text.contains("no integration yet"))
+        #expect(page.text.contains("Broken bot files"))
+        #expect(page.text.contains("unknown key &#39;shedule&#39;"))
+        let wall = try await web.get("/?bigscreen")
+        #expect(wall.status == 200)
+        #expect(wall.text.contains("http-equiv=\"refresh\""))
+        #expect(wall.text.contains("class=\"tile good\""))
+        #expect(!wall.text.contains("<script"))
+        let css = try await web.get("/style.css")
+        #expect(css.contentType == "text/css; charset=utf-8")
+        #expect(try await web.get("/health").text == "ok")
+    }
+
+    @Test("Commit messages, authors, issue messages and test names come out escaped on every page")
+    func escaping() async throws {
+        let web = try await WebFixture.start(bots: ["app": Bots.app])
+        defer { Task { await web.stop() } }
+        let integration = try web.integrate("app", result: .testFailures, outcome: Self.hostileOutcome, log: "log line \(Self.hostile)\n")
+        let escaped = "&lt;script&gt;alert(1)&lt;/script&gt;"
+        let page = try await web.get("/bots/app/integrations/\(integration.number)")
+        #expect(page.status == 200)
+        #expect(!page.text.contains(Self.hostile))
+        #expect(page.text.contains("fix \(escaped)"))
+        #expect(page.text.contains("Mallory \(escaped)"))
+        #expect(page.text.contains("unused \(escaped)"))
+        #expect(page.text.contains("test\(escaped)"))
+        #expect(page.text.contains("log line \(escaped)"))
+        #expect(page.text.contains("Failing tests"))
+        #expect(page.text.contains("introduced by Mallory"))
+        let history = try await web.get("/bots/app")
+        #expect(!history.text.contains(Self.hostile))
+        #expect(history.text.contains("test-failures"))
+        #expect(history.text.contains("<polyline"))
+    }
+
+    @Test("The integration page shows the log's tail, never the whole of a huge log")
+    func logTail() async throws {
+        let web = try await WebFixture.start(bots: ["app": Bots.app])
+        defer { Task { await web.stop() } }
+        let lines = (1...20_000).map { "line \($0) of the build output" }.joined(separator: "\n") + "\n"
+        let integration = try web.integrate("app", result: .succeeded, log: lines)
+        let page = try await web.get("/bots/app/integrations/\(integration.number)")
+        #expect(page.text.contains("line 20000 of the build output"))
+        #expect(!page.text.contains("line 1 of the build output"))
+        #expect(page.text.contains("only its end is shown"))
+        #expect(page.body.count < 200_000)
+        let whole = try await web.get("/bots/app/integrations/\(integration.number)/log")
+        #expect(whole.contentType == "text/plain; charset=utf-8")
+        #expect(whole.text == lines)
+    }
+
+    @Test("The badge shows the last result")
+    func badge() async throws {
+        let web = try await WebFixture.start(bots: ["app": Bots.app])
+        defer { Task { await web.stop() } }
+        let none = try await web.get("/bots/app/badge.svg")
+        #expect(none.contentType == "image/svg+xml; charset=utf-8")
+        #expect(none.text.contains("no integration"))
+        try web.integrate("app", result: .buildErrors)
+        let failed = try await web.get("/bots/app/badge.svg")
+        #expect(failed.text.contains(">build-errors<"))
+        #expect(failed.text.contains("#cf222e"))
+        #expect(try await web.get("/bots/nope/badge.svg").status == 404)
+    }
+
+    @Test("The JSON API: bots, one bot, paged history, one integration, and 404s as JSON")
+    func api() async throws {
+        let web = try await WebFixture.start(bots: ["app": Bots.app])
+        defer { Task { await web.stop() } }
+        for _ in 1...5 { try web.integrate("app", result: .succeeded) }
+        try web.integrate("app", result: .testFailures, outcome: Self.hostileOutcome)
+
+        let bots = try await web.get("/api/bots")
+        #expect(bots.contentType == "application/json; charset=utf-8")
+        let list = try #require(try bots.json() as? [[String: Any]])
+        #expect(list.map { $0["name"] as? String } == ["app"])
+        #expect(list[0]["repository"] as? String == "https://github.com/example/app.git")
+        #expect((list[0]["last"] as? [String: Any])?["number"] as? Int == 6)
+        #expect(list[0]["running"] is NSNull)
+
+        let bot = try #require(try await web.get("/api/bots/app").json() as? [String: Any])
+        #expect(bot["status"] as? String == "idle")
+
+        let page = try #require(try await web.get("/api/bots/app/integrations?limit=2&before=5").json() as? [[String: Any]])
+        #expect(page.map { $0["number"] as? Int } == [4, 3])
+        #expect(page[0]["result"] as? String == "succeeded")
+        #expect((page[0]["summary"] as? [String: Any])?["coverage"] is NSNull)
+
+        let detail = try #require(try await web.get("/api/bots/app/integrations/6").json() as? [String: Any])
+        #expect(detail["result"] as? String == "test-failures")
+        #expect((detail["tests"] as? [[String: Any]])?.count == 2)
+        #expect((detail["commits"] as? [[String: Any]])?.first?["subject"] as? String == "fix \(Self.hostile)")
+        let issue = try #require((detail["issues"] as? [[String: Any]])?.first)
+        #expect(issue["status"] as? String == "new")
+        #expect((issue["introducedBy"] as? [[String: Any]])?.first?["email"] as? String == "m@example.com")
+        #expect((detail["steps"] as? [[String: Any]])?.map { $0["name"] as? String } == ["checkout", "building"])
+
+        for path in ["/api/bots/nope", "/api/bots/app/integrations/99", "/api/bots/app/integrations/x", "/api/bots/nope/integrations"] {
+            let missing = try await web.get(path)
+            #expect(missing.status == 404, "\(path)")
+            #expect(missing.contentType == "application/json; charset=utf-8", "\(path)")
+            #expect((try missing.json() as? [String: Any])?["error"] is String, "\(path)")
+        }
+        #expect(try await web.get("/api/bots/app/integrations?limit=0").status == 400)
+        #expect(try await web.get("/api/bots/app/integrations?before=x").status == 400)
+        #expect(try await web.get("/bots/nope").status == 404)
+        #expect(try await web.get("/bots/app/integrations/99").status == 404)
+    }
+
+    @Test("/metrics: integrations by result, queue length, durations, webhooks and HTTP latency")
+    func metrics() async throws {
+        let web = try await WebFixture.start(bots: ["app": Bots.app])
+        defer { Task { await web.stop() } }
+        try web.integrate("app", result: .succeeded)
+        try web.integrate("app", result: .buildErrors)
+        _ = try web.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
+        _ = try await web.get("/api/bots")
+        let text = try await web.get("/metrics")
+        #expect(text.contentType.hasPrefix("text/plain; version=0.0.4"))
+        #expect(text.text.contains("kiln_integrations_total{result=\"succeeded\"} 1\n"))
+        #expect(text.text.contains("kiln_integrations_total{result=\"build-errors\"} 1\n"))
+        #expect(text.text.contains("kiln_integrations_queued 1\n"))
+        #expect(text.text.contains("kiln_integration_duration_seconds_bucket{le=\"10.0\"} 2\n"))
+        #expect(text.text.contains("kiln_integration_duration_seconds_count 2\n"))
+        #expect(text.text.contains("kiln_webhook_deliveries_total{outcome=\"queued\"} 0\n"))
+        #expect(text.text.contains("kiln_http_request_duration_seconds_count{route=\"/api/bots\",status=\"2xx\"} 1"))
+    }
+}
