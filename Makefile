@@ -26,6 +26,7 @@ run: build
 
 # Prints the table of performance figures, measured on this machine with a release build.
 bench: deps
+	scripts/install-debian-packages wrk
 	$(SWIFT) build -c release --product kiln
 	$(SWIFT) build -c release --product kiln-bench
 	.build/release/kiln-bench --kiln .build/release/kiln

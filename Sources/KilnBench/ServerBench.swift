@@ -82,10 +82,10 @@ final class Server {
     let process = Process()
     let home: String
 
-    init(kiln: String, home: String) throws {
+    init(kiln: String, home: String, listen: String = "127.0.0.1:0") throws {
         self.home = home
         process.executableURL = URL(fileURLWithPath: kiln)
-        process.arguments = ["serve", "--listen", "127.0.0.1:0", "--log-level", "warning"]
+        process.arguments = ["serve", "--listen", listen, "--log-level", "warning"]
         process.currentDirectoryURL = URL(fileURLWithPath: home)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice

@@ -36,6 +36,13 @@ struct StoreBench {
         table.add("a bot's history page (50 rows)", target: "< 5 ms", measured: Measure.format(history), comparison: "bot-25, 2,000 integrations")
     }
 
+    /// Fills `store` with `count` completed integrations of the 50 bots (for the web benchmark).
+    func fill(_ store: SQLiteStore, count: Int) throws {
+        try store.syncBots(
+            bots.map { BotState(name: $0, file: "Bots/\($0).yml", repository: "https://example.com/\($0).git", branch: "main") }, now: Date())
+        try record(store, count: count, outcome: IntegrationOutcome(result: .succeeded, warnings: 1))
+    }
+
     private func record(_ store: SQLiteStore, count: Int, outcome: IntegrationOutcome) throws {
         for index in 0..<count {
             let bot = bots[index % bots.count]

@@ -48,17 +48,17 @@ extension SQLiteStore {
             }
             return QueueOutcome(integration: integration, coalesced: true, superseded: superseded)
         }
-        // A push of the commit already being integrated (a webhook and a poll seeing the same
-        // push, or a forge redelivering) reaches that integration rather than repeating it.
+        // A push of the commit the bot is integrating, or last integrated (a webhook and a poll
+        // seeing the same push, a forge redelivering), reaches that integration instead of
+        // repeating it. `kiln trigger` and schedules always integrate anew.
         if request.cause == .webhook || request.cause == .poll, let commit = request.commit,
-            let running = try Row.fetchOne(
-                try db.cachedStatement(
-                    sql: """
-                        SELECT * FROM integration WHERE bot = ? AND step NOT IN ('pending', 'completed') AND step != 'completed'
-                            AND commitSha = ? AND cancelRequested IS NULL
-                        """), arguments: [request.bot, commit])
+            let latest = try Row.fetchOne(
+                try db.cachedStatement(sql: "SELECT * FROM integration WHERE bot = ? AND step != 'pending' ORDER BY number DESC LIMIT 1"),
+                arguments: [request.bot]),
+            (latest["commitSha"] as String?) == commit, (latest["cancelRequested"] as String?) == nil,
+            !["canceled", "internal-error"].contains(latest["result"] as String? ?? "")
         {
-            return QueueOutcome(integration: Integration(row: running), coalesced: true, superseded: superseded)
+            return QueueOutcome(integration: Integration(row: latest), coalesced: true, superseded: superseded)
         }
         guard
             let number = try Int.fetchOne(

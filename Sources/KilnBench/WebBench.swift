@@ -1,0 +1,173 @@
+import Crypto
+import Foundation
+import KilnCore
+import KilnStore
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Web: pages and API under load (wrk, 100,000 integrations stored), a webhook to the first
+/// process of its integration, and a burst of signed webhooks.
+struct WebBench {
+    let kiln: String
+    let work: Workspace
+    static let secret = "bench-secret"
+
+    func run(into table: Table) async throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/wrk") else {
+            throw BenchError.unexpected("wrk is missing: apt-get install wrk (make bench installs it)")
+        }
+        let home = work.url("web")
+        try FileManager.default.createDirectory(atPath: home + "/Bots", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: home + "/.kiln", withIntermediateDirectories: true)
+        try Self.secret.write(toFile: home + "/secret", atomically: false, encoding: .utf8)
+        let port = 18_000 + Int.random(in: 0..<2000)
+        try "executors: 2\nwebhooks: {secret-file: '\(home)/secret'}\n".write(
+            toFile: home + "/kiln.yml", atomically: false, encoding: .utf8)
+
+        // 100,000 integrations of 50 bots: the store benchmark's file when it ran, else a new one.
+        let stored = work.url("store/kiln.sqlite")
+        if FileManager.default.fileExists(atPath: stored) {
+            for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: stored + suffix) {
+                try FileManager.default.copyItem(atPath: stored + suffix, toPath: home + "/.kiln/kiln.sqlite" + suffix)
+            }
+        } else {
+            try StoreBench(work: work).fill(try SQLiteStore.open(dataDirectory: home + "/.kiln"), count: 100_000)
+        }
+        let repositories = try (0..<12).map { try makeRepository(work.url("web-repo-\($0)")) }
+        for index in 1...50 {
+            try "repository: {url: '\(repositories[0])'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"
+                .write(toFile: "\(home)/Bots/bot-\(index).yml", atomically: false, encoding: .utf8)
+        }
+        let marks = work.url("web-marks")
+        try FileManager.default.createDirectory(atPath: marks, withIntermediateDirectories: true)
+        try """
+        repository: {url: '\(repositories[1])'}
+        schedule: {poll: 0}
+        test: {enabled: false}
+        triggers: [{name: mark, phase: before, run: 'date +%s%N > \(marks)/$KILN_INTEGRATION'}]
+
+        """.write(toFile: home + "/Bots/timed.yml", atomically: false, encoding: .utf8)
+        for index in 0..<10 {
+            try "repository: {url: '\(repositories[index + 2])'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"
+                .write(toFile: "\(home)/Bots/burst-\(index).yml", atomically: false, encoding: .utf8)
+        }
+
+        let server = try Server(kiln: kiln, home: home, listen: "127.0.0.1:\(port)")
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(port)"
+        try await waitForHTTP(base + "/health")
+
+        for (path, name) in [("/", "GET /"), ("/api/bots", "GET /api/bots")] {
+            let (rate, p99) = try wrk(base + path)
+            table.add(
+                "\(name), 100,000 integrations stored", target: "> 5,000 req/s, p99 < 20 ms",
+                measured: String(format: "%.0f req/s, p99 %@", rate, Measure.format(p99)), comparison: "wrk -t2 -c32 -d8s on the same 2 cores")
+        }
+
+        // A webhook answered 202 to its integration's first process.
+        var latencies: [Double] = []
+        for round in 1...9 {
+            let commit = try commitTo(work.url("web-repo-1"), round: round)
+            let start = Date().timeIntervalSince1970
+            let status = try await post(base, repository: repositories[1], commit: commit)
+            guard status == 202 else { throw BenchError.unexpected("webhook answered \(status)") }
+            let mark = "\(marks)/\(round)"
+            let deadline = Date().addingTimeInterval(30)
+            while !FileManager.default.fileExists(atPath: mark), Date() < deadline { try await Task.sleep(for: .milliseconds(2)) }
+            try await Task.sleep(for: .milliseconds(20))
+            guard let text = try? String(contentsOfFile: mark, encoding: .utf8),
+                let nanoseconds = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            else { throw BenchError.unexpected("the webhook's integration \(round) did not start") }
+            latencies.append((nanoseconds / 1e9 - start) * 1000)
+            try await server.waitUntilIdle(bots: 1)
+        }
+        latencies.sort()
+        table.add(
+            "webhook answered 202 to its first process started", target: "median < 50 ms", measured: Measure.format(latencies[latencies.count / 2]),
+            comparison: "9 signed generic pushes, idle executor")
+
+        // 1,000 signed webhooks for 10 bots, as fast as possible.
+        let before = try SQLiteStore.open(dataDirectory: home + "/.kiln").webhookDeliveries(limit: 10_000).count
+        let heads = try (0..<10).map {
+            try command("/usr/bin/git", ["rev-parse", "HEAD"], in: repositories[$0 + 2]).trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let start = ContinuousClock.now
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            var statuses: [Int] = []
+            for index in 0..<1000 {
+                if index >= 64, let status = try await group.next() { statuses.append(status) }
+                group.addTask { try await post(base, repository: repositories[index % 10 + 2], commit: heads[index % 10]) }
+            }
+            for try await status in group { statuses.append(status) }
+            return statuses
+        }
+        let elapsed = Measure.milliseconds(ContinuousClock.now - start)
+        let store = try SQLiteStore.open(dataDirectory: home + "/.kiln")
+        let recorded = try store.webhookDeliveries(limit: 10_000).count - before
+        let perBot = try (0..<10).map { try store.integrations(bot: "burst-\($0)", limit: 100, before: nil).count }
+        table.add(
+            "1,000 signed webhooks for 10 bots", target: "all 2xx and recorded, ≤ 2 integrations per bot",
+            measured: "\(statuses.filter { (200..<300).contains($0) }.count) 2xx, \(recorded) recorded, ≤ \(perBot.max() ?? 0) per bot",
+            comparison: String(format: "sent 64 at a time in %@", Measure.format(elapsed)))
+    }
+
+    private func makeRepository(_ path: String) throws -> String {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        try "not a package\n".write(toFile: path + "/README.md", atomically: false, encoding: .utf8)
+        try command("/usr/bin/git", ["init", "-q", "-b", "main"], in: path)
+        _ = try commitTo(path, round: 0)
+        return path
+    }
+
+    private func commitTo(_ path: String, round: Int) throws -> String {
+        try "round \(round)\n".write(toFile: path + "/round.txt", atomically: false, encoding: .utf8)
+        try command("/usr/bin/git", ["add", "-A"], in: path)
+        try command("/usr/bin/git", ["-c", "user.name=Bench", "-c", "user.email=b@example.com", "commit", "-q", "-m", "round \(round)"], in: path)
+        return try command("/usr/bin/git", ["rev-parse", "HEAD"], in: path).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    private func post(_ base: String, repository: String, commit: String) async throws -> Int {
+        let body = Data(#"{"repository": "\#(repository)", "branch": "main", "commit": "\#(commit)"}"#.utf8)
+        let mac = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(Self.secret.utf8)))
+        guard let url = URL(string: base + "/hooks/generic") else { throw BenchError.unexpected("bad URL \(base)") }
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = body
+        request.setValue("sha256=" + mac.map { String(format: "%02x", $0) }.joined(), forHTTPHeaderField: "X-Kiln-Signature")
+        let (_, response) = try await URLSession.shared.data(for: request)
+        return (response as? HTTPURLResponse)?.statusCode ?? 0
+    }
+
+    private func waitForHTTP(_ url: String) async throws {
+        guard let url = URL(string: url) else { return }
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline {
+            if let (_, response) = try? await URLSession.shared.data(from: url), (response as? HTTPURLResponse)?.statusCode == 200 { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        throw BenchError.unexpected("kiln serve did not answer \(url)")
+    }
+
+    /// Requests per second and the 99th percentile latency in milliseconds.
+    private func wrk(_ url: String) throws -> (Double, Double) {
+        let output = try command("/usr/bin/wrk", ["-t2", "-c32", "-d8s", "--latency", url])
+        var rate = 0.0
+        var p99 = 0.0
+        for line in output.split(separator: "\n") {
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            if fields.first == "Requests/sec:", fields.count > 1 { rate = Double(fields[1]) ?? 0 }
+            if fields.first == "99%", fields.count > 1 { p99 = Self.milliseconds(String(fields[1])) }
+        }
+        if output.contains("Non-2xx") { throw BenchError.unexpected("wrk saw errors: \(output)") }
+        return (rate, p99)
+    }
+
+    static func milliseconds(_ text: String) -> Double {
+        for (unit, factor) in [("us", 0.001), ("ms", 1.0), ("s", 1000.0)] where text.hasSuffix(unit) {
+            return (Double(text.dropLast(unit.count)) ?? 0) * factor
+        }
+        return Double(text) ?? 0
+    }
+}
