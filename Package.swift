@@ -41,7 +41,8 @@ let package = Package(
             dependencies: ["KilnCore", .product(name: "Subprocess", package: "swift-subprocess")],
             exclude: ["README.md"]
         ),
-        .target(name: "KilnMail", dependencies: ["CCurl", "KilnCore"], exclude: ["README.md"]),
+        .target(
+            name: "KilnMail", dependencies: ["CCurl", "KilnCore", .product(name: "Mustache", package: "swift-mustache")], exclude: ["README.md"]),
         .target(
             name: "KilnServer",
             dependencies: [
@@ -54,7 +55,7 @@ let package = Package(
         .target(
             name: "KilnWeb",
             dependencies: [
-                "KilnServer", "KilnStore", "KilnGit",
+                "KilnServer", "KilnStore", "KilnGit", "KilnMail",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -75,7 +76,11 @@ let package = Package(
             ],
             exclude: ["README.md"]
         ),
-        .executableTarget(name: "KilnBench", dependencies: ["KilnCore", "KilnGit", "KilnStore", "KilnBuild"], exclude: ["README.md"]),
+        .executableTarget(
+            name: "KilnBench",
+            dependencies: ["KilnCore", "KilnGit", "KilnStore", "KilnBuild", .product(name: "Crypto", package: "swift-crypto")],
+            exclude: ["README.md"]
+        ),
 
         .executableTarget(name: "kiln-store-stress", dependencies: ["KilnCore", "KilnStore"], path: "Tests/KilnStoreStress"),
         .target(name: "KilnTestSupport", dependencies: ["KilnCore"], path: "Tests/KilnTestSupport"),
@@ -86,7 +91,7 @@ let package = Package(
         .testTarget(name: "KilnMailTests", dependencies: ["KilnMail", "KilnTestSupport"]),
         .testTarget(
             name: "KilnServerTests",
-            dependencies: ["KilnServer", "KilnStore", "KilnGit", "KilnTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["KilnServer", "KilnStore", "KilnGit", "KilnMail", "KilnTestSupport", .product(name: "Logging", package: "swift-log")]
         ),
         .testTarget(
             name: "KilnWebTests",

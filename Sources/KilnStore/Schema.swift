@@ -129,6 +129,16 @@ enum Schema {
                     );
                     """)
         }
+        migrator.registerMigration("v2: notifications") { db in
+            // Integrations completed before mail existed count as notified, so an upgrade sends
+            // no mail about the past.
+            try db.execute(
+                sql: """
+                    ALTER TABLE integration ADD COLUMN notifiedAt REAL;
+                    UPDATE integration SET notifiedAt = endedAt WHERE step = 'completed';
+                    CREATE INDEX integrationToNotify ON integration(id) WHERE notifiedAt IS NULL;
+                    """)
+        }
         return migrator
     }
 }

@@ -258,3 +258,95 @@ public struct StoreStatistics: Sendable, Hashable {
     /// Mails in the outbox by state (`queued`, `sent`, `failed`).
     public var outboxByState: [String: Int]
 }
+
+/// The mail outbox and what mail is composed from.
+public protocol MailStore: Sendable {
+    /// Adds a mail to the outbox unless one with its dedupe key is there already; true when added.
+    @discardableResult
+    func queueMail(_ mail: OutgoingMail, now: Date) throws(StoreError) -> Bool
+
+    /// Queued mails whose next attempt is due, oldest first.
+    func dueMails(now: Date, limit: Int) throws(StoreError) -> [QueuedMail]
+
+    /// When the next queued mail is due; nil when the outbox has none queued.
+    func nextMailAttempt() throws(StoreError) -> Date?
+
+    /// Records a mail as delivered.
+    func mailSent(_ id: Int64, now: Date) throws(StoreError)
+
+    /// Records a failed attempt: tried again at `retryAt`, or failed for good when it is nil.
+    func mailFailed(_ id: Int64, error: String, retryAt: Date?, now: Date) throws(StoreError)
+
+    /// The outbox for `kiln status`: counts by state and the mails not delivered yet.
+    func outbox(limit: Int) throws(StoreError) -> Outbox
+
+    /// Completed integrations whose mail has not been composed yet, oldest first.
+    func integrationsToNotify(limit: Int) throws(StoreError) -> [Integration]
+
+    /// Records that the mail of these integrations was composed (and queued).
+    func markNotified(_ ids: [Int64], now: Date) throws(StoreError)
+
+    /// The bot's last completed integration before `number` that was not canceled.
+    func previousResult(bot: String, before number: Int) throws(StoreError) -> Integration?
+
+    /// What a digest says about a bot over `[from, to)`.
+    func digest(bot: String, from: Date, to: Date) throws(StoreError) -> DigestFigures
+}
+
+/// A mail to put in the outbox.
+public struct OutgoingMail: Sendable, Hashable {
+    /// Same key, same mail: a second one with this key is not queued.
+    public var dedupeKey: String
+    public var bot: String?
+    public var integrationId: Int64?
+    public var recipients: [String]
+    public var subject: String
+    /// The whole message as sent.
+    public var message: [UInt8]
+
+    public init(dedupeKey: String, bot: String? = nil, integrationId: Int64? = nil, recipients: [String], subject: String, message: [UInt8]) {
+        self.dedupeKey = dedupeKey
+        self.bot = bot
+        self.integrationId = integrationId
+        self.recipients = recipients
+        self.subject = subject
+        self.message = message
+    }
+}
+
+/// A mail in the outbox.
+public struct QueuedMail: Sendable, Hashable {
+    public var id: Int64
+    public var dedupeKey: String?
+    public var recipients: [String]
+    public var subject: String
+    public var message: [UInt8]
+    /// `queued`, `sent` or `failed`.
+    public var state: String
+    public var attempts: Int
+    public var createdAt: Date
+    public var nextAttemptAt: Date
+    public var lastError: String?
+}
+
+public struct Outbox: Sendable, Hashable {
+    public var queued: Int
+    public var sent: Int
+    public var failed: Int
+    /// Mails queued or failed, newest first.
+    public var undelivered: [QueuedMail]
+}
+
+/// A bot's integrations over a period, for daily and weekly digests.
+public struct DigestFigures: Sendable, Hashable {
+    public var results: [IntegrationResult: Int]
+    public var count: Int
+    /// Seconds; nil without completed integrations.
+    public var averageDuration: Double?
+    public var issuesIntroduced: Int
+    public var issuesResolved: Int
+    /// The slowest tests of the period's last integration with tests, slowest first.
+    public var slowestTests: [TestCase]
+    /// The bot's last completed integration up to the end of the period.
+    public var last: Integration?
+}

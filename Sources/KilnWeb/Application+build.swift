@@ -2,6 +2,7 @@ import Foundation
 import Hummingbird
 import KilnCore
 import KilnGit
+import KilnMail
 import KilnServer
 import KilnStore
 import Logging
@@ -37,6 +38,7 @@ public enum ServerSetupError: Error, Sendable, CustomStringConvertible {
     case store(StoreError)
     case assets(WebAssetsError)
     case webhookSecret(path: String)
+    case mail(String)
 
     public var description: String {
         switch self {
@@ -44,6 +46,7 @@ public enum ServerSetupError: Error, Sendable, CustomStringConvertible {
         case .assets(let error): "\(error)"
         case .webhookSecret(let path):
             "cannot read the webhook secret file \(path) (webhooks.secret-file): create it with the secret, or remove the key"
+        case .mail(let reason): reason
         }
     }
 }
@@ -84,10 +87,24 @@ public func buildServer(
             executors: config.executors, timeZone: config.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current,
             retention: config.retention, databasePath: store.path),
         logger: logger)
+    var delivery: Mailer.Delivery?
+    if let smtp = config.smtp {
+        do {
+            let notifier = Notifier(
+                store: store, templates: try MailTemplates.load(environment: settings.environment), from: smtp.from,
+                publicURL: config.publicURL ?? "http://\(config.listen)", reports: config.reports,
+                timeZone: config.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current)
+            delivery = Mailer.Delivery(notifier: notifier, client: try SMTPClient(settings: smtp), sender: smtp.from.address)
+        } catch {
+            throw .mail("\(error)")
+        }
+    }
+    let mailer = Mailer(store: store, registry: registry, delivery: delivery, logger: logger)
     let web = WebDependencies(
         store: store, registry: registry, scheduler: scheduler, assets: assets, webhookSecret: secret, logsDirectory: store.logsDirectory)
     let application = buildApplication(settings: settings, web: web, logger: logger, onListening: onListening)
-    return KilnServices(store: store, registry: registry, scheduler: scheduler, services: [application, scheduler], recovered: recovered)
+    return KilnServices(
+        store: store, registry: registry, scheduler: scheduler, services: [application, scheduler, mailer], recovered: recovered)
 }
 
 /// What the HTTP application reads and writes.

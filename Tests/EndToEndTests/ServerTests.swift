@@ -202,3 +202,31 @@ struct ServedWebTests {
         #expect(output.status == 0)
     }
 }
+
+@Suite("kiln serve: mail")
+struct ServedMailTests {
+    @Test("After an integration, kiln serve mails its report to a real SMTP server, with a link to the page")
+    func reportMail() async throws {
+        let smtp = try await SMTPServer.start()
+        let repo = try ServerTests.quickRepository()
+        let served = try await ServedHome(
+            bots: [
+                "app": """
+                repository: {url: '\(repo.url)'}
+                schedule: {poll: 0}
+                test: {enabled: false}
+                triggers: [{email: report, every: integration, to: [team@example.com]}]
+
+                """
+            ],
+            config: "executors: 1\npublic-url: http://ci.example.com\nsmtp: {url: '\(smtp.url)', from: 'Kiln <kiln@example.com>'}\n")
+        _ = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        let mail = try #require(try await smtp.waitForMessages(1, timeout: .seconds(30)).first)
+        #expect(mail.subject == "[app] #1 build-errors")
+        #expect(mail.from == "kiln@example.com" && mail.to == ["team@example.com"])
+        #expect(mail.parts["text/plain"]?.contains("http://ci.example.com/bots/app/integrations/1") == true)
+        let status = try runProcess(Executables.kiln, ["status"], in: served.home.path)
+        #expect(status.standardOutput.contains("mail: 0 queued, 0 failed, 1 sent"))
+        _ = try await served.server.terminate()
+    }
+}

@@ -1,4 +1,5 @@
 import Foundation
+import KilnStore
 import KilnTestSupport
 import Testing
 
@@ -84,6 +85,31 @@ struct StatusAndTriggerTests {
                 lib     queued    never integrated; queued #1
 
                 """)
+    }
+
+    @Test("kiln status shows the mail outbox: queued with attempts and last error, failed, sent")
+    func statusOutbox() throws {
+        let home = try home()
+        let store = try SQLiteStore.open(dataDirectory: home.url(".kiln"))
+        let now = Date()
+        for (index, subject) in ["[app] #1 succeeded", "[app] #2 broken: build-errors", "[app] #3 fixed: succeeded"].enumerated() {
+            _ = try store.queueMail(
+                OutgoingMail(dedupeKey: "\(index)", recipients: ["team@example.com"], subject: subject, message: Array("x".utf8)), now: now)
+        }
+        let queued = try store.dueMails(now: now, limit: 10)
+        try store.mailFailed(queued[0].id, error: "cannot reach the SMTP server smtp://127.0.0.1:25", retryAt: now.addingTimeInterval(120), now: now)
+        try store.mailFailed(queued[1].id, error: "the SMTP server answered 550: no such user", retryAt: nil, now: now)
+        try store.mailSent(queued[2].id, now: now)
+        let result = try runProcess(Executables.kiln, ["status"], in: home.path)
+        #expect(result.status == 0)
+        let lines = result.standardOutput.split(separator: "\n").map(String.init)
+        #expect(lines.contains("mail: 1 queued, 1 failed, 1 sent"))
+        #expect(lines.contains("  failed \"[app] #2 broken: build-errors\" to team@example.com: the SMTP server answered 550: no such user"))
+        #expect(
+            lines.contains {
+                $0.hasPrefix("  queued \"[app] #1 succeeded\" to team@example.com, 1 attempt, next in ")
+                    && $0.hasSuffix(": cannot reach the SMTP server smtp://127.0.0.1:25")
+            })
     }
 
     @Test("kiln run shows the running step with its elapsed time on a terminal, and a line per step otherwise")

@@ -10,7 +10,7 @@ struct StoreMigrationTests {
     func newFile() throws {
         let test = try TestStore()
         #expect(try test.store.journalMode() == "wal")
-        #expect(try test.store.appliedMigrations() == ["v1"])
+        #expect(try test.store.appliedMigrations() == ["v1", "v2: notifications"])
         #expect(try test.store.integrityCheck() == "ok")
     }
 
@@ -72,6 +72,28 @@ struct QueueTests {
         #expect(claimed.commit == "c2" && claimed.cause == .webhook)
         let fourth = try test.store.enqueue(QueueRequest(bot: "app", cause: .poll, commit: "c3", branch: "main"), now: test.at(4))
         #expect(!fourth.coalesced && fourth.integration.number == 2)
+    }
+
+    @Test("A push of the commit being integrated, or last integrated, reaches that integration; manual triggers run anew")
+    func samePush() throws {
+        let test = try TestStore()
+        let push = QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main")
+        let first = try test.store.enqueue(push, now: test.at(0))
+        let running = try #require(try test.store.claimNext(owner: "test", now: test.at(1)))
+        let again = try test.store.enqueue(push, now: test.at(2))
+        #expect(again.coalesced && again.integration.id == running.id)
+        try test.store.complete(running.id, outcome: IntegrationOutcome(result: .succeeded), now: test.at(3))
+        let redelivered = try test.store.enqueue(push, now: test.at(4))
+        #expect(redelivered.coalesced && redelivered.integration.id == first.integration.id)
+        let polled = try test.store.enqueue(QueueRequest(bot: "app", cause: .poll, commit: "c1", branch: "main"), now: test.at(5))
+        #expect(polled.coalesced && polled.integration.number == 1)
+        let manual = try test.store.enqueue(QueueRequest(bot: "app", cause: .manual, commit: "c1", branch: "main"), now: test.at(6))
+        #expect(!manual.coalesced && manual.integration.number == 2)
+        // A canceled integration of that commit does not count as integrated.
+        let claimed = try #require(try test.store.claimNext(owner: "test", now: test.at(7)))
+        try test.store.complete(claimed.id, outcome: IntegrationOutcome(result: .canceled), now: test.at(8))
+        let retried = try test.store.enqueue(push, now: test.at(9))
+        #expect(!retried.coalesced && retried.integration.number == 3)
     }
 
     @Test("Claiming runs at most one integration per bot, oldest first across bots")

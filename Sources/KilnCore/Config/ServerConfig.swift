@@ -85,8 +85,13 @@ public struct SMTPSettings: Sendable, Hashable {
     public var passwordFile: String?
     public var from: EmailAddress
     public var starttls: StartTLS
+    /// Certificates to trust for the SMTP server instead of the system's (a private CA).
+    public var caFile: String?
 
-    public init(url: String, username: String? = nil, passwordFile: String? = nil, from: EmailAddress, starttls: StartTLS = .optional) {
+    public init(
+        url: String, username: String? = nil, passwordFile: String? = nil, from: EmailAddress, starttls: StartTLS = .optional, caFile: String? = nil
+    ) {
+        self.caFile = caFile
         self.url = url
         self.username = username
         self.passwordFile = passwordFile

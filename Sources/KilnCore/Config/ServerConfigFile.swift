@@ -80,7 +80,9 @@ public enum ServerConfigFile {
     }
 
     private static func decodeSMTP(_ node: Node, path: ConfigPath, resolve: (String) -> String, reader: ConfigReader) -> SMTPSettings? {
-        guard let fields = reader.mapping(node, path: path, keys: ["url", "username", "password-file", "from", "starttls"]) else { return nil }
+        guard let fields = reader.mapping(node, path: path, keys: ["url", "username", "password-file", "from", "starttls", "ca-file"]) else {
+            return nil
+        }
         var url: String?
         if let node = fields.required("url", in: reader, hint: " (smtp://host:port or smtps://host:port)"),
             let text = reader.string(node, path: fields.path("url"), expected: "a URL")
@@ -112,8 +114,10 @@ public enum ServerConfigFile {
         if let node = fields["starttls"], let value = reader.choice(node, path: fields.path("starttls"), as: SMTPSettings.StartTLS.self) {
             starttls = value
         }
+        let caFile = fields["ca-file"].flatMap { reader.string($0, path: fields.path("ca-file"), expected: "a file path") }
         guard let url, let from else { return nil }
-        return SMTPSettings(url: url, username: username, passwordFile: passwordFile.map(resolve), from: from, starttls: starttls)
+        return SMTPSettings(
+            url: url, username: username, passwordFile: passwordFile.map(resolve), from: from, starttls: starttls, caFile: caFile.map(resolve))
     }
 
     private static func decodeReports(_ node: Node, path: ConfigPath, into reports: inout ReportTimes, reader: ConfigReader) {

@@ -9,7 +9,8 @@ struct Status: ParsableCommand {
         abstract: "Show the bots, their last results, and running and queued integrations.",
         discussion: """
             Reads the data directory's store, so it works while the server runs. With --json, prints \
-            exactly what GET /api/bots returns.
+            exactly what GET /api/bots returns. Without, also the mail outbox: mails queued (with \
+            their attempts and last error) and failed.
 
             Examples:
               kiln status
@@ -30,9 +31,11 @@ struct Status: ParsableCommand {
             throw fail(with: error)
         }
         let bots: [API.Bot]
+        let outbox: Outbox
         do {
             let store = try SQLiteStore.open(dataDirectory: config.data)
             bots = try API.bots(from: store)
+            outbox = try store.outbox(limit: 10)
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure
@@ -46,11 +49,10 @@ struct Status: ParsableCommand {
             }
             return
         }
+        let now = Date()
         if bots.isEmpty {
             Console.out("no bots yet in \(config.data) (kiln serve records them when it loads \(config.bots))")
-            return
         }
-        let now = Date()
         let width = bots.map(\.name.count).max() ?? 3
         for bot in bots {
             var line =
@@ -66,6 +68,22 @@ struct Status: ParsableCommand {
             if !bot.queued.isEmpty { line += "; queued " + bot.queued.map { "#\($0.number)" }.joined(separator: ", ") }
             Console.out(line)
             for problem in bot.problems { Console.out("  \(problem)") }
+        }
+        Self.printOutbox(outbox, now: now)
+    }
+
+    /// `mail: 2 queued, 1 failed, 140 sent`, then each undelivered mail with its last error.
+    static func printOutbox(_ outbox: Outbox, now: Date) {
+        guard outbox.queued + outbox.failed + outbox.sent > 0 else { return }
+        Console.out("mail: \(outbox.queued) queued, \(outbox.failed) failed, \(outbox.sent) sent")
+        for mail in outbox.undelivered {
+            var line = "  \(mail.state) \"\(mail.subject)\" to \(mail.recipients.joined(separator: ", "))"
+            if mail.state == "queued", mail.attempts > 0 {
+                line +=
+                    ", \(mail.attempts) attempt\(mail.attempts == 1 ? "" : "s"), next in \(span(max(0, mail.nextAttemptAt.timeIntervalSince(now))))"
+            }
+            if let error = mail.lastError { line += ": \(error)" }
+            Console.out(line)
         }
     }
 

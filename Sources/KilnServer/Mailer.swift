@@ -1,0 +1,177 @@
+import Foundation
+import KilnCore
+import KilnMail
+import KilnStore
+import Logging
+import ServiceLifecycle
+
+/// Delivers the outbox, and has the notifier compose the mail of email triggers.
+///
+/// Once a second (and whenever `wake()` is called) it composes the mail of newly completed
+/// integrations, queues digests whose time has come, and sends what is due. A failed attempt is
+/// retried with exponential backoff for up to a day; a permanent refusal (5xx) is recorded with
+/// the server's answer. Mail runs beside the executors and never holds an integration up.
+///
+/// Without `smtp` in the server config nothing is composed or sent; integrations are only marked
+/// as seen, so that configuring mail later does not mail about the past.
+public actor Mailer: Service {
+    public struct Settings: Sendable {
+        public var retry: RetryPolicy
+        public var tick: Duration
+        /// Mails sent at once.
+        public var parallelSends: Int
+
+        public init(retry: RetryPolicy = RetryPolicy(), tick: Duration = .seconds(1), parallelSends: Int = 4) {
+            self.retry = retry
+            self.tick = tick
+            self.parallelSends = parallelSends
+        }
+    }
+
+    /// What sends: the notifier that composes, the client that delivers, the envelope sender.
+    public struct Delivery: Sendable {
+        public var notifier: Notifier
+        public var client: SMTPClient
+        public var sender: String
+
+        public init(notifier: Notifier, client: SMTPClient, sender: String) {
+            self.notifier = notifier
+            self.client = client
+            self.sender = sender
+        }
+    }
+
+    let store: any Store & MailStore
+    let registry: BotRegistry
+    let delivery: Delivery?
+    let settings: Settings
+    let logger: Logger
+    let now: @Sendable () -> Date
+    private var lastDigestTimes: [ReportFrequency: Date] = [:]
+    private let wakeups: AsyncStream<Void>
+    private let wakeup: AsyncStream<Void>.Continuation
+
+    public init(
+        store: any Store & MailStore, registry: BotRegistry, delivery: Delivery?, settings: Settings = Settings(), logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.registry = registry
+        self.delivery = delivery
+        self.settings = settings
+        self.logger = logger
+        self.now = now
+        (wakeups, wakeup) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    /// Makes the next round happen now rather than at the next tick.
+    public nonisolated func wake() {
+        wakeup.yield()
+    }
+
+    public func run() async throws {
+        let tick = settings.tick
+        let wakeup = wakeup
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: tick)
+                        wakeup.yield()
+                    }
+                }
+                wakeup.yield()
+                for await _ in self.wakeups {
+                    await self.round()
+                    if Task.isCancelled { break }
+                }
+                group.cancelAll()
+            }
+        }
+        logger.info("mailer stopped")
+    }
+
+    /// One round: compose, queue digests, deliver what is due. Returns the mails delivered.
+    @discardableResult
+    public func round() async -> Int {
+        let bots = await registry.catalog.bots.map(\.bot)
+        let current = now()
+        do {
+            guard let delivery else {
+                while case let pending = try store.integrationsToNotify(limit: 500), !pending.isEmpty {
+                    try store.markNotified(pending.map(\.id), now: current)
+                }
+                return 0
+            }
+            let composed = try delivery.notifier.notifyCompleted(bots: bots, now: current)
+            if composed > 0 { logger.info("mail queued", metadata: ["mails": "\(composed)"]) }
+            try queueDigests(delivery.notifier, bots: bots, now: current)
+            return await deliverDue(delivery, now: current)
+        } catch {
+            logger.error("mail round failed", metadata: ["error": "\(error)"])
+            return 0
+        }
+    }
+
+    /// Digests are looked at only when a report time has passed since the last look.
+    private func queueDigests(_ notifier: Notifier, bots: [Bot], now: Date) throws(StoreError) {
+        let reporting = bots.contains { bot in
+            bot.triggers.contains {
+                if case .email(let trigger) = $0, trigger.kind == .report(.daily) || trigger.kind == .report(.weekly) { true } else { false }
+            }
+        }
+        guard reporting else { return }
+        let due = [ReportFrequency.daily, .weekly].compactMap { frequency in
+            notifier.lastReportTime(frequency, atOrBefore: now).map { (frequency, $0) }
+        }
+        guard due.contains(where: { lastDigestTimes[$0.0] != $0.1 }) else { return }
+        let queued = try notifier.queueDigests(bots: bots, now: now)
+        for (frequency, time) in due { lastDigestTimes[frequency] = time }
+        if queued > 0 { logger.info("digests queued", metadata: ["mails": "\(queued)"]) }
+    }
+
+    private func deliverDue(_ delivery: Delivery, now: Date) async -> Int {
+        var delivered = 0
+        while let due = try? store.dueMails(now: now, limit: 100), !due.isEmpty {
+            let outcomes = await withTaskGroup(of: (QueuedMail, MailError?).self) { group in
+                var outcomes: [(QueuedMail, MailError?)] = []
+                for (index, mail) in due.enumerated() {
+                    if index >= settings.parallelSends, let outcome = await group.next() { outcomes.append(outcome) }
+                    group.addTask {
+                        do throws(MailError) {
+                            try await delivery.client.send(mail.message, from: delivery.sender, to: mail.recipients)
+                            return (mail, nil)
+                        } catch {
+                            return (mail, error)
+                        }
+                    }
+                }
+                for await outcome in group { outcomes.append(outcome) }
+                return outcomes
+            }
+            var failed = false
+            for (mail, error) in outcomes {
+                do {
+                    if let error {
+                        failed = true
+                        let retryAt =
+                            error.isPermanent ? nil : settings.retry.nextAttempt(after: mail.attempts + 1, queuedAt: mail.createdAt, now: self.now())
+                        try store.mailFailed(mail.id, error: error.description, retryAt: retryAt, now: self.now())
+                        logger.warning(
+                            retryAt == nil ? "mail failed" : "mail delayed",
+                            metadata: ["subject": "\(mail.subject)", "error": "\(error)", "attempts": "\(mail.attempts + 1)"])
+                    } else {
+                        try store.mailSent(mail.id, now: self.now())
+                        delivered += 1
+                    }
+                } catch {
+                    logger.error("cannot record a mail delivery", metadata: ["error": "\(error)"])
+                    return delivered
+                }
+            }
+            // After a failure the server is likely down: leave the rest for their next attempt.
+            if failed { break }
+        }
+        return delivered
+    }
+}

@@ -1,0 +1,324 @@
+import Foundation
+import KilnCore
+import KilnMail
+import KilnStore
+
+/// Composes the mail of email triggers and puts it in the outbox; `Mailer` delivers it.
+///
+/// - After each integration (any process's: it reads the store's completed integrations not yet
+///   notified), `new-issues` mails go to the committers who introduced new issues, each listing
+///   only their own, and `report` mails with `every: integration` or `every: change` go to `to`.
+/// - At the server's `reports` times, `every: daily` and `every: weekly` digests cover the period
+///   just ended, one mail per set of recipients with every bot that reports to them.
+///
+/// Every mail has a dedupe key, so composing twice (a restart between queueing and recording)
+/// never sends twice.
+public struct Notifier: Sendable {
+    public let store: any Store & MailStore
+    public let templates: MailTemplates
+    public let from: EmailAddress
+    /// Links in mails start with this (the server's `public-url`).
+    public let publicURL: String
+    public let reports: ReportTimes
+    public let timeZone: TimeZone
+
+    public init(
+        store: any Store & MailStore, templates: MailTemplates, from: EmailAddress, publicURL: String, reports: ReportTimes = ReportTimes(),
+        timeZone: TimeZone = .current
+    ) {
+        self.store = store
+        self.templates = templates
+        self.from = from
+        self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        self.reports = reports
+        self.timeZone = timeZone
+    }
+
+    // MARK: After integrations
+
+    /// Composes the mail of integrations completed since the last call; returns how many mails were queued.
+    @discardableResult
+    public func notifyCompleted(bots: [Bot], now: Date) throws(StoreError) -> Int {
+        var queued = 0
+        let byName = Dictionary(bots.map { ($0.name, $0) }) { a, _ in a }
+        while true {
+            let integrations = try store.integrationsToNotify(limit: 50)
+            guard !integrations.isEmpty else { return queued }
+            for integration in integrations {
+                guard let bot = byName[integration.bot] else { continue }
+                for mail in try mails(after: integration, of: bot, now: now) where try store.queueMail(mail, now: now) {
+                    queued += 1
+                }
+            }
+            try store.markNotified(integrations.map(\.id), now: now)
+        }
+    }
+
+    func mails(after integration: Integration, of bot: Bot, now: Date) throws(StoreError) -> [OutgoingMail] {
+        let triggers = bot.triggers.enumerated().compactMap { index, trigger -> (Int, EmailTrigger)? in
+            if case .email(let email) = trigger { return (index, email) }
+            return nil
+        }
+        guard !triggers.isEmpty, let result = integration.result, result != .canceled,
+            let detail = try store.integration(bot: integration.bot, number: integration.number)
+        else { return [] }
+        var mails: [OutgoingMail] = []
+        for (index, trigger) in triggers {
+            switch trigger.kind {
+            case .newIssues(let types):
+                mails += newIssueMails(detail, trigger: trigger, types: types, key: "new-issues:\(integration.id):\(index)", now: now)
+            case .report(.integration):
+                mails += reportMail(detail, trigger: trigger, headline: nil, key: "report:\(integration.id):\(index)", now: now)
+            case .report(.change):
+                let previous = try store.previousResult(bot: integration.bot, before: integration.number)
+                let wasGood = previous.map { Self.isGood($0.result) } ?? true
+                guard wasGood != Self.isGood(result) else { continue }
+                mails += reportMail(
+                    detail, trigger: trigger, headline: wasGood ? "broken" : "fixed", key: "report:\(integration.id):\(index)", now: now)
+            case .report(.daily), .report(.weekly):
+                continue
+            }
+        }
+        return mails
+    }
+
+    static func isGood(_ result: IntegrationResult?) -> Bool {
+        result == .succeeded || result == .warnings
+    }
+
+    private func newIssueMails(_ detail: IntegrationDetail, trigger: EmailTrigger, types: Set<IssueType>, key: String, now: Date) -> [OutgoingMail] {
+        let integration = detail.integration
+        let introduced = detail.issues.filter { $0.status == .new && types.contains($0.type) }
+        var byCommitter: [String: (name: String, address: String, issues: [(IntegrationIssue, String)])] = [:]
+        for issue in introduced {
+            for committer in issue.introducedBy {
+                let address = committer.email.lowercased()
+                byCommitter[address, default: (committer.name, committer.email, [])].issues.append((issue, committer.commit))
+            }
+        }
+        let cc = trigger.cc.filter(trigger.allows)
+        return byCommitter.keys.sorted().compactMap { address in
+            guard let entry = byCommitter[address], let recipient = EmailAddress(entry.address), trigger.allows(recipient) else { return nil }
+            let view = NewIssuesMail(
+                name: entry.name, bot: integration.bot, number: integration.number, result: integration.result?.rawValue ?? "",
+                count: entry.issues.count, url: url(of: integration),
+                issues: entry.issues.map { issue, commit in
+                    IssueLine(type: issue.type.rawValue, location: Self.location(issue), message: issue.message, commit: String(commit.prefix(10)))
+                })
+            let (text, html) = templates.render("new-issues", view)
+            let subject =
+                "[\(integration.bot)] #\(integration.number): \(entry.issues.count) new issue\(entry.issues.count == 1 ? "" : "s") from your commits"
+            let message = MailMessage(
+                from: from, to: [EmailAddress(name: entry.name, address: entry.address)], cc: cc, subject: subject, text: text, html: html,
+                listID: listID(integration.bot), date: now)
+            return OutgoingMail(
+                dedupeKey: key + ":" + address, bot: integration.bot, integrationId: integration.id, recipients: message.recipients, subject: subject,
+                message: message.rendered())
+        }
+    }
+
+    private func reportMail(_ detail: IntegrationDetail, trigger: EmailTrigger, headline: String?, key: String, now: Date) -> [OutgoingMail] {
+        let integration = detail.integration
+        let to = trigger.to.filter(trigger.allows)
+        guard !to.isEmpty else { return [] }
+        let summary = integration.summary
+        let newIssues = detail.issues.filter { $0.status == .new }
+        let failing = detail.tests.filter { $0.status == .failed }
+        let result = integration.result?.rawValue ?? ""
+        let view = ReportMail(
+            bot: integration.bot, number: integration.number, result: result, headline: headline, reason: integration.reason,
+            cause: integration.cause.rawValue, commit: String((integration.commit ?? "unknown").prefix(12)),
+            duration: Self.duration(integration.duration), errors: summary?.errors ?? 0, warnings: summary?.warnings ?? 0,
+            tests: summary?.tests ?? 0, testFailures: summary?.testFailures ?? 0, coverage: summary?.coverage.map { String(format: "%.1f %%", $0) },
+            newIssues: newIssues.prefix(50).map { IssueLine(type: $0.type.rawValue, location: Self.location($0), message: $0.message, commit: "") },
+            hasNewIssues: !newIssues.isEmpty, failingTests: failing.prefix(50).map { TestLine(name: "\($0.suite).\($0.name)", duration: "") },
+            hasFailingTests: !failing.isEmpty, url: url(of: integration))
+        let (text, html) = templates.render("report", view)
+        let subject = "[\(integration.bot)] #\(integration.number) \(headline.map { "\($0): " } ?? "")\(result)"
+        let message = MailMessage(
+            from: from, to: to, cc: trigger.cc.filter(trigger.allows), subject: subject, text: text, html: html, listID: listID(integration.bot),
+            date: now)
+        return [
+            OutgoingMail(
+                dedupeKey: key, bot: integration.bot, integrationId: integration.id, recipients: message.recipients, subject: subject,
+                message: message.rendered())
+        ]
+    }
+
+    // MARK: Digests
+
+    /// Queues the daily and weekly digests whose time has come: for each frequency, the period
+    /// that ended most recently at or before `now`, unless its bots had never integrated by then.
+    /// Returns how many mails were queued.
+    @discardableResult
+    public func queueDigests(bots: [Bot], now: Date) throws(StoreError) -> Int {
+        var queued = 0
+        for frequency in [ReportFrequency.daily, .weekly] {
+            guard let end = lastReportTime(frequency, atOrBefore: now) else { continue }
+            let days = frequency == .daily ? 1 : 7
+            guard let start = calendar.date(byAdding: .day, value: -days, to: end),
+                let previousStart = calendar.date(byAdding: .day, value: -days, to: start)
+            else { continue }
+            // One digest per set of recipients, with every bot reporting to it.
+            var audiences: [[EmailAddress]: [(Bot, EmailTrigger)]] = [:]
+            for bot in bots {
+                for case .email(let trigger) in bot.triggers where trigger.kind == .report(frequency) {
+                    let to = trigger.to.filter(trigger.allows)
+                    if !to.isEmpty { audiences[to, default: []].append((bot, trigger)) }
+                }
+            }
+            for (to, members) in audiences {
+                let key = "digest:\(frequency.rawValue):\(Int(end.timeIntervalSince1970)):" + to.map(\.address).sorted().joined(separator: ",")
+                var sections: [DigestBot] = []
+                var anyHistory = false
+                for (bot, _) in members.sorted(by: { $0.0.name < $1.0.name }) {
+                    let figures = try store.digest(bot: bot.name, from: start, to: end)
+                    let before = try store.digest(bot: bot.name, from: previousStart, to: start)
+                    anyHistory = anyHistory || figures.last != nil
+                    sections.append(digestSection(bot.name, figures, before: before))
+                }
+                // Bots that had never integrated by the period's end (a new server) have nothing to report.
+                guard anyHistory else { continue }
+                let view = DigestMail(period: frequency.rawValue, from: Self.day(start, timeZone), to: Self.day(end, timeZone), bots: sections)
+                let (text, html) = templates.render("digest", view)
+                let subject = "Kiln \(frequency.rawValue) report, \(Self.day(end, timeZone))"
+                let message = MailMessage(from: from, to: to, subject: subject, text: text, html: html, listID: "digest.kiln", date: now)
+                if try store.queueMail(
+                    OutgoingMail(dedupeKey: key, recipients: message.recipients, subject: subject, message: message.rendered()), now: now)
+                {
+                    queued += 1
+                }
+            }
+        }
+        return queued
+    }
+
+    private var calendar: Calendar {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        return calendar
+    }
+
+    /// The latest daily (or weekly) report time at or before `date`.
+    func lastReportTime(_ frequency: ReportFrequency, atOrBefore date: Date) -> Date? {
+        var components = DateComponents(hour: reports.dailyHour, minute: reports.dailyMinute, second: 0)
+        // Calendar counts Sunday as 1, cron as 0.
+        if frequency == .weekly { components.weekday = reports.weeklyOn.number + 1 }
+        return calendar.nextDate(after: date.addingTimeInterval(1), matching: components, matchingPolicy: .nextTime, direction: .backward)
+    }
+
+    private func digestSection(_ name: String, _ figures: DigestFigures, before: DigestFigures) -> DigestBot {
+        let good = { (f: DigestFigures) in (f.results[.succeeded] ?? 0) + (f.results[.warnings] ?? 0) }
+        var trend = "\(figures.count) vs \(before.count) integrations in the previous period"
+        if figures.count > 0, before.count > 0 {
+            let now = Double(good(figures)) / Double(figures.count) * 100
+            let then = Double(good(before)) / Double(before.count) * 100
+            trend += String(format: ", %.0f %% passing (was %.0f %%)", now, then)
+        }
+        return DigestBot(
+            name: name, url: "\(publicURL)/bots/\(name)", status: figures.last?.result?.rawValue ?? "no integration yet", count: figures.count,
+            results: IntegrationResult.allCases.compactMap { result in figures.results[result].map { ResultCount(result: result.rawValue, count: $0) }
+            },
+            trend: trend, averageDuration: Self.duration(figures.averageDuration), introduced: figures.issuesIntroduced,
+            resolved: figures.issuesResolved,
+            slowest: figures.slowestTests.map { TestLine(name: "\($0.suite).\($0.name)", duration: Self.duration($0.duration)) },
+            hasSlowest: !figures.slowestTests.isEmpty)
+    }
+
+    // MARK: Helpers
+
+    private func url(of integration: Integration) -> String {
+        "\(publicURL)/bots/\(integration.bot)/integrations/\(integration.number)"
+    }
+
+    private func listID(_ bot: String) -> String {
+        "\(bot).kiln.\(URLComponents(string: publicURL)?.host ?? "localhost")"
+    }
+
+    static func location(_ issue: IntegrationIssue) -> String? {
+        issue.file.map { file in issue.line.map { "\(file):\($0)" } ?? file }
+    }
+
+    static func duration(_ seconds: Double?) -> String {
+        guard let seconds else { return "—" }
+        return seconds < 60 ? String(format: "%.1f s", seconds) : String(format: "%d min %02d s", Int(seconds) / 60, Int(seconds) % 60)
+    }
+
+    static func day(_ date: Date, _ timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
+        return String(format: "%04d-%02d-%02d %02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0)
+    }
+}
+
+// What the mail templates render. Stored properties only (Mustache reads them by reflection).
+
+struct IssueLine {
+    var type: String
+    var location: String?
+    var message: String
+    var commit: String
+}
+
+struct TestLine {
+    var name: String
+    var duration: String
+}
+
+struct NewIssuesMail {
+    var name: String
+    var bot: String
+    var number: Int
+    var result: String
+    var count: Int
+    var url: String
+    var issues: [IssueLine]
+}
+
+struct ReportMail {
+    var bot: String
+    var number: Int
+    var result: String
+    var headline: String?
+    var reason: String?
+    var cause: String
+    var commit: String
+    var duration: String
+    var errors: Int
+    var warnings: Int
+    var tests: Int
+    var testFailures: Int
+    var coverage: String?
+    var newIssues: [IssueLine]
+    var hasNewIssues: Bool
+    var failingTests: [TestLine]
+    var hasFailingTests: Bool
+    var url: String
+}
+
+struct ResultCount {
+    var result: String
+    var count: Int
+}
+
+struct DigestBot {
+    var name: String
+    var url: String
+    var status: String
+    var count: Int
+    var results: [ResultCount]
+    var trend: String
+    var averageDuration: String
+    var introduced: Int
+    var resolved: Int
+    var slowest: [TestLine]
+    var hasSlowest: Bool
+}
+
+struct DigestMail {
+    var period: String
+    var from: String
+    var to: String
+    var bots: [DigestBot]
+}

@@ -1,0 +1,213 @@
+import Foundation
+import KilnCore
+import KilnMail
+import KilnStore
+import KilnTestSupport
+import Logging
+import Testing
+
+@testable import KilnServer
+
+/// A store, bot files, the notifier and the mailer, delivering to a real SMTP server.
+struct MailFixture {
+    let directory: TemporaryDirectory
+    let store: SQLiteStore
+    let registry: BotRegistry
+    let mailer: Mailer
+    let notifier: Notifier
+    let clock: TestClock
+
+    static let utc = TimeZone(identifier: "UTC") ?? .current
+    static let start = PeriodicScheduleTests.date("2026-11-20T10:00:00Z")
+
+    init(bots: [String: String], smtpURL: String, retry: RetryPolicy = RetryPolicy()) async throws {
+        directory = try TemporaryDirectory("kiln-mail")
+        for (name, text) in bots { try directory.write("Bots/\(name).yml", text) }
+        store = try SQLiteStore.open(dataDirectory: directory.url("data"))
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        registry = BotRegistry(directory: directory.url("Bots"), store: store, logger: logger)
+        try await registry.reload()
+        clock = TestClock(Self.start)
+        notifier = Notifier(
+            store: store, templates: try MailTemplates.load(), from: EmailAddress(name: "Kiln", address: "kiln@example.com"),
+            publicURL: "http://ci.example.com/", reports: ReportTimes(), timeZone: Self.utc)
+        let clock = clock
+        mailer = Mailer(
+            store: store, registry: registry,
+            delivery: Mailer.Delivery(notifier: notifier, client: SMTPClient(url: smtpURL, connectTimeout: .seconds(2)), sender: "kiln@example.com"),
+            settings: .init(retry: retry), logger: logger, now: { clock.now })
+    }
+
+    /// Records a completed integration of `bot` at the clock's time, then moves the clock on a minute.
+    @discardableResult
+    func integrate(_ bot: String, _ result: IntegrationResult, issues: [IntegrationIssue] = [], tests: [TestCase] = []) throws -> Integration {
+        let now = clock.now
+        let queued = try store.enqueue(QueueRequest(bot: bot, cause: .manual, commit: "abc1234", branch: "main"), now: now)
+        let claimed = try #require(try store.claim(queued.integration.id, owner: "test", now: now))
+        let integration = try store.complete(
+            claimed.id,
+            outcome: IntegrationOutcome(
+                result: result, errors: issues.filter { $0.type == .error }.count, tests: tests, issues: issues,
+                commits: [Commit(sha: "abc1234", author: "Alice", email: "alice@example.com", date: now, subject: "Change things")]),
+            now: now.addingTimeInterval(30))
+        clock.set(now.addingTimeInterval(60))
+        return integration
+    }
+}
+
+let alice = Committer(name: "Alice Ünal", email: "alice@example.com", commit: "a1a1a1a1a1a1")
+let bob = Committer(name: "Bob", email: "bob@other.org", commit: "b2b2b2b2b2b2")
+let carol = Committer(name: "Carol", email: "carol@example.com", commit: "c3c3c3c3c3c3")
+
+func issue(_ type: IssueType, _ message: String, by committers: [Committer], line: Int = 1) -> IntegrationIssue {
+    IntegrationIssue(type: type, message: message, file: "Sources/App/App.swift", line: line, fingerprint: message, introducedBy: committers)
+}
+
+@Suite("Email triggers, delivered to a real SMTP server")
+struct MailTests {
+    static let newIssuesBot = """
+        repository: {url: 'https://example.com/app.git'}
+        schedule: {poll: 0}
+        triggers:
+          - email: new-issues
+            issues: [errors, test-failures]
+            cc: [lead@example.com, outsider@elsewhere.net]
+            allowed-domains: [example.com]
+        """
+
+    @Test("new-issues: one mail per committer with only their issues, cc copied, other domains left out, nothing twice")
+    func newIssues() async throws {
+        let server = try await SMTPServer.start()
+        let fixture = try await MailFixture(bots: ["app": Self.newIssuesBot], smtpURL: server.url)
+        try fixture.integrate("app", .succeeded, issues: [issue(.error, "old problem", by: [carol])])
+        #expect(await fixture.mailer.round() == 1, "carol's first error is new")
+        _ = try await server.waitForMessages(1)
+
+        try fixture.integrate(
+            "app", .buildErrors,
+            issues: [
+                issue(.error, "old problem", by: [carol]),  // unresolved now: not mailed again
+                issue(.error, "cannot find 'x' in scope", by: [alice], line: 10),
+                issue(.testFailure, "XCTAssertEqual failed", by: [alice], line: 20),
+                issue(.warning, "unused variable", by: [alice], line: 30),  // warnings not selected
+                issue(.error, "type mismatch", by: [bob], line: 40),  // other.org is not allowed
+            ])
+        #expect(await fixture.mailer.round() == 1)
+        #expect(await fixture.mailer.round() == 0, "a second round sends nothing again")
+        let messages = try await server.waitForMessages(2)
+        #expect(messages.count == 2)
+        let toAlice = try #require(messages.last)
+        #expect(Set(toAlice.to) == ["alice@example.com", "lead@example.com"])
+        #expect(toAlice.headers["To"] == "Alice Ünal <alice@example.com>")
+        #expect(toAlice.headers["Cc"] == "lead@example.com")
+        #expect(toAlice.subject == "[app] #2: 2 new issues from your commits")
+        let text = try #require(toAlice.parts["text/plain"])
+        #expect(text.contains("Hello Alice Ünal"))
+        #expect(text.contains("Sources/App/App.swift:10: cannot find 'x' in scope (commit a1a1a1a1a1)"))
+        #expect(text.contains("XCTAssertEqual failed"))
+        #expect(!text.contains("unused variable") && !text.contains("type mismatch") && !text.contains("old problem"))
+        #expect(text.contains("http://ci.example.com/bots/app/integrations/2"))
+        let html = try #require(toAlice.parts["text/html"])
+        #expect(html.contains("cannot find &#39;x&#39; in scope"))
+        #expect(toAlice.headers["List-Id"] == "<app.kiln.ci.example.com>")
+
+        try fixture.integrate("app", .succeeded)
+        #expect(await fixture.mailer.round() == 0, "nothing new, no mail")
+    }
+
+    @Test("report every: change mails when the result goes from passing to failing and back, only then")
+    func everyChange() async throws {
+        let server = try await SMTPServer.start()
+        let bot =
+            "repository: {url: 'https://example.com/app.git'}\nschedule: {poll: 0}\ntriggers: [{email: report, every: change, to: [team@example.com]}]\n"
+        let fixture = try await MailFixture(bots: ["app": bot], smtpURL: server.url)
+        for result in [IntegrationResult.succeeded, .warnings, .testFailures, .canceled, .buildErrors, .succeeded, .succeeded] {
+            try fixture.integrate("app", result)
+            await fixture.mailer.round()
+        }
+        let messages = try await server.waitForMessages(2)
+        #expect(messages.map(\.subject) == ["[app] #3 broken: test-failures", "[app] #6 fixed: succeeded"])
+        #expect(messages.allSatisfy { $0.to == ["team@example.com"] })
+        #expect(messages.first?.parts["text/plain"]?.contains("app #3: test-failures (broken)") == true)
+    }
+
+    @Test("The SMTP server down at first: the mail waits with its error, then is delivered exactly once")
+    func outage() async throws {
+        let port = SMTPServer.freePort()
+        let bot =
+            "repository: {url: 'https://example.com/app.git'}\nschedule: {poll: 0}\ntriggers: [{email: report, every: integration, to: [team@example.com]}]\n"
+        let fixture = try await MailFixture(
+            bots: ["app": bot], smtpURL: "smtp://127.0.0.1:\(port)", retry: RetryPolicy(first: .milliseconds(100), longest: .milliseconds(200)))
+        try fixture.integrate("app", .succeeded)
+        #expect(await fixture.mailer.round() == 0)
+        #expect(await fixture.mailer.round() == 0)
+        var outbox = try fixture.store.outbox(limit: 10)
+        #expect(outbox.queued == 1 && outbox.sent == 0)
+        #expect(outbox.undelivered.first?.attempts ?? 0 >= 1)
+        #expect(outbox.undelivered.first?.lastError?.contains("cannot reach the SMTP server smtp://127.0.0.1:\(port)") == true)
+
+        let server = try await SMTPServer.start(.init(port: port))
+        fixture.clock.set(fixture.clock.now.addingTimeInterval(60))
+        #expect(await fixture.mailer.round() == 1)
+        fixture.clock.set(fixture.clock.now.addingTimeInterval(3600))
+        #expect(await fixture.mailer.round() == 0)
+        #expect(try await server.waitForMessages(1).count == 1)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try server.messages().count == 1)
+        outbox = try fixture.store.outbox(limit: 10)
+        #expect(outbox.queued == 0 && outbox.sent == 1 && outbox.undelivered.isEmpty)
+    }
+
+    @Test("A 550 refusal fails the mail for good, with the server's answer recorded")
+    func permanentRefusal() async throws {
+        let server = try await SMTPServer.start(.init(reject: ["team@example.com"]))
+        let bot =
+            "repository: {url: 'https://example.com/app.git'}\nschedule: {poll: 0}\ntriggers: [{email: report, every: integration, to: [team@example.com]}]\n"
+        let fixture = try await MailFixture(bots: ["app": bot], smtpURL: server.url)
+        try fixture.integrate("app", .succeeded)
+        #expect(await fixture.mailer.round() == 0)
+        let outbox = try fixture.store.outbox(limit: 10)
+        #expect(outbox.failed == 1 && outbox.queued == 0)
+        let error = try #require(outbox.undelivered.first?.lastError)
+        #expect(error.contains("550"))
+        #expect(try server.messages().isEmpty)
+    }
+
+    @Test("A daily digest at the reports time covers the day just ended, once, also across a restart")
+    func dailyDigest() async throws {
+        let server = try await SMTPServer.start()
+        let report = "triggers: [{email: report, every: daily, to: [team@example.com]}]\n"
+        let fixture = try await MailFixture(
+            bots: [
+                "app": "repository: {url: 'https://example.com/app.git'}\nschedule: {poll: 0}\n\(report)",
+                "lib": "repository: {url: 'https://example.com/lib.git'}\nschedule: {poll: 0}\n\(report)",
+            ], smtpURL: server.url)
+        // 2026-11-20 10:00 onwards: three integrations of app, one of lib, all before the next 08:00.
+        try fixture.integrate("app", .succeeded, tests: [TestCase(suite: "AppTests", name: "testSlow", status: .passed, duration: 4.5)])
+        try fixture.integrate("app", .testFailures, issues: [issue(.error, "broken", by: [alice])])
+        try fixture.integrate("app", .succeeded)
+        try fixture.integrate("lib", .buildErrors)
+        #expect(await fixture.mailer.round() == 0, "no digest before the reports time")
+
+        fixture.clock.set(PeriodicScheduleTests.date("2026-11-21T08:00:05Z"))
+        #expect(await fixture.mailer.round() == 1)
+        #expect(await fixture.mailer.round() == 0)
+        let digest = try #require(try await server.waitForMessages(1).first)
+        #expect(digest.subject == "Kiln daily report, 2026-11-21 08:00")
+        #expect(digest.to == ["team@example.com"])
+        let text = try #require(digest.parts["text/plain"])
+        #expect(text.contains("== app: now succeeded"))
+        #expect(text.contains("3 integration(s), 2 succeeded, 1 test-failures"))
+        #expect(text.contains("issues introduced 1, resolved 1"))
+        #expect(text.contains("AppTests.testSlow 4.5 s"))
+        #expect(text.contains("== lib: now build-errors"))
+
+        // A restarted server (a new mailer) at 09:00 the same day sends it again? No.
+        let restarted = Mailer(
+            store: fixture.store, registry: fixture.registry,
+            delivery: Mailer.Delivery(notifier: fixture.notifier, client: SMTPClient(url: server.url), sender: "kiln@example.com"),
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), now: { PeriodicScheduleTests.date("2026-11-21T09:00:00Z") })
+        #expect(await restarted.round() == 0)
+        #expect(try server.messages().count == 1)
+    }
+}
