@@ -74,6 +74,12 @@ public actor Scheduler: Service {
 
     public func run() async throws {
         await reloadIfChanged()
+        do {
+            let expired = try store.applyRetention(keep: settings.retention, bot: nil)
+            if expired > 0 { logger.info("retention", metadata: ["expired": "\(expired)"]) }
+        } catch {
+            logger.error("cannot apply retention", metadata: ["error": "\(error)"])
+        }
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.every(self.settings.tick) { await $0.reloadIfChanged() } }
@@ -293,7 +299,7 @@ public actor Scheduler: Service {
             return completed
         }
         do {
-            let expired = try store.applyRetention(keep: settings.retention)
+            let expired = try store.applyRetention(keep: settings.retention, bot: bot.name)
             if expired > 0 { logger.info("retention", metadata: ["expired": "\(expired)"]) }
         } catch {
             logger.error("cannot apply retention", metadata: ["error": "\(error)"])

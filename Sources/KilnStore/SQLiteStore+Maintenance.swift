@@ -19,25 +19,33 @@ extension SQLiteStore {
         return recovered
     }
 
-    public func applyRetention(keep: Int) throws(StoreError) -> Int {
-        let expiring = try write("applying retention") { db in
-            let rows = try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT integration.id, integration.bot, integration.number FROM integration
-                    JOIN (SELECT bot, max(number) AS newest FROM integration GROUP BY bot) AS latest ON latest.bot = integration.bot
-                    WHERE integration.step = 'completed' AND integration.expired = 0 AND integration.number <= latest.newest - ?
-                    """, arguments: [keep])
-            for row in rows {
-                let id: Int64 = row["id"]
-                try db.execute(sql: "DELETE FROM issue WHERE integrationId = ?", arguments: [id])
-                try db.execute(sql: "DELETE FROM testCase WHERE integrationId = ?", arguments: [id])
-                try db.execute(sql: "UPDATE integration SET expired = 1 WHERE id = ?", arguments: [id])
+    public func applyRetention(keep: Int, bot: String? = nil) throws(StoreError) -> Int {
+        // Found in a read, expired in small write transactions: the queue never waits long for
+        // the write lock, even when a lowered limit expires thousands of integrations at once.
+        let expiring = try read("finding integrations past retention") { db in
+            let bots = try bot.map { [$0] } ?? String.fetchAll(db, sql: "SELECT name FROM bot")
+            return try bots.flatMap { bot in
+                try Row.fetchAll(
+                    db,
+                    sql: """
+                        SELECT id, number FROM integration
+                        WHERE bot = ? AND number <= (SELECT max(number) FROM integration WHERE bot = ?) - ?
+                            AND expired = 0 AND step = 'completed'
+                        """, arguments: [bot, bot, keep]
+                ).map { (id: $0["id"] as Int64, bot: bot, number: $0["number"] as Int) }
             }
-            return rows.map { (bot: $0["bot"] as String, number: $0["number"] as Int) }
         }
-        for (bot, number) in expiring {
-            if let log = logPath(bot: bot, number: number) { try? FileManager.default.removeItem(atPath: log) }
+        for batch in stride(from: 0, to: expiring.count, by: 200).map({ expiring[$0..<min($0 + 200, expiring.count)] }) {
+            try write("applying retention") { db in
+                for entry in batch {
+                    try db.cachedStatement(sql: "DELETE FROM issue WHERE integrationId = ?").execute(arguments: [entry.id])
+                    try db.cachedStatement(sql: "DELETE FROM testCase WHERE integrationId = ?").execute(arguments: [entry.id])
+                    try db.cachedStatement(sql: "UPDATE integration SET expired = 1 WHERE id = ?").execute(arguments: [entry.id])
+                }
+            }
+            for entry in batch {
+                if let log = logPath(bot: entry.bot, number: entry.number) { try? FileManager.default.removeItem(atPath: log) }
+            }
         }
         return expiring.count
     }

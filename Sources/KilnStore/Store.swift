@@ -48,9 +48,9 @@ public protocol Store: Sendable {
     /// reason appended to their logs; returns them.
     func recoverAbandoned(isAlive: (String) -> Bool, now: Date) throws(StoreError) -> [Integration]
 
-    /// Keeps the logs, issues and tests of the last `keep` integrations per bot; older ones keep
-    /// their summary and are marked expired.
-    func applyRetention(keep: Int) throws(StoreError) -> Int
+    /// Keeps the logs, issues and tests of the last `keep` integrations of `bot` (of every bot
+    /// when nil); older ones keep their summary and are marked expired. Returns how many expired.
+    func applyRetention(keep: Int, bot: String?) throws(StoreError) -> Int
 
     /// Every bot with its last completed, running and queued integrations.
     func botOverviews() throws(StoreError) -> [BotOverview]

@@ -127,8 +127,10 @@ struct CompletionTests {
                     result: .succeeded, warnings: 1, tests: [TestCase(suite: "S", name: "t", status: .passed, duration: 1)],
                     issues: [IntegrationIssue.error("e\(index)")]), at: Double(index * 100))
         }
-        #expect(try test.store.applyRetention(keep: 2) == 3)
-        #expect(try test.store.applyRetention(keep: 2) == 0, "already expired")
+        for index in 0..<3 { try test.integrate("lib", outcome: IntegrationOutcome(result: .succeeded), at: Double(1000 + index * 100)) }
+        #expect(try test.store.applyRetention(keep: 2, bot: "lib") == 1, "one bot at a time, after each of its integrations")
+        #expect(try test.store.applyRetention(keep: 2, bot: nil) == 3)
+        #expect(try test.store.applyRetention(keep: 2, bot: nil) == 0, "already expired")
         let old = try #require(try test.store.integration(bot: "app", number: 3))
         #expect(old.integration.expired)
         #expect(old.integration.summary?.tests == 1, "the summary stays")
