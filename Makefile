@@ -4,7 +4,7 @@ SWIFT ?= swift
 # Debian packages the build and the tests need (installed by `make deps` when missing).
 DEBIAN_PACKAGES := git pkg-config ca-certificates libgit2-dev libsqlite3-dev libcurl4-openssl-dev python3-aiosmtpd bubblewrap
 
-.PHONY: all deps build test run bench clean
+.PHONY: all deps build test test-reliability run bench clean
 
 all: build
 
@@ -24,9 +24,16 @@ run: build
 	mkdir -p .kiln
 	.build/debug/kiln serve --bots Bots --data .kiln --listen 127.0.0.1:8080
 
+# The reliability suite at full size (make test runs it smaller): a server killed with SIGKILL
+# mid-integration, hostile builds, and 10,000 fuzzed bot files and webhooks per endpoint.
+test-reliability: deps
+	$(SWIFT) build --build-tests
+	KILN_RELIABILITY_FULL=1 $(SWIFT) test --skip-build --disable-xctest \
+		--filter 'KillRecoveryTests|HostileBuildTests|BotFileFuzzTests|WebhookFuzzTests|outage|permanentRefusal'
+
 # Prints the table of performance figures, measured on this machine with a release build.
 bench: deps
-	scripts/install-debian-packages wrk
+	scripts/install-debian-packages wrk python3-aiosmtpd
 	$(SWIFT) build -c release --product kiln
 	$(SWIFT) build -c release --product kiln-bench
 	.build/release/kiln-bench --kiln .build/release/kiln

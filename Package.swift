@@ -78,7 +78,10 @@ let package = Package(
         ),
         .executableTarget(
             name: "KilnBench",
-            dependencies: ["KilnCore", "KilnGit", "KilnStore", "KilnBuild", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "KilnCore", "KilnGit", "KilnStore", "KilnBuild", "KilnMail", "KilnServer", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             exclude: ["README.md"]
         ),
 

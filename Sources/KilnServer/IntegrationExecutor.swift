@@ -198,9 +198,16 @@ struct Run {
         do {
             end = try await ProcessRunner.run(
                 bot.sandbox == .bubblewrap ? sandboxed(command) : command, in: workspace, environment: environment(result: result), log: log,
-                deadline: deadline, onLine: onLine)
+                deadline: deadline, mark: executor.mark(of: integration), onLine: onLine)
         } catch {
             await log.note(error.description)
+            guard FileManager.default.fileExists(atPath: workspace) else {
+                // The integration's own doing (a script or build removed it), not Kiln's fault.
+                let reason = "the workspace \(workspace) is gone: a process of this integration deleted it"
+                await log.note(reason)
+                let result: IntegrationResult = currentStep == .beforeTriggers || currentStep == .afterTriggers ? .triggerError : .buildErrors
+                throw .ended(IntegrationOutcome(result: result, reason: reason, commits: commits, triggers: triggers))
+            }
             throw .ended(IntegrationOutcome(result: .internalError, reason: error.description, commits: commits, triggers: triggers))
         }
         switch end {
@@ -435,4 +442,19 @@ final class LineCollector: @unchecked Sendable {
     var diagnostics: [Diagnostic] { lock.withLock { diagnosticParser.diagnostics } }
     var notes: [String] { lock.withLock { collectedNotes } }
     func xctests(crash: String?) -> [TestCase] { lock.withLock { xctestParser.finish(crash: crash) } }
+}
+
+extension IntegrationExecutor {
+    /// The mark every process of `integration` carries in its environment (`KILN_MARK`): the data
+    /// directory, the bot and the number, so that two servers on one machine never mix them up.
+    public func mark(of integration: Integration) -> String {
+        "\(dataDirectory):\(integration.bot)#\(integration.number)"
+    }
+
+    /// Kills the processes an integration left behind, such as those of a server that was killed
+    /// mid-integration; returns how many there were.
+    @discardableResult
+    public func killLeftovers(of integration: Integration) -> Int {
+        ProcessRunner.killMarked(mark(of: integration))
+    }
 }

@@ -81,6 +81,7 @@ public func buildServer(
     let executor = IntegrationExecutor(
         store: store, mirrors: Mirrors(directory: config.data + "/mirrors", sshKeyFile: config.sshKeyFile), dataDirectory: config.data,
         serverEnvironment: settings.environment, logger: logger)
+    for integration in recovered { executor.killLeftovers(of: integration) }
     let scheduler = Scheduler(
         registry: registry, store: store, executor: executor,
         settings: Scheduler.Settings(

@@ -64,8 +64,13 @@ public enum ProcessRunner {
         environment: [String: String],
         log: IntegrationLog,
         deadline: ContinuousClock.Instant,
+        mark: String? = nil,
         onLine: @escaping @Sendable (Substring) -> Void = { _ in }
     ) async throws(ProcessError) -> ProcessEnd {
+        var environment = environment
+        if let mark { environment[Self.markVariable] = mark }
+        // Whatever escaped the session (setsid, a double fork) still carries the mark.
+        defer { if let mark { killMarked(mark) } }
         var options = PlatformOptions()
         // A session of its own (and with it a process group): tools that put their children in
         // new process groups — `swift test` does for the test runner — stay in the session, so
@@ -153,6 +158,32 @@ public enum ProcessRunner {
         killGroup(group)
         if forced == nil, Task.isCancelled { return .canceled }
         return forced
+    }
+
+    /// The variable every process of a step carries, naming its integration.
+    public static let markVariable = "KILN_MARK"
+
+    /// Kills every process of this user whose environment carries `mark` (see `markVariable`):
+    /// daemons a step started in sessions of their own, or the processes of an integration whose
+    /// server was killed. Returns how many were killed.
+    @discardableResult
+    public static func killMarked(_ mark: String) -> Int {
+        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
+        let needle = Array("\(markVariable)=\(mark)".utf8) + [0]
+        let me = getpid()
+        var killed = 0
+        for entry in entries {
+            guard let pid = pid_t(entry), pid > 1, pid != me,
+                let environ = FileManager.default.contents(atPath: "/proc/\(entry)/environ"), environ.count >= needle.count
+            else { continue }
+            // Variables are NUL-separated; match a whole one.
+            let bytes = [0] + Array(environ)
+            if bytes.firstRange(of: [0] + needle) != nil {
+                kill(pid, SIGKILL)
+                killed += 1
+            }
+        }
+        return killed
     }
 
     /// Kills the step's process group and every other process still in its session.

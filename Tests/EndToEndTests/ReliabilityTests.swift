@@ -1,0 +1,172 @@
+import Crypto
+import Foundation
+import KilnCore
+import KilnStore
+import KilnTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A signed generic push to a served home.
+func pushWebhook(port: Int, secret: String, repository: String, commit: String) async throws -> Int {
+    let body = Data(#"{"repository": "\#(repository)", "branch": "main", "commit": "\#(commit)"}"#.utf8)
+    let signature = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(secret.utf8))).map { String(format: "%02x", $0) }
+        .joined()
+    var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)/hooks/generic")))
+    request.httpMethod = "POST"
+    request.httpBody = body
+    request.setValue("sha256=" + signature, forHTTPHeaderField: "X-Kiln-Signature")
+    let (_, response) = try await URLSession.shared.data(for: request)
+    return (response as? HTTPURLResponse)?.statusCode ?? 0
+}
+
+@Suite("Reliability: a server killed with SIGKILL mid-integration")
+struct KillRecoveryTests {
+    @Test(
+        "kill -9 during an integration: on restart it ends as internal-error with the reason, its processes are gone, answered webhooks are integrated, the store is sound"
+    )
+    func killNine() async throws {
+        let repo = try ServerTests.quickRepository()
+        let other = try ServerTests.quickRepository()
+        let home = try TemporaryDirectory()
+        let flag = home.url("go")
+        try home.write("secret", "s3cret")
+        try home.write("kiln.yml", "executors: 1\nwebhooks: {secret-file: secret}\n")
+        // Hangs in its before trigger until the flag exists.
+        try home.write(
+            "Bots/slow.yml",
+            """
+            repository: {url: '\(repo.url)'}
+            schedule: {poll: 0}
+            test: {enabled: false}
+            triggers: [{name: hang, phase: before, run: 'test -f \(flag) || sleep 4242'}]
+
+            """)
+        try home.write("Bots/next.yml", "repository: {url: '\(other.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n")
+        let first = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
+        let port = try await first.waitForPort()
+        #expect(try await pushWebhook(port: port, secret: "s3cret", repository: repo.url, commit: try repo.head()) == 202)
+        let served = ServedHome(home: home, server: first)
+        try await served.eventually("the slow integration to hang in its trigger") {
+            try served.integrations("slow").first?.step == .beforeTriggers
+        }
+        // Queued behind it on the one executor, answered 202: must not be lost.
+        #expect(try await pushWebhook(port: port, secret: "s3cret", repository: other.url, commit: try other.head()) == 202)
+        first.kill()
+        #expect(try await leftoverProcesses(matching: "sleep 4242", timeout: .milliseconds(200)) != "", "the trigger outlives a SIGKILLed server")
+
+        try home.write("go", "")
+        let second = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
+        _ = try await second.waitForPort()
+        let restarted = ServedHome(home: home, server: second)
+        let killed = try #require(try restarted.integrations("slow").first)
+        #expect(killed.number == 1 && killed.result == .internalError)
+        #expect(killed.reason?.contains("stopped during step 'before-triggers'") == true)
+        #expect(try await leftoverProcesses(matching: "sleep 4242") == "", "the killed integration's processes are killed on restart")
+        try await restarted.eventually("the webhook queued before the kill to be integrated") {
+            try restarted.integrations("next").first?.step == .completed
+        }
+        _ = try runProcess(Executables.kiln, ["trigger", "slow"], in: home.path)
+        try await restarted.eventually("the next trigger to integrate") {
+            try restarted.integrations("slow").first { $0.number == 2 }?.step == .completed
+        }
+        let store = try restarted.store()
+        #expect(try store.integrityCheck() == "ok")
+        #expect(try store.webhookDeliveries(limit: 10).map(\.statusCode) == [202, 202])
+        let log = try String(contentsOfFile: home.url(".kiln/logs/slow/1.log"), encoding: .utf8)
+        #expect(log.contains("stopped during step 'before-triggers'"))
+        _ = try await second.terminate()
+    }
+}
+
+@Suite("Reliability: hostile builds")
+struct HostileBuildTests {
+    @Test(
+        "A daemon, a full /tmp, a deleted workspace and binary garbage: each integration ends with a result, nothing is left running, the server carries on"
+    )
+    func hostile() async throws {
+        let repo = try ServerTests.quickRepository()
+        let script = { (name: String, run: String, extra: String) in
+            "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n\(extra)triggers: [{name: \(name), phase: before, run: '\(run)'}]\n"
+        }
+        let bots = [
+            // Escapes the step's session twice over: setsid, and a double fork.
+            "daemon": script("daemon", "setsid sleep 4343 & (sleep 4344 &) ; exit 0", ""),
+            "filler": script("fill", "head -c 300000000 /dev/zero > /tmp/fill; df -h /tmp; exit 0", "sandbox: bubblewrap\n"),
+            "suicide": script("rm", "rm -rf \"$KILN_WORKSPACE\"", ""),
+            "garbage": script("garbage", "head -c 3000000 /dev/urandom; exit 0", ""),
+        ]
+        let served = try await ServedHome(bots: bots, config: "executors: 2\n")
+        for bot in bots.keys { _ = try runProcess(Executables.kiln, ["trigger", bot], in: served.home.path) }
+        try await served.eventually("every hostile integration to end", timeout: .seconds(90)) {
+            try bots.keys.allSatisfy { try served.integrations($0).first?.step == .completed }
+        }
+        for bot in bots.keys {
+            let integration = try #require(try served.integrations(bot).first)
+            #expect(integration.result != nil && integration.result != .internalError, "\(bot): \(String(describing: integration.result))")
+        }
+        #expect(try await leftoverProcesses(matching: "sleep 434[34]") == "", "the daemon was killed with its integration")
+        #expect(!FileManager.default.fileExists(atPath: "/tmp/fill"), "the sandbox's /tmp is private")
+        // The server carries on: the workspace that deleted itself integrates again.
+        _ = try runProcess(Executables.kiln, ["trigger", "suicide"], in: served.home.path)
+        try await served.eventually("the next integration") { try served.integrations("suicide").first { $0.number == 2 }?.step == .completed }
+        let garbageLog = try Data(contentsOf: URL(fileURLWithPath: served.home.url(".kiln/logs/garbage/1.log")))
+        #expect(garbageLog.count > 1_000_000)
+        _ = try await served.server.terminate()
+    }
+}
+
+@Suite("Reliability: fuzzing bot files")
+struct BotFileFuzzTests {
+    /// Valid files to mutate: the example bots and a file with every key.
+    static func seeds() throws -> [String] {
+        let bots = Executables.packageRoot + "/Bots"
+        return try FileManager.default.contentsOfDirectory(atPath: bots).filter { $0.hasSuffix(".yml") }.sorted().map {
+            try String(contentsOfFile: bots + "/" + $0, encoding: .utf8)
+        } + ["repository: {url: https://example.com/app.git}\n"]
+    }
+
+    @Test("10,000 random and mutated bot files: each is a bot or diagnostics with file:line:col, never a crash or a hang")
+    func fuzz() throws {
+        var generator = SplitMix(seed: 0x4b494c4e)
+        let seeds = try Self.seeds()
+        let alphabet = Array(" \n\t:-[]{}#'\"&*!|>%@`,?0123456789abcxyz_.\\é😀".unicodeScalars)
+        let started = ContinuousClock.now
+        var valid = 0
+        for index in 0..<10_000 {
+            var scalars = Array(seeds[index % seeds.count].unicodeScalars)
+            if index % 10 == 0 {
+                scalars = (0..<Int(generator.next() % 200)).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+            } else {
+                for _ in 0...Int(generator.next() % 6) where !scalars.isEmpty {
+                    let position = Int(generator.next() % UInt64(scalars.count))
+                    switch generator.next() % 4 {
+                    case 0: scalars.remove(at: position)
+                    case 1: scalars.insert(alphabet[Int(generator.next() % UInt64(alphabet.count))], at: position)
+                    case 2: scalars[position] = alphabet[Int(generator.next() % UInt64(alphabet.count))]
+                    default:
+                        let end = min(scalars.count, position + Int(generator.next() % 40))
+                        scalars.insert(contentsOf: scalars[position..<end], at: Int(generator.next() % UInt64(scalars.count)))
+                    }
+                }
+            }
+            var text = ""
+            text.unicodeScalars.append(contentsOf: scalars)
+            do {
+                _ = try BotFile.decode(text, file: "Bots/fuzz.yml")
+                valid += 1
+            } catch {
+                #expect(!error.diagnostics.isEmpty)
+                for problem in error.diagnostics {
+                    #expect(
+                        problem.file == "Bots/fuzz.yml" && problem.line >= 1 && problem.column >= 1 && !problem.message.isEmpty,
+                        "\(problem)\n--- input ---\n\(text)")
+                }
+            }
+        }
+        #expect(valid > 100 && valid < 9_000, "the mutations should make some files invalid and leave some valid: \(valid)")
+        #expect(ContinuousClock.now - started < .seconds(120))
+    }
+}
