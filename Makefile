@@ -2,9 +2,9 @@
 
 SWIFT ?= swift
 # Debian packages the build and the tests need (installed by `make deps` when missing).
-DEBIAN_PACKAGES := git pkg-config ca-certificates libgit2-dev libsqlite3-dev libcurl4-openssl-dev python3-aiosmtpd bubblewrap
+DEBIAN_PACKAGES := git pkg-config ca-certificates systemd libgit2-dev libsqlite3-dev libcurl4-openssl-dev python3-aiosmtpd bubblewrap openssh-server
 
-.PHONY: all deps build test test-reliability run bench clean
+.PHONY: all deps build test test-reliability run bench screenshots clean
 
 all: build
 
@@ -37,6 +37,11 @@ bench: deps
 	$(SWIFT) build -c release --product kiln
 	$(SWIFT) build -c release --product kiln-bench
 	.build/release/kiln-bench --kiln .build/release/kiln
+
+# Opens every page of a real server in headless Chromium; PNGs go to screenshots/.
+screenshots: build
+	scripts/install-debian-packages chromium curl
+	scripts/screenshots screenshots
 
 clean:
 	rm -rf .build .kiln

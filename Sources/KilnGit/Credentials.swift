@@ -11,11 +11,15 @@ final class Credentials {
     /// The host the password belongs to: a submodule on another host never receives it.
     let host: String?
     let sshKeyFile: String?
+    /// Where ssh host keys are remembered; nil accepts none.
+    let knownHosts: KnownHosts?
+    /// `host` or `host:port`, as the known hosts name the remote.
+    let hostKeyName: String?
     /// libgit2 asks again after every rejected attempt: stop after a few.
     var attempts = 0
     static let maximumAttempts = 3
 
-    init(url: RepositoryURL, sshKeyFile: String?) {
+    init(url: RepositoryURL, sshKeyFile: String?, knownHosts: KnownHosts?) {
         let components = URLComponents(string: url.raw)
         var user = components?.user?.removingPercentEncoding
         if user == nil, url.scheme == .ssh, !url.raw.contains("://"), let at = url.raw.firstIndex(of: "@") {
@@ -25,6 +29,9 @@ final class Credentials {
         self.password = components?.password?.removingPercentEncoding
         self.host = url.host
         self.sshKeyFile = sshKeyFile
+        self.knownHosts = knownHosts
+        let port = url.raw.contains("://") ? components?.port : nil
+        self.hostKeyName = url.host.map { host in port.map { "\(host):\($0)" } ?? host }
     }
 
     /// Remote callbacks that answer credential requests from this object. Keep `self` alive
@@ -40,7 +47,35 @@ final class Credentials {
             return credentials.acquire(
                 out, host: host, usernameFromURL: usernameFromURL.map { String(cString: $0) }, allowed: allowedTypes)
         }
+        callbacks.certificate_check = { cert, valid, _, payload in
+            guard let cert, let payload else { return GIT_ECERTIFICATE.rawValue }
+            let credentials = Unmanaged<Credentials>.fromOpaque(payload).takeUnretainedValue()
+            return credentials.check(cert, valid: valid != 0)
+        }
         return callbacks
+    }
+
+    /// TLS certificates: libgit2's own verdict (against the trusted CAs). ssh host keys: trusted
+    /// on first use, refused when they change (see `KnownHosts`).
+    private func check(_ cert: UnsafeMutablePointer<git_cert>, valid: Bool) -> Int32 {
+        guard cert.pointee.cert_type == GIT_CERT_HOSTKEY_LIBSSH2 else { return valid ? 0 : GIT_PASSTHROUGH.rawValue }
+        let hostkey = UnsafeMutableRawPointer(cert).assumingMemoryBound(to: git_cert_hostkey.self).pointee
+        guard hostkey.type.rawValue & GIT_CERT_SSH_SHA256.rawValue != 0, let knownHosts, let hostKeyName else {
+            git_error_set_str(Int32(GIT_ERROR_SSH.rawValue), "cannot verify the ssh host key of \(hostKeyName ?? "the server")")
+            return GIT_ECERTIFICATE.rawValue
+        }
+        let digest = withUnsafeBytes(of: hostkey.hash_sha256) { Data($0) }
+        let fingerprint = "SHA256:" + digest.base64EncodedString().replacingOccurrences(of: "=", with: "")
+        switch knownHosts.check(host: hostKeyName, fingerprint: fingerprint) {
+        case .known, .added:
+            return 0
+        case .changed(let expected):
+            git_error_set_str(
+                Int32(GIT_ERROR_SSH.rawValue),
+                "the ssh host key of \(hostKeyName) changed: it is \(fingerprint), Kiln knows \(expected); if the change is expected, remove the host's line from \(knownHosts.path)"
+            )
+            return GIT_ECERTIFICATE.rawValue
+        }
     }
 
     private func acquire(

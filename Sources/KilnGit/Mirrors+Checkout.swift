@@ -27,7 +27,7 @@ extension Mirrors {
                     throw GitError.failed(operation: "checking out \(commit) into \(workspace)", detail: lastGitMessage())
                 }
             }
-            let credentials = Credentials(url: repository.url, sshKeyFile: sshKeyFile)
+            let credentials = Credentials(url: repository.url, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
             try withExtendedLifetime(credentials) { () throws(GitError) in
                 try Self.updateSubmodules(of: checkout, credentials: credentials, workspace: workspace)
             }

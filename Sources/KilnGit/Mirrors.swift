@@ -22,6 +22,9 @@ public struct Mirrors: Sendable {
         self.sshKeyFile = sshKeyFile
     }
 
+    /// The ssh host keys seen so far (trusted on first use).
+    var knownHosts: KnownHosts { KnownHosts(path: directory + "/known_hosts") }
+
     /// Where the mirror of `url` lives: readable, and unique per repository identity.
     public func path(for url: RepositoryURL) -> String {
         let identity = url.identity
@@ -42,9 +45,11 @@ public struct Mirrors: Sendable {
     public func update(_ repository: Repository, log: @escaping @Sendable (String) -> Void = { _ in }) async throws(GitError) -> String {
         let path = path(for: repository.url)
         let sshKeyFile = sshKeyFile
+        let directory = directory
         return try await locks.withLock(path) { () throws(GitError) -> String in
             try await onGitThread { () throws(GitError) -> String in
-                try Self.updateBlocking(repository, path: path, sshKeyFile: sshKeyFile, log: log)
+                if let caFile = repository.caFile { try TrustedCertificates.include(caFile, directory: directory) }
+                return try Self.updateBlocking(repository, path: path, sshKeyFile: sshKeyFile, log: log)
             }
         }
     }
@@ -53,26 +58,27 @@ public struct Mirrors: Sendable {
         -> String
     {
         let url = repository.url
+        let knownHosts = KnownHosts(path: (path as NSString).deletingLastPathComponent + "/known_hosts")
         if !FileManager.default.fileExists(atPath: path) {
-            try clone(url, into: path, sshKeyFile: sshKeyFile)
+            try clone(url, into: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
             return try branchHead(repository, mirror: path)
         }
         do throws(GitError) {
             let (opened, message) = GitRepository.open(path)
             guard let mirror = opened else { throw .corruptMirror(path: path, detail: message) }
-            try fetch(url, into: mirror, sshKeyFile: sshKeyFile)
+            try fetch(url, into: mirror, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
             return try branchHead(repository, mirror: path)
         } catch .corruptMirror(_, let detail) {
             log("the mirror \(path) is damaged (\(detail)); cloning \(url.redacted) again")
             try? FileManager.default.removeItem(atPath: path)
-            try clone(url, into: path, sshKeyFile: sshKeyFile)
+            try clone(url, into: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
             return try branchHead(repository, mirror: path)
         }
     }
 
     /// Clones into a temporary directory and renames it into place, so that a clone cut short
     /// never looks like a mirror.
-    private static func clone(_ url: RepositoryURL, into path: String, sshKeyFile: String?) throws(GitError) {
+    private static func clone(_ url: RepositoryURL, into path: String, sshKeyFile: String?, knownHosts: KnownHosts) throws(GitError) {
         let temporary = path + ".partial-\(UUID().uuidString.prefix(8))"
         do {
             try FileManager.default.createDirectory(
@@ -83,7 +89,7 @@ public struct Mirrors: Sendable {
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         // git_clone copies a local repository's objects directly (as `git clone` does) instead of
         // packing them again through a transport, which is several times slower.
-        let credentials = Credentials(url: url, sshKeyFile: sshKeyFile)
+        let credentials = Credentials(url: url, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
         var options = git_clone_options()
         git_clone_options_init(&options, UInt32(GIT_CLONE_OPTIONS_VERSION))
         options.bare = 1
@@ -112,13 +118,13 @@ public struct Mirrors: Sendable {
 
     /// Fetches every branch and tag, pruning what the remote deleted. The URL is given to an
     /// anonymous remote, so credentials in it are never written into the mirror's config.
-    private static func fetch(_ url: RepositoryURL, into mirror: GitRepository, sshKeyFile: String?) throws(GitError) {
+    private static func fetch(_ url: RepositoryURL, into mirror: GitRepository, sshKeyFile: String?, knownHosts: KnownHosts) throws(GitError) {
         var remote: OpaquePointer?
         guard git_remote_create_anonymous(&remote, mirror.pointer, url.raw) == 0, let remote else {
             throw classify(code: -1, message: lastGitMessage(), operation: "fetching", url: url)
         }
         defer { git_remote_free(remote) }
-        let credentials = Credentials(url: url, sshKeyFile: sshKeyFile)
+        let credentials = Credentials(url: url, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
         var options = git_fetch_options()
         git_fetch_options_init(&options, UInt32(GIT_FETCH_OPTIONS_VERSION))
         options.callbacks = credentials.callbacks()
@@ -161,14 +167,17 @@ public struct Mirrors: Sendable {
     /// The commit the branch points at on the remote, asked of the remote without fetching objects.
     public func remoteHead(_ repository: Repository) async throws(GitError) -> String {
         let sshKeyFile = sshKeyFile
+        let directory = directory
+        let knownHosts = knownHosts
         return try await onGitThread { () throws(GitError) -> String in
+            if let caFile = repository.caFile { try TrustedCertificates.include(caFile, directory: directory) }
             let url = repository.url
             var remote: OpaquePointer?
             guard git_remote_create_detached(&remote, url.raw) == 0, let remote else {
                 throw classify(code: -1, message: lastGitMessage(), operation: "connecting to", url: url)
             }
             defer { git_remote_free(remote) }
-            let credentials = Credentials(url: url, sshKeyFile: sshKeyFile)
+            let credentials = Credentials(url: url, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
             var callbacks = credentials.callbacks()
             let code = withExtendedLifetime(credentials) { git_remote_connect(remote, GIT_DIRECTION_FETCH, &callbacks, nil, nil) }
             guard code == 0 else { throw classify(code: code, message: lastGitMessage(), operation: "connecting to", url: url) }

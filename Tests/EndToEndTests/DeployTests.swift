@@ -1,0 +1,31 @@
+import Foundation
+import KilnTestSupport
+import Testing
+
+@Suite("Deploy/")
+struct DeployTests {
+    @Test("The systemd unit passes systemd-analyze verify, with ExecStart pointing at the built kiln")
+    func systemdUnit() throws {
+        let analyze = "/usr/bin/systemd-analyze"
+        guard FileManager.default.isExecutableFile(atPath: analyze) else {
+            Issue.record("systemd-analyze is missing: apt-get install systemd")
+            return
+        }
+        let unit = try String(contentsOfFile: Executables.packageRoot + "/Deploy/kiln.service", encoding: .utf8)
+        #expect(unit.contains("ExecStart=/usr/local/bin/kiln serve --config /etc/kiln/kiln.yml"))
+        let directory = try TemporaryDirectory()
+        let path = try directory.write("kiln.service", unit.replacingOccurrences(of: "/usr/local/bin/kiln", with: Executables.kiln))
+        let verified = try runProcess(analyze, ["verify", path])
+        #expect(verified.status == 0, "\(verified.standardError)")
+        #expect(!verified.standardError.contains("kiln.service"), "\(verified.standardError)")
+    }
+
+    @Test("The Containerfile installs the binary and Web/ where the unit and the binary look for them")
+    func containerfile() throws {
+        let file = try String(contentsOfFile: Executables.packageRoot + "/Deploy/Containerfile", encoding: .utf8)
+        #expect(file.contains("cp -r Web /out/share/kiln/Web"))
+        #expect(file.contains("VOLUME /var/lib/kiln"))
+        let nginx = try String(contentsOfFile: Executables.packageRoot + "/Deploy/nginx.conf", encoding: .utf8)
+        #expect(nginx.contains("location /hooks/") && nginx.contains("proxy_buffering off"))
+    }
+}

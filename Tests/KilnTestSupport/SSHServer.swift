@@ -1,0 +1,77 @@
+import Foundation
+
+/// OpenSSH's sshd on 127.0.0.1 with a host key and one authorized client key made for the test:
+/// a real ssh:// remote (git-upload-pack runs as the current user).
+public final class SSHServer: @unchecked Sendable {
+    public let port: Int
+    public let directory: TemporaryDirectory
+    /// The private key that may log in, and one that may not.
+    public let clientKey: String
+    public let strangerKey: String
+    public let user: String
+
+    public init() throws {
+        let sshd = "/usr/sbin/sshd"
+        guard FileManager.default.isExecutableFile(atPath: sshd) else {
+            throw GitFixtureError.failed("sshd", "sshd is missing: apt-get install openssh-server (make test installs it)")
+        }
+        directory = try TemporaryDirectory("kiln-ssh")
+        clientKey = directory.url("client")
+        strangerKey = directory.url("stranger")
+        for key in [directory.url("host"), clientKey, strangerKey] {
+            // ECDSA in PEM form: what Debian's libssh2 1.10 both reads and negotiates with OpenSSH 9.
+            let made = try runProcess("/usr/bin/ssh-keygen", ["-q", "-t", "ecdsa", "-b", "256", "-m", "PEM", "-N", "", "-f", key])
+            guard made.status == 0 else { throw GitFixtureError.failed("ssh-keygen", made.standardError) }
+        }
+        try FileManager.default.copyItem(atPath: clientKey + ".pub", toPath: directory.url("authorized_keys"))
+        user =
+            ProcessInfo.processInfo.environment["USER"]
+            ?? (try? runProcess("/usr/bin/id", ["-un"]).standardOutput
+                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? "root"
+        var chosen = 0
+        for _ in 0..<20 {
+            let candidate = Int.random(in: 20_000..<60_000)
+            if GitDaemon.isFree(candidate) {
+                chosen = candidate
+                break
+            }
+        }
+        port = chosen
+        try """
+        Port \(port)
+        ListenAddress 127.0.0.1
+        HostKey \(directory.url("host"))
+        PidFile \(directory.url("sshd.pid"))
+        AuthorizedKeysFile \(directory.url("authorized_keys"))
+        PasswordAuthentication no
+        KbdInteractiveAuthentication no
+        PubkeyAuthentication yes
+        PermitRootLogin prohibit-password
+        StrictModes no
+        UsePAM no
+
+        """.write(toFile: directory.url("sshd_config"), atomically: true, encoding: .utf8)
+        // sshd insists on its privilege separation directory.
+        try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
+        // Not a child of the test process (sshd daemonizes without -D): Foundation's Process in
+        // this process loses track of its own children's exits while a child sshd serves a session.
+        let started = try runProcess(sshd, ["-f", directory.url("sshd_config")])
+        guard started.status == 0 else { throw GitFixtureError.failed("sshd", started.standardError) }
+        for _ in 0..<300 {
+            if !GitDaemon.isFree(port) { return }
+            usleep(10_000)
+        }
+        throw GitFixtureError.failed("sshd", "sshd did not start on port \(port)")
+    }
+
+    /// The ssh:// URL of the repository at `path` on this server.
+    public func url(_ path: String) -> String { "ssh://\(user)@127.0.0.1:\(port)\(path)" }
+
+    deinit {
+        if let text = try? String(contentsOfFile: directory.url("sshd.pid"), encoding: .utf8),
+            let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        {
+            kill(pid, SIGKILL)
+        }
+    }
+}
