@@ -29,7 +29,7 @@ run: build
 test-reliability: deps
 	$(SWIFT) build --build-tests
 	KILN_RELIABILITY_FULL=1 $(SWIFT) test --skip-build --disable-xctest \
-		--filter 'KillRecoveryTests|HostileBuildTests|BotFileFuzzTests|WebhookFuzzTests|outage|permanentRefusal'
+		--filter 'KillRecoveryTests|HostileBuildTests|BotFileFuzzTests|WebhookFuzzTests|LoadTests|outage|permanentRefusal'
 
 # Prints the table of performance figures, measured on this machine with a release build.
 bench: deps

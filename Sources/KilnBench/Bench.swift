@@ -100,6 +100,17 @@ enum Measure {
         return samples[samples.count / 2]
     }
 
+    /// When a trigger script wrote `date +%s%N` to `path` (seconds since 1970), waiting for it.
+    static func markTime(_ path: String) async throws -> Double {
+        let deadline = Date().addingTimeInterval(30)
+        while !FileManager.default.fileExists(atPath: path), Date() < deadline { try await Task.sleep(for: .milliseconds(2)) }
+        try await Task.sleep(for: .milliseconds(20))
+        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
+            let nanoseconds = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+        else { throw BenchError.unexpected("the integration that writes \(path) did not start") }
+        return nanoseconds / 1e9
+    }
+
     static func milliseconds(_ duration: Duration) -> Double {
         Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }

@@ -32,14 +32,7 @@ struct ServerBench {
         for round in 1...9 {
             let start = Date().timeIntervalSince1970
             try command(kiln, ["trigger", "timed"], in: fifty)
-            let mark = "\(marks)/\(round)"
-            let deadline = Date().addingTimeInterval(30)
-            while !FileManager.default.fileExists(atPath: mark), Date() < deadline { try await Task.sleep(for: .milliseconds(2)) }
-            try await Task.sleep(for: .milliseconds(20))
-            guard let text = try? String(contentsOfFile: mark, encoding: .utf8),
-                let nanoseconds = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            else { throw BenchError.unexpected("integration \(round) did not start") }
-            latencies.append((nanoseconds / 1e9 - start) * 1000)
+            latencies.append((try await Measure.markTime("\(marks)/\(round)") - start) * 1000)
             try await server.waitUntilIdle(bots: 51)
         }
         latencies.sort()

@@ -73,14 +73,7 @@ struct WebBench {
             let start = Date().timeIntervalSince1970
             let status = try await post(base, repository: repositories[1], commit: commit)
             guard status == 202 else { throw BenchError.unexpected("webhook answered \(status)") }
-            let mark = "\(marks)/\(round)"
-            let deadline = Date().addingTimeInterval(30)
-            while !FileManager.default.fileExists(atPath: mark), Date() < deadline { try await Task.sleep(for: .milliseconds(2)) }
-            try await Task.sleep(for: .milliseconds(20))
-            guard let text = try? String(contentsOfFile: mark, encoding: .utf8),
-                let nanoseconds = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
-            else { throw BenchError.unexpected("the webhook's integration \(round) did not start") }
-            latencies.append((nanoseconds / 1e9 - start) * 1000)
+            latencies.append((try await Measure.markTime("\(marks)/\(round)") - start) * 1000)
             try await server.waitUntilIdle(bots: 1)
         }
         latencies.sort()

@@ -59,6 +59,13 @@ public final class ServerProcess: @unchecked Sendable {
     }
 
     /// SIGKILL, as a crash or an out-of-memory kill would end it, and waits for it to be gone.
+    /// The server's resident memory in MB (VmRSS of /proc/PID/status).
+    public var residentMegabytes: Double {
+        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
+    }
+
     public func kill() {
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
