@@ -23,7 +23,8 @@ struct WebBench {
         try FileManager.default.createDirectory(atPath: home + "/.kiln", withIntermediateDirectories: true)
         try Self.secret.write(toFile: home + "/secret", atomically: false, encoding: .utf8)
         let port = 18_000 + Int.random(in: 0..<2000)
-        try "executors: 2\nwebhooks: {secret-file: '\(home)/secret'}\n".write(
+        // Retention above the stored history: the figures are about serving, not a first retention pass.
+        try "executors: 2\nretention: {integrations: 5000}\nwebhooks: {secret-file: '\(home)/secret'}\n".write(
             toFile: home + "/kiln.yml", atomically: false, encoding: .utf8)
 
         // 100,000 integrations of 50 bots: the store benchmark's file when it ran, else a new one.

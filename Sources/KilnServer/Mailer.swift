@@ -98,9 +98,7 @@ public actor Mailer: Service {
         let current = now()
         do {
             guard let delivery else {
-                while case let pending = try store.integrationsToNotify(limit: 500), !pending.isEmpty {
-                    try store.markNotified(pending.map(\.id), now: current)
-                }
+                if !(try store.integrationsToNotify(limit: 1)).isEmpty { try store.markAllNotified(now: current) }
                 return 0
             }
             let composed = try delivery.notifier.notifyCompleted(bots: bots, now: current)

@@ -78,6 +78,13 @@ extension SQLiteStore: MailStore {
         }
     }
 
+    public func markAllNotified(now: Date) throws(StoreError) -> Int {
+        try write("recording notified integrations") { db in
+            try db.execute(sql: "UPDATE integration SET notifiedAt = ? WHERE notifiedAt IS NULL AND step = 'completed'", arguments: [now.storeValue])
+            return db.changesCount
+        }
+    }
+
     public func previousResult(bot: String, before number: Int) throws(StoreError) -> Integration? {
         try read("reading the previous result") { db in
             try Row.fetchOne(

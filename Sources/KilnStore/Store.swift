@@ -286,6 +286,10 @@ public protocol MailStore: Sendable {
     /// Records that the mail of these integrations was composed (and queued).
     func markNotified(_ ids: [Int64], now: Date) throws(StoreError)
 
+    /// Marks every completed integration notified at once (a server without mail); returns how many.
+    @discardableResult
+    func markAllNotified(now: Date) throws(StoreError) -> Int
+
     /// The bot's last completed integration before `number` that was not canceled.
     func previousResult(bot: String, before number: Int) throws(StoreError) -> Integration?
 

@@ -6,10 +6,8 @@ import Synchronization
 /// Keeps rendered answers (the front page, `/api/bots`) until the store changes or they are a
 /// second old, so a wall of screens and scrapers costs one query a second, not one per request.
 ///
-/// The store's file is watched with inotify (a write by any process bumps the generation). An
-/// entry that is merely old is still answered while one fresh copy is made beside it, so no
-/// request waits for a render except the very first; a change to the store is never answered
-/// from before it.
+/// The store's file is watched with inotify (a write by any process bumps the generation). Under a
+/// storm of writes the page is rendered at most every 100 ms, and no answer is older than that.
 actor ResponseCache {
     private struct Entry {
         var generation: Int
@@ -27,9 +25,11 @@ actor ResponseCache {
     private let generation = Generation()
     private let watcher: ChangeWatcher?
     private let maximumAge: Duration
+    private let minimumInterval: Duration
 
-    init(databasePath: String?, maximumAge: Duration = .seconds(1)) {
+    init(databasePath: String?, maximumAge: Duration = .seconds(1), minimumInterval: Duration = .milliseconds(100)) {
         self.maximumAge = maximumAge
+        self.minimumInterval = minimumInterval
         let generation = generation
         watcher = databasePath.flatMap { ChangeWatcher(databasePath: $0) { generation.value.add(1, ordering: .relaxed) } }
     }
@@ -37,17 +37,24 @@ actor ResponseCache {
     deinit { watcher?.stop() }
 
     /// The cached body for `key`, or a fresh one from `make`.
+    ///
+    /// Fresh (same generation, younger than `maximumAge`): answered. Merely old: answered while one
+    /// new copy is made. Made before the store's latest change: answered only while a new copy is
+    /// being made or if it is younger than `minimumInterval` (then a new copy is started), so a
+    /// burst of writes costs at most one render per interval and a page is never staler than that.
     func body(for key: String, make: @escaping @Sendable () async throws -> ByteBuffer) async throws -> ByteBuffer {
         let current = generation.value.load(ordering: .relaxed)
-        if let entry = entries[key], entry.generation == current {
-            if ContinuousClock.now - entry.madeAt >= maximumAge, refreshing.insert(key).inserted {
-                Task { await self.refresh(key, generation: current, make: make) }
+        let now = ContinuousClock.now
+        if let entry = entries[key] {
+            let age = now - entry.madeAt
+            if entry.generation == current, age < maximumAge { return entry.body }
+            if entry.generation == current || refreshing.contains(key) || age < minimumInterval {
+                if refreshing.insert(key).inserted { Task { await self.refresh(key, generation: current, make: make) } }
+                return entry.body
             }
-            return entry.body
         }
-        let madeAt = ContinuousClock.now
         let body = try await make()
-        entries[key] = Entry(generation: current, madeAt: madeAt, body: body)
+        entries[key] = Entry(generation: current, madeAt: now, body: body)
         return body
     }
 
