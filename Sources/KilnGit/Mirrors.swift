@@ -120,7 +120,13 @@ public struct Mirrors: Sendable {
     /// anonymous remote, so credentials in it are never written into the mirror's config.
     private static func fetch(_ url: RepositoryURL, into mirror: GitRepository, sshKeyFile: String?, knownHosts: KnownHosts) throws(GitError) {
         var remote: OpaquePointer?
-        guard git_remote_create_anonymous(&remote, mirror.pointer, url.raw) == 0, let remote else {
+        var createOptions = git_remote_create_options()
+        git_remote_create_options_init(&createOptions, UInt32(GIT_REMOTE_CREATE_OPTIONS_VERSION))
+        createOptions.repository = mirror.pointer
+        // Anonymous (no name). Skipping url.<base>.insteadOf also avoids a leak in Debian's
+        // libgit2 1.5, whose insteadOf lookup leaked ~20 KB (pcre2 match data) per fetch.
+        createOptions.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF.rawValue | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC.rawValue
+        guard git_remote_create_with_opts(&remote, url.raw, &createOptions) == 0, let remote else {
             throw classify(code: -1, message: lastGitMessage(), operation: "fetching", url: url)
         }
         defer { git_remote_free(remote) }
