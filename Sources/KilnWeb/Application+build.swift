@@ -102,7 +102,7 @@ public func buildServer(
     }
     let mailer = Mailer(store: store, registry: registry, delivery: delivery, logger: logger)
     let web = WebDependencies(
-        store: store, registry: registry, scheduler: scheduler, assets: assets, webhookSecret: secret, logsDirectory: store.logsDirectory)
+        store: store, registry: registry, scheduler: scheduler, assets: assets, webhookSecret: secret)
     let application = buildApplication(settings: settings, web: web, logger: logger, onListening: onListening)
     return KilnServices(
         store: store, registry: registry, scheduler: scheduler, services: [application, scheduler, mailer], recovered: recovered)
@@ -116,17 +116,15 @@ public struct WebDependencies: Sendable {
     public var scheduler: Scheduler?
     public var assets: WebAssets
     public var webhookSecret: [UInt8]?
-    public var logsDirectory: String?
 
     public init(
-        store: SQLiteStore, registry: BotRegistry, scheduler: Scheduler?, assets: WebAssets, webhookSecret: [UInt8]?, logsDirectory: String?
+        store: SQLiteStore, registry: BotRegistry, scheduler: Scheduler?, assets: WebAssets, webhookSecret: [UInt8]?
     ) {
         self.store = store
         self.registry = registry
         self.scheduler = scheduler
         self.assets = assets
         self.webhookSecret = webhookSecret
-        self.logsDirectory = logsDirectory
     }
 }
 
@@ -142,11 +140,10 @@ public func buildApplication(
     let router = Router()
     router.add(middleware: HTTPMetricsMiddleware(registry: metrics))
     HealthController().addRoutes(to: router)
-    let logsDirectory = web.logsDirectory
-    PagesController(
-        store: web.store, assets: web.assets, cache: cache, logPath: { bot, number in logsDirectory.map { "\($0)/\(bot)/\(number).log" } }
-    ).addRoutes(to: router)
-    LogController(store: web.store, logsDirectory: logsDirectory).addRoutes(to: router)
+    let store = web.store
+    let logPath: @Sendable (String, Int) -> String? = { store.logPath(bot: $0, number: $1) }
+    PagesController(store: store, assets: web.assets, cache: cache, logPath: logPath).addRoutes(to: router)
+    LogController(store: store, logPath: logPath).addRoutes(to: router)
     APIController(store: web.store, cache: cache).addRoutes(to: router)
     WebhookController(store: web.store, registry: web.registry, scheduler: web.scheduler, secret: web.webhookSecret, logger: logger)
         .addRoutes(to: router)

@@ -38,8 +38,7 @@ final class WebFixture: Sendable {
         config.bots = directory.url("Bots")
         config.data = directory.url("data")
         let web = WebDependencies(
-            store: store, registry: registry, scheduler: nil, assets: try WebAssets.load(), webhookSecret: secret.map { Array($0.utf8) },
-            logsDirectory: store.logsDirectory)
+            store: store, registry: registry, scheduler: nil, assets: try WebAssets.load(), webhookSecret: secret.map { Array($0.utf8) })
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let application = buildApplication(settings: ServerSettings(config: config), web: web, logger: logger) { continuation.yield($0) }
         let services = ServiceGroup(configuration: .init(services: [application], logger: logger))

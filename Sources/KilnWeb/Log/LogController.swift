@@ -10,7 +10,8 @@ import KilnStore
 /// a known integration of it, and the path comes from the store.
 struct LogController {
     let store: any Store
-    let logsDirectory: String?
+    /// Where the store keeps an integration's log.
+    let logPath: @Sendable (String, Int) -> String?
     /// How often a followed log is looked at for more.
     var followInterval: Duration = .milliseconds(200)
 
@@ -73,7 +74,7 @@ struct LogController {
     func locate(bot: String, number: String?) throws -> (Integration, String) {
         guard Bot.isValidName(bot), let number = number.flatMap({ Int($0) }), number > 0,
             let integration = try store.integrations(bot: bot, limit: 1, before: number + 1).first, integration.number == number,
-            let path = logsDirectory.map({ "\($0)/\(bot)/\(number).log" })
+            let path = logPath(bot, number)
         else { throw WebError.notFound("log of integration \(number ?? "?") of bot '\(bot)'") }
         return (integration, path)
     }
