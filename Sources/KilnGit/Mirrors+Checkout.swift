@@ -49,7 +49,7 @@ extension Mirrors {
             let created = try GitRepository.initialize(workspace, bare: false)
             // Relative submodule URLs resolve against origin; the redacted URL keeps secrets out.
             var remote: OpaquePointer?
-            if git_remote_create(&remote, created.pointer, "origin", url.redacted) == 0 { git_remote_free(remote) }
+            if createRemote(&remote, in: created.pointer, named: "origin", url: url.redacted) == 0 { git_remote_free(remote) }
         }
         do {
             try FileManager.default.createDirectory(atPath: gitDirectory + "/objects/info", withIntermediateDirectories: true)

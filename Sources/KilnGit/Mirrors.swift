@@ -99,7 +99,7 @@ public struct Mirrors: Sendable {
         options.fetch_opts.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_ALL
         options.remote_cb = { out, repository, name, url, _ in
             // Branches land as branches (a mirror), not as remote-tracking refs.
-            git_remote_create_with_fetchspec(out, repository, name, url, "+refs/heads/*:refs/heads/*")
+            createRemote(out, in: repository, named: name, url: url, fetchspec: "+refs/heads/*:refs/heads/*")
         }
         var cloned: OpaquePointer?
         let code = withExtendedLifetime(credentials) { git_clone(&cloned, url.raw, temporary, &options) }
@@ -123,8 +123,8 @@ public struct Mirrors: Sendable {
         var createOptions = git_remote_create_options()
         git_remote_create_options_init(&createOptions, UInt32(GIT_REMOTE_CREATE_OPTIONS_VERSION))
         createOptions.repository = mirror.pointer
-        // Anonymous (no name). Skipping url.<base>.insteadOf also avoids a leak in Debian's
-        // libgit2 1.5, whose insteadOf lookup leaked ~20 KB (pcre2 match data) per fetch.
+        // Anonymous (no name). Skipping url.<base>.insteadOf avoids a leak in Debian's libgit2 1.5
+        // (see createRemote), ~20 KB per fetch.
         createOptions.flags = GIT_REMOTE_CREATE_SKIP_INSTEADOF.rawValue | GIT_REMOTE_CREATE_SKIP_DEFAULT_FETCHSPEC.rawValue
         guard git_remote_create_with_opts(&remote, url.raw, &createOptions) == 0, let remote else {
             throw classify(code: -1, message: lastGitMessage(), operation: "fetching", url: url)

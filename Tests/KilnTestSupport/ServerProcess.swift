@@ -58,14 +58,20 @@ public final class ServerProcess: @unchecked Sendable {
         throw ServerProcessError.timedOut(standardOutput)
     }
 
-    /// SIGKILL, as a crash or an out-of-memory kill would end it, and waits for it to be gone.
     /// The server's resident memory in MB (VmRSS of /proc/PID/status).
-    public var residentMegabytes: Double {
+    public var residentMegabytes: Double { memoryMegabytes("VmRSS") }
+
+    /// The server's private memory in MB (RssAnon): its heap and stacks, without the pages of
+    /// code it shares with the files it was loaded from.
+    public var privateMegabytes: Double { memoryMegabytes("RssAnon") }
+
+    private func memoryMegabytes(_ field: String) -> Double {
         let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
-        let line = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") } ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
         return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
     }
 
+    /// SIGKILL, as a crash or an out-of-memory kill would end it, and waits for it to be gone.
     public func kill() {
         Foundation.kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
