@@ -40,10 +40,22 @@ struct ServerBench {
             "kiln trigger to the first process started", target: "median < 100 ms", measured: Measure.format(latencies[latencies.count / 2]),
             comparison: "idle executor, 9 triggers; includes starting kiln trigger")
         try await Task.sleep(for: .seconds(2))
-        table.add(
-            "kiln serve resident memory, 50 bots idle", target: "< 40 MB", measured: String(format: "%.1f MB", server.residentMegabytes("VmRSS")),
-            comparison: String(format: "of which %.1f MB private (RssAnon), the rest shared code", server.residentMegabytes("RssAnon")))
+        let resident = server.residentMegabytes("VmRSS")
+        let privately = server.residentMegabytes("RssAnon")
         server.stop()
+
+        // The same server without bots: what the code and libraries cost before any bot does.
+        let none = try home("none", bots: 0, repository: repository, extra: "")
+        let empty = try Server(kiln: kiln, home: none)
+        defer { empty.stop() }
+        try await empty.waitUntilIdle(bots: 0)
+        try await Task.sleep(for: .seconds(2))
+        table.add(
+            "kiln serve resident memory, 50 bots idle", target: "< 40 MB", measured: String(format: "%.1f MB", resident),
+            comparison: String(
+                format: "%.1f MB of it private (RssAnon), the rest pages of code; with no bots: %.1f MB (%.1f MB private)",
+                privately, empty.residentMegabytes("VmRSS"), empty.residentMegabytes("RssAnon")))
+        empty.stop()
 
         // 200 bots polling every minute, idle: CPU over 30 seconds.
         let many = try home("many", bots: 200, repository: repository, extra: "schedule: {poll: 1m}\n")
@@ -62,7 +74,7 @@ struct ServerBench {
         let home = work.url(name)
         try FileManager.default.createDirectory(atPath: home + "/Bots", withIntermediateDirectories: true)
         try "executors: 2\n".write(toFile: home + "/kiln.yml", atomically: false, encoding: .utf8)
-        for index in 1...bots {
+        for index in stride(from: 1, through: bots, by: 1) {
             try "repository: {url: '\(repository)'}\ntest: {enabled: false}\n\(extra)"
                 .write(toFile: "\(home)/Bots/bot-\(index).yml", atomically: false, encoding: .utf8)
         }
