@@ -128,7 +128,7 @@ public struct Notifier: Sendable {
         let view = ReportMail(
             bot: integration.bot, number: integration.number, result: result, headline: headline, reason: integration.reason,
             cause: integration.cause.rawValue, commit: String((integration.commit ?? "unknown").prefix(12)),
-            duration: Self.duration(integration.duration), errors: summary?.errors ?? 0, warnings: summary?.warnings ?? 0,
+            duration: DurationText.prose(integration.duration), errors: summary?.errors ?? 0, warnings: summary?.warnings ?? 0,
             tests: summary?.tests ?? 0, testFailures: summary?.testFailures ?? 0, coverage: summary?.coverage.map { String(format: "%.1f %%", $0) },
             newIssues: newIssues.prefix(50).map { IssueLine(type: $0.type.rawValue, location: Self.location($0), message: $0.message, commit: "") },
             hasNewIssues: !newIssues.isEmpty, failingTests: failing.prefix(50).map { TestLine(name: "\($0.suite).\($0.name)", duration: "") },
@@ -219,9 +219,9 @@ public struct Notifier: Sendable {
             name: name, url: "\(publicURL)/bots/\(name)", status: figures.last?.result?.rawValue ?? "no integration yet", count: figures.count,
             results: IntegrationResult.allCases.compactMap { result in figures.results[result].map { ResultCount(result: result.rawValue, count: $0) }
             },
-            trend: trend, averageDuration: Self.duration(figures.averageDuration), introduced: figures.issuesIntroduced,
+            trend: trend, averageDuration: DurationText.prose(figures.averageDuration), introduced: figures.issuesIntroduced,
             resolved: figures.issuesResolved,
-            slowest: figures.slowestTests.map { TestLine(name: "\($0.suite).\($0.name)", duration: Self.duration($0.duration)) },
+            slowest: figures.slowestTests.map { TestLine(name: "\($0.suite).\($0.name)", duration: DurationText.prose($0.duration)) },
             hasSlowest: !figures.slowestTests.isEmpty)
     }
 
@@ -237,11 +237,6 @@ public struct Notifier: Sendable {
 
     static func location(_ issue: IntegrationIssue) -> String? {
         issue.file.map { file in issue.line.map { "\(file):\($0)" } ?? file }
-    }
-
-    static func duration(_ seconds: Double?) -> String {
-        guard let seconds else { return "—" }
-        return seconds < 60 ? String(format: "%.1f s", seconds) : String(format: "%d min %02d s", Int(seconds) / 60, Int(seconds) % 60)
     }
 
     static func day(_ date: Date, _ timeZone: TimeZone) -> String {

@@ -3,15 +3,8 @@ import KilnCore
 
 /// How pages write times, durations and changes: short, and the same everywhere.
 enum Formatting {
-    /// `4 s`, `2 min 05 s`, `1 h 12 min`.
-    static func duration(_ seconds: Double?) -> String {
-        guard let seconds, seconds.isFinite, seconds >= 0 else { return "—" }
-        if seconds < 10 { return String(format: "%.1f s", seconds) }
-        let whole = Int(seconds.rounded())
-        if whole < 60 { return "\(whole) s" }
-        if whole < 3600 { return String(format: "%d min %02d s", whole / 60, whole % 60) }
-        return String(format: "%d h %02d min", whole / 3600, (whole % 3600) / 60)
-    }
+    /// `4.2 s`, `2 min 05 s`, `1 h 12 min`.
+    static func duration(_ seconds: Double?) -> String { DurationText.prose(seconds) }
 
     /// `just now`, `5 min ago`, `3 h ago`, `2 days ago`.
     static func ago(_ date: Date?, now: Date) -> String {

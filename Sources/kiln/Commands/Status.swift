@@ -60,7 +60,7 @@ struct Status: ParsableCommand {
             if let last = bot.last {
                 line += "  last #\(last.number) \(last.result ?? "?")"
                 if let ended = last.endedAt { line += " \(Self.ago(now.timeIntervalSince(ended))) ago" }
-                if let duration = last.duration { line += " in \(Self.span(duration))" }
+                if let duration = last.duration { line += " in \(DurationText.compact(duration))" }
             } else {
                 line += "  never integrated"
             }
@@ -80,18 +80,11 @@ struct Status: ParsableCommand {
             var line = "  \(mail.state) \"\(mail.subject)\" to \(mail.recipients.joined(separator: ", "))"
             if mail.state == "queued", mail.attempts > 0 {
                 line +=
-                    ", \(mail.attempts) attempt\(mail.attempts == 1 ? "" : "s"), next in \(span(max(0, mail.nextAttemptAt.timeIntervalSince(now))))"
+                    ", \(mail.attempts) attempt\(mail.attempts == 1 ? "" : "s"), next in \(DurationText.compact(max(0, mail.nextAttemptAt.timeIntervalSince(now))))"
             }
             if let error = mail.lastError { line += ": \(error)" }
             Console.out(line)
         }
-    }
-
-    static func span(_ seconds: Double) -> String {
-        let whole = Int(seconds.rounded())
-        if whole < 60 { return "\(whole)s" }
-        if whole < 3600 { return "\(whole / 60)m\(whole % 60 == 0 ? "" : "\(whole % 60)s")" }
-        return "\(whole / 3600)h\((whole % 3600) / 60)m"
     }
 
     static func ago(_ seconds: Double) -> String {
