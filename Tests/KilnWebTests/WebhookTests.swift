@@ -169,6 +169,21 @@ struct WebhookTests {
         #expect(own.status == 202)
     }
 
+    @Test("A bot whose secret file cannot be read takes no delivery, signed or not, even without a server secret")
+    func unreadableBotSecret() async throws {
+        let web = try await WebFixture.start(
+            bots: ["hub": Bots.following("https://github.com/example/app", secretFile: "/nonexistent/hub-secret")], secret: nil)
+        defer { Task { await web.stop() } }
+        let body = Self.github()
+        let unsigned = try await web.post("/hooks/github", body: body, headers: ["X-GitHub-Event": "push"])
+        #expect(unsigned.status == 401)
+        let signed = try await web.post(
+            "/hooks/github", body: body, headers: ["X-GitHub-Event": "push", "X-Hub-Signature-256": "sha256=" + Self.hmac(body)])
+        #expect(signed.status == 401)
+        #expect(try web.store.integrations(bot: "hub", limit: 10, before: nil).isEmpty)
+        #expect(try web.store.webhookDeliveries(limit: 10).map(\.statusCode) == [401, 401])
+    }
+
     @Test("A burst of signed pushes loses nothing: every delivery answered 2xx and recorded, one integration per push")
     func burst() async throws {
         let web = try await WebFixture.start(bots: Self.bots)

@@ -59,10 +59,22 @@ struct WebhookController {
 
         // Signature first, so that nothing about an unsigned request's payload is revealed.
         let bots = await registry.catalog.bots.map(\.bot).filter { $0.schedule.onCommit }
-        let botSecrets = Dictionary(bots.compactMap { bot in bot.webhookSecretFile.flatMap(Self.readSecret).map { (bot.name, $0) } }) { a, _ in a }
-        let candidates = ([secret].compactMap { $0 } + botSecrets.values)
+        // Bot secrets are read at each delivery, so a rotated file takes effect at once. A file
+        // that cannot be read stands for a secret nothing matches: its bot takes no delivery.
+        var botSecrets: [String: [UInt8]?] = [:]
+        for bot in bots {
+            guard let path = bot.webhookSecretFile else { continue }
+            let read = Self.readSecret(path)
+            if read == nil {
+                logger.warning(
+                    "cannot read the bot's webhook-secret-file; it takes no webhook until the file holds a secret",
+                    metadata: ["bot": "\(bot.name)", "file": "\(path)"])
+            }
+            botSecrets[bot.name] = read
+        }
+        let candidates = [secret].compactMap { $0 } + botSecrets.values.compactMap { $0 }
         var verified: [[UInt8]] = []
-        if !candidates.isEmpty {
+        if secret != nil || !botSecrets.isEmpty {
             let header = Signature.headerNames(for: forge).lazy.compactMap { request.headers[$0] }.first
             guard let header else {
                 return try answer(
@@ -94,9 +106,8 @@ struct WebhookController {
         }
         let matched = bots.filter { bot in
             guard bot.repository.branch == push.branch, identities.contains(bot.repository.url.identity) else { return false }
-            if candidates.isEmpty { return true }
             // A bot with its own secret takes only deliveries signed with it; others take the server's.
-            if let own = botSecrets[bot.name] { return verified.contains(own) }
+            if let own = botSecrets[bot.name] { return own.map { verified.contains($0) } ?? false }
             return secret.map { verified.contains($0) } ?? true
         }
         guard !matched.isEmpty else {
