@@ -14,11 +14,6 @@ final class GitRepository {
         git_repository_free(pointer)
     }
 
-    /// Takes ownership of a repository libgit2 opened elsewhere (a submodule's).
-    static func adopt(_ pointer: OpaquePointer) -> GitRepository {
-        GitRepository(pointer: pointer)
-    }
-
     static func open(_ path: String) -> (GitRepository?, String) {
         var pointer: OpaquePointer?
         guard git_repository_open(&pointer, path) == 0, let pointer else { return (nil, lastGitMessage()) }

@@ -11,12 +11,15 @@ extension Mirrors {
     /// alternates), so a checkout copies no history; credentials never reach its config, which
     /// a build can read.
     public func checkout(_ commit: String, of repository: Repository, into workspace: String) async throws(GitError) {
+        try await checkout(commit, of: repository, into: workspace, depth: 0)
+    }
+
+    private func checkout(_ commit: String, of repository: Repository, into workspace: String, depth: Int) async throws(GitError) {
         // Alternates must name the mirror absolutely: a relative path would be read from inside .git.
         let mirror = URL(fileURLWithPath: path(for: repository.url)).standardizedFileURL.path
-        let sshKeyFile = sshKeyFile
-        try await onGitThread { () throws(GitError) in
+        let submodules = try await onGitThread { () throws(GitError) -> [Submodule] in
             let checkout = try Self.workspaceRepository(at: workspace, mirror: mirror, url: repository.url)
-            try checkout.withCommit(commit) { (pointer) throws(GitError) in
+            return try checkout.withCommit(commit) { (pointer) throws(GitError) -> [Submodule] in
                 guard let pointer else { throw GitError.commitNotFound(commit: commit, url: repository.url.redacted) }
                 var options = git_checkout_options()
                 git_checkout_options_init(&options, UInt32(GIT_CHECKOUT_OPTIONS_VERSION))
@@ -26,11 +29,17 @@ extension Mirrors {
                 else {
                     throw GitError.failed(operation: "checking out \(commit) into \(workspace)", detail: lastGitMessage())
                 }
+                return try Self.submodules(of: checkout, at: pointer, directory: workspace, parent: repository.url)
             }
-            let credentials = Credentials(url: repository.url, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
-            try withExtendedLifetime(credentials) { () throws(GitError) in
-                try Self.updateSubmodules(of: checkout, credentials: credentials, workspace: workspace)
-            }
+        }
+        guard !submodules.isEmpty else { return }
+        guard depth < 8 else {
+            throw .failed(operation: "checking out the submodules of \(workspace)", detail: "submodules nest more than 8 deep")
+        }
+        for submodule in submodules {
+            let nested = Repository(url: submodule.url, caFile: repository.caFile)
+            try await ensureMirror(of: nested, contains: submodule.commit)
+            try await checkout(submodule.commit, of: nested, into: workspace + "/" + submodule.path, depth: depth + 1)
         }
     }
 
@@ -64,40 +73,5 @@ extension Mirrors {
             throw .failed(operation: "opening the workspace \(workspace)", detail: lastGitMessage())
         }
         return reopened
-    }
-
-    private static func updateSubmodules(of repository: GitRepository, credentials: Credentials, workspace: String, depth: Int = 0) throws(GitError) {
-        guard depth < 8 else { return }
-        final class Names { var values: [String] = [] }
-        let names = Names()
-        let code = git_submodule_foreach(
-            repository.pointer,
-            { _, name, payload in
-                guard let name, let payload else { return 0 }
-                Unmanaged<Names>.fromOpaque(payload).takeUnretainedValue().values.append(String(cString: name))
-                return 0
-            }, Unmanaged.passUnretained(names).toOpaque())
-        guard code == 0 else { throw .failed(operation: "listing the submodules of \(workspace)", detail: lastGitMessage()) }
-        for name in names.values {
-            var submodule: OpaquePointer?
-            guard git_submodule_lookup(&submodule, repository.pointer, name) == 0, let submodule else {
-                throw .failed(operation: "reading submodule '\(name)'", detail: lastGitMessage())
-            }
-            defer { git_submodule_free(submodule) }
-            var options = git_submodule_update_options()
-            git_submodule_update_options_init(&options, UInt32(GIT_SUBMODULE_UPDATE_OPTIONS_VERSION))
-            options.checkout_opts.checkout_strategy = GIT_CHECKOUT_FORCE.rawValue | GIT_CHECKOUT_REMOVE_UNTRACKED.rawValue
-            options.fetch_opts.callbacks = credentials.callbacks()
-            options.allow_fetch = 1
-            guard git_submodule_update(submodule, 1, &options) == 0 else {
-                throw .failed(operation: "updating submodule '\(name)'", detail: lastGitMessage())
-            }
-            var opened: OpaquePointer?
-            guard git_submodule_open(&opened, submodule) == 0, let opened else {
-                throw .failed(operation: "opening submodule '\(name)'", detail: lastGitMessage())
-            }
-            let child = GitRepository.adopt(opened)
-            try updateSubmodules(of: child, credentials: credentials, workspace: workspace + "/" + name, depth: depth + 1)
-        }
     }
 }

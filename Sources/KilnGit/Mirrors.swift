@@ -13,7 +13,7 @@ public struct Mirrors: Sendable {
     public let directory: String
     /// Private key for ssh:// and git@host:path repositories.
     public let sshKeyFile: String?
-    private let locks = KeyedLock()
+    let locks = KeyedLock()
 
     static let refspecs = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
 
@@ -78,7 +78,7 @@ public struct Mirrors: Sendable {
 
     /// Clones into a temporary directory and renames it into place, so that a clone cut short
     /// never looks like a mirror.
-    private static func clone(_ url: RepositoryURL, into path: String, sshKeyFile: String?, knownHosts: KnownHosts) throws(GitError) {
+    static func clone(_ url: RepositoryURL, into path: String, sshKeyFile: String?, knownHosts: KnownHosts) throws(GitError) {
         let temporary = path + ".partial-\(UUID().uuidString.prefix(8))"
         do {
             try FileManager.default.createDirectory(
@@ -118,7 +118,7 @@ public struct Mirrors: Sendable {
 
     /// Fetches every branch and tag, pruning what the remote deleted. The URL is given to an
     /// anonymous remote, so credentials in it are never written into the mirror's config.
-    private static func fetch(_ url: RepositoryURL, into mirror: GitRepository, sshKeyFile: String?, knownHosts: KnownHosts) throws(GitError) {
+    static func fetch(_ url: RepositoryURL, into mirror: GitRepository, sshKeyFile: String?, knownHosts: KnownHosts) throws(GitError) {
         var remote: OpaquePointer?
         var createOptions = git_remote_create_options()
         git_remote_create_options_init(&createOptions, UInt32(GIT_REMOTE_CREATE_OPTIONS_VERSION))

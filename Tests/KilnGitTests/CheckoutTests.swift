@@ -88,4 +88,74 @@ struct CheckoutTests {
         #expect(harness.read("Vendor/Middle/middle.txt") == "middle\n")
         #expect(harness.read("Vendor/Middle/Leaf/leaf.txt") == "leaf v1\n")
     }
+
+    @Test("A submodule's URL relative to its parent's resolves; git sees it initialised at the pinned commit")
+    func relativeSubmodule() async throws {
+        let harness = try GitHarness()
+        let library = try GitFixture()
+        let pinned = try library.commit("library", files: ["lib.txt": "v1\n"])
+        // Both fixtures live in temp directories of their own: ../../<library's>/origin.
+        let relative = "../../" + URL(fileURLWithPath: library.path).deletingLastPathComponent().lastPathComponent + "/origin"
+        try harness.origin.commit("parent", files: ["parent.txt": "parent\n"])
+        try harness.origin.git("submodule", "add", "-q", library.url, "Library")
+        try harness.origin.git("config", "-f", ".gitmodules", "submodule.Library.url", relative)
+        let head = try harness.origin.commit("pin the library by a relative URL", files: [:])
+
+        _ = try await harness.mirrors.update(harness.repository)
+        try await harness.mirrors.checkout(head, of: harness.repository, into: harness.workspace())
+        #expect(harness.read("Library/lib.txt") == "v1\n")
+        let status = try runProcess("/usr/bin/git", ["submodule", "status"], in: harness.workspace()).standardOutput
+        #expect(status.hasPrefix(" \(pinned) Library"), "git submodule status: \(status)")
+        let clean = try runProcess("/usr/bin/git", ["status", "--porcelain"], in: harness.workspace()).standardOutput
+        #expect(clean.isEmpty, "git status: \(clean)")
+    }
+
+    /// A bot's repository with a submodule at Library/ (one commit, lib.txt: v1), not yet committed.
+    static func parentWithLibrary() throws -> (GitHarness, GitFixture) {
+        let harness = try GitHarness()
+        let library = try GitFixture()
+        try library.commit("v1", files: ["lib.txt": "v1\n"])
+        try harness.origin.commit("parent", files: ["parent.txt": "parent\n"])
+        try harness.origin.git("submodule", "add", "-q", library.url, "Library")
+        return (harness, library)
+    }
+
+    @Test("A submodule's mirror is fetched only when it lacks the pinned commit: a later pin arrives, a known one needs no remote")
+    func submoduleMirror() async throws {
+        let (harness, library) = try Self.parentWithLibrary()
+        let first = try harness.origin.commit("pin v1", files: [:])
+        _ = try await harness.mirrors.update(harness.repository)
+        try await harness.mirrors.checkout(first, of: harness.repository, into: harness.workspace())
+        #expect(harness.read("Library/lib.txt") == "v1\n")
+
+        // The parent moves its pin: the submodule's mirror fetches the new commit.
+        try library.commit("v2", files: ["lib.txt": "v2\n"])
+        try harness.origin.git("-C", "Library", "pull", "-q", "origin", "main")
+        try harness.origin.git("add", "Library")
+        let second = try harness.origin.commit("pin v2", files: [:])
+        _ = try await harness.mirrors.update(harness.repository)
+        try await harness.mirrors.checkout(second, of: harness.repository, into: harness.workspace())
+        #expect(harness.read("Library/lib.txt") == "v2\n")
+
+        // With the submodule's host gone, both pins still check out, into a new workspace too.
+        try FileManager.default.removeItem(atPath: library.path)
+        try await harness.mirrors.checkout(first, of: harness.repository, into: harness.workspace("fresh"))
+        #expect(harness.read("Library/lib.txt", in: "fresh") == "v1\n")
+        try await harness.mirrors.checkout(second, of: harness.repository, into: harness.workspace("fresh"))
+        #expect(harness.read("Library/lib.txt", in: "fresh") == "v2\n")
+    }
+
+    @Test("A pinned commit the submodule's repository does not have is an error naming the commit")
+    func missingPinnedCommit() async throws {
+        let (harness, library) = try Self.parentWithLibrary()
+        // A commit made in the submodule's checkout and never pushed.
+        try harness.origin.git("-C", "Library", "commit", "-q", "--allow-empty", "-m", "local")
+        let local = try harness.origin.git("-C", "Library", "rev-parse", "HEAD").trimmingCharacters(in: .whitespacesAndNewlines)
+        try harness.origin.git("add", "Library")
+        let head = try harness.origin.commit("pin an unpushed commit", files: [:])
+        _ = try await harness.mirrors.update(harness.repository)
+        await #expect(throws: GitError.commitNotFound(commit: local, url: library.url)) {
+            try await harness.mirrors.checkout(head, of: harness.repository, into: harness.workspace())
+        }
+    }
 }
