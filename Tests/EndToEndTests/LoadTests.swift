@@ -19,22 +19,7 @@ struct LoadTests {
         var files: [String: String] = [:]
         for index in 1...bots { files["bot-\(index)"] = "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n" }
         let served = try await ServedHome(bots: files, config: "executors: 2\n")
-        let before = served.server.residentMegabytes
-
-        // Triggers from 8 processes at a time, spread over the bots.
-        let answers = try await withThrowingTaskGroup(of: String.self) { group in
-            var answers: [String] = []
-            for index in 0..<triggers {
-                if index >= 8, let answer = try await group.next() { answers.append(answer) }
-                let home = served.home.path
-                group.addTask {
-                    try await Task.detached { try runProcess(Executables.kiln, ["trigger", "bot-\(index % bots + 1)"], in: home).standardOutput }
-                        .value
-                }
-            }
-            for try await answer in group { answers.append(answer) }
-            return answers
-        }
+        let answers = try await Self.flood(triggers, over: bots, home: served.home.path)
         #expect(answers.count == triggers)
         // "queued bot-3 #2", or "bot-3 #2 was already queued; the trigger joins it".
         let named = Set(
@@ -59,9 +44,35 @@ struct LoadTests {
         // Each trigger reached an integration that ran, and each integration was some trigger's.
         #expect(named == integrations)
         #expect(integrations.count >= bots && integrations.count <= triggers)
+
+        // Memory in the steady state: a second flood, after every code path has run once, must
+        // not grow the server. Measured: 0.03 MB; with the fetch leak of libgit2 1.5 put back, 8.7 MB.
+        try await Task.sleep(for: .seconds(2))
+        let warmed = served.server.residentMegabytes
+        let again = try await Self.flood(triggers / 2, over: bots, home: served.home.path)
+        #expect(again.allSatisfy { $0.contains(/bot-[0-9]+ #[0-9]+/) })
+        try await served.eventually("the second flood's integrations to end", timeout: .seconds(600)) {
+            try served.store().botOverviews().allSatisfy { $0.running.isEmpty && $0.queued.isEmpty }
+        }
         try await Task.sleep(for: .seconds(2))
         let after = served.server.residentMegabytes
-        #expect(after < before * 2 + 50, "memory stays flat: \(before) MB before, \(after) MB after")
+        #expect(after - warmed < 4, "memory stays flat: \(warmed) MB after the first flood, \(after) MB after the second")
         _ = try await served.server.terminate()
+    }
+
+    /// `kiln trigger` from 8 processes at a time, spread over the bots; each process's answer.
+    static func flood(_ triggers: Int, over bots: Int, home: String) async throws -> [String] {
+        try await withThrowingTaskGroup(of: String.self) { group in
+            var answers: [String] = []
+            for index in 0..<triggers {
+                if index >= 8, let answer = try await group.next() { answers.append(answer) }
+                group.addTask {
+                    try await Task.detached { try runProcess(Executables.kiln, ["trigger", "bot-\(index % bots + 1)"], in: home).standardOutput }
+                        .value
+                }
+            }
+            for try await answer in group { answers.append(answer) }
+            return answers
+        }
     }
 }
