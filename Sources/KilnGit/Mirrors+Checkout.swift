@@ -46,9 +46,13 @@ extension Mirrors {
     /// Opens the workspace's repository, creating it on first use, pointed at the mirror's objects.
     private static func workspaceRepository(at workspace: String, mirror: String, url: RepositoryURL) throws(GitError) -> GitRepository {
         let gitDirectory = workspace + "/.git"
-        let usable = FileManager.default.fileExists(atPath: gitDirectory) && GitRepository.open(workspace).0 != nil
+        var isDirectory: ObjCBool = false
+        let usable =
+            FileManager.default.fileExists(atPath: gitDirectory, isDirectory: &isDirectory) && isDirectory.boolValue
+            && GitRepository.open(workspace).0 != nil
         if !usable {
-            // A workspace that is not a repository (or a damaged one) is rebuilt from scratch.
+            // A workspace that is not a repository (or a damaged one) is rebuilt from scratch, and
+            // so is one whose .git is a gitlink file (a submodule as git itself lays it out).
             try? FileManager.default.removeItem(atPath: workspace)
             do {
                 try FileManager.default.createDirectory(atPath: workspace, withIntermediateDirectories: true)
@@ -56,7 +60,7 @@ extension Mirrors {
                 throw .failed(operation: "creating the workspace \(workspace)", detail: "\(error)")
             }
             let created = try GitRepository.initialize(workspace, bare: false)
-            // Relative submodule URLs resolve against origin; the redacted URL keeps secrets out.
+            // origin names the repository for scripts that ask git; redacted, it keeps secrets out.
             var remote: OpaquePointer?
             if createRemote(&remote, in: created.pointer, named: "origin", url: url.redacted) == 0 { git_remote_free(remote) }
         }

@@ -145,6 +145,25 @@ struct CheckoutTests {
         #expect(harness.read("Library/lib.txt", in: "fresh") == "v2\n")
     }
 
+    @Test("A workspace whose submodules are gitlink files (git clone --recurse-submodules, or an older Kiln) is taken over")
+    func gitlinkWorkspace() async throws {
+        let (harness, library) = try Self.parentWithLibrary()
+        let head = try harness.origin.commit("pin v1", files: [:])
+        try FileManager.default.createDirectory(atPath: harness.data.url("workspaces"), withIntermediateDirectories: true)
+        try harness.origin.git("clone", "-q", "--recurse-submodules", harness.origin.path, harness.workspace())
+        #expect(FileManager.default.fileExists(atPath: harness.workspace() + "/.git/modules/Library"), "git made a gitlink")
+
+        try library.commit("v2", files: ["lib.txt": "v2\n"])
+        try harness.origin.git("-C", "Library", "pull", "-q", "origin", "main")
+        try harness.origin.git("add", "Library")
+        let second = try harness.origin.commit("pin v2", files: [:])
+        _ = try await harness.mirrors.update(harness.repository)
+        try await harness.mirrors.checkout(second, of: harness.repository, into: harness.workspace())
+        #expect(harness.read("Library/lib.txt") == "v2\n")
+        try await harness.mirrors.checkout(head, of: harness.repository, into: harness.workspace())
+        #expect(harness.read("Library/lib.txt") == "v1\n")
+    }
+
     @Test("A pinned commit the submodule's repository does not have is an error naming the commit")
     func missingPinnedCommit() async throws {
         let (harness, library) = try Self.parentWithLibrary()
