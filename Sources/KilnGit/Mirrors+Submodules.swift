@@ -116,26 +116,15 @@ extension Mirrors {
     }
 
     /// Makes sure the mirror of `repository` has `commit`: cloned on first use, fetched only when
-    /// the commit is missing (a pinned commit rarely moves), re-cloned when it cannot be opened.
+    /// the commit is missing (a pinned commit rarely moves), re-cloned when it is damaged.
     func ensureMirror(of repository: Repository, contains commit: String) async throws(GitError) {
-        let path = path(for: repository.url)
         let sshKeyFile = sshKeyFile
-        let directory = directory
-        let knownHosts = knownHosts
-        try await locks.withLock(path) { () throws(GitError) in
-            try await onGitThread { () throws(GitError) in
-                if let caFile = repository.caFile { try TrustedCertificates.include(caFile, directory: directory) }
-                let url = repository.url
-                if let mirror = GitRepository.open(path).0 {
-                    if try mirror.withCommit(commit, { $0 != nil }) { return }
-                    try Self.fetch(url, into: mirror, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
-                } else {
-                    try? FileManager.default.removeItem(atPath: path)
-                    try Self.clone(url, into: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
-                }
-                guard let mirror = GitRepository.open(path).0, try mirror.withCommit(commit, { $0 != nil }) else {
-                    throw .commitNotFound(commit: commit, url: url.redacted)
-                }
+        try await withMirror(of: repository) { (path, knownHosts) throws(GitError) in
+            let has = { () throws(GitError) -> Bool in try GitRepository.open(path).0?.withCommit(commit) { $0 != nil } ?? false }
+            if try has() { return }
+            try Self.updateBlocking(repository.url, path: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts, log: { _ in }) {
+                () throws(GitError) in
+                guard try has() else { throw .commitNotFound(commit: commit, url: repository.url.redacted) }
             }
         }
     }

@@ -13,7 +13,7 @@ public struct Mirrors: Sendable {
     public let directory: String
     /// Private key for ssh:// and git@host:path repositories.
     public let sshKeyFile: String?
-    let locks = KeyedLock()
+    private let locks = KeyedLock()
 
     static let refspecs = ["+refs/heads/*:refs/heads/*", "+refs/tags/*:refs/tags/*"]
 
@@ -43,42 +43,57 @@ public struct Mirrors: Sendable {
     /// Brings the mirror of `repository` up to date (cloning it on first use) and returns the
     /// commit its branch points at. A damaged mirror is re-cloned once, and `log` is told so.
     public func update(_ repository: Repository, log: @escaping @Sendable (String) -> Void = { _ in }) async throws(GitError) -> String {
-        let path = path(for: repository.url)
         let sshKeyFile = sshKeyFile
-        let directory = directory
-        return try await locks.withLock(path) { () throws(GitError) -> String in
-            try await onGitThread { () throws(GitError) -> String in
-                if let caFile = repository.caFile { try TrustedCertificates.include(caFile, directory: directory) }
-                return try Self.updateBlocking(repository, path: path, sshKeyFile: sshKeyFile, log: log)
+        return try await withMirror(of: repository) { (path, knownHosts) throws(GitError) -> String in
+            try Self.updateBlocking(repository.url, path: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts, log: log) {
+                () throws(GitError) -> String in
+                try Self.branchHead(repository, mirror: path)
             }
         }
     }
 
-    private static func updateBlocking(_ repository: Repository, path: String, sshKeyFile: String?, log: (String) -> Void) throws(GitError)
-        -> String
-    {
-        let url = repository.url
-        let knownHosts = KnownHosts(path: (path as NSString).deletingLastPathComponent + "/known_hosts")
+    /// Runs `body` on a git thread, holding the lock of `repository`'s mirror, with the
+    /// repository's ca-file trusted. `body` gets the mirror's path and the known ssh hosts.
+    func withMirror<T: Sendable>(
+        of repository: Repository, _ body: @escaping @Sendable (_ path: String, _ knownHosts: KnownHosts) throws(GitError) -> T
+    ) async throws(GitError) -> T {
+        let path = path(for: repository.url)
+        let directory = directory
+        let knownHosts = knownHosts
+        return try await locks.withLock(path) { () throws(GitError) -> T in
+            try await onGitThread { () throws(GitError) -> T in
+                if let caFile = repository.caFile { try TrustedCertificates.include(caFile, directory: directory) }
+                return try body(path, knownHosts)
+            }
+        }
+    }
+
+    /// Clones the mirror on first use and fetches into it afterwards, then `read`s it. A damaged
+    /// mirror is cloned again, once, and `log` is told so.
+    static func updateBlocking<T>(
+        _ url: RepositoryURL, path: String, sshKeyFile: String?, knownHosts: KnownHosts, log: (String) -> Void,
+        read: () throws(GitError) -> T
+    ) throws(GitError) -> T {
         if !FileManager.default.fileExists(atPath: path) {
             try clone(url, into: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
-            return try branchHead(repository, mirror: path)
+            return try read()
         }
         do throws(GitError) {
             let (opened, message) = GitRepository.open(path)
             guard let mirror = opened else { throw .corruptMirror(path: path, detail: message) }
             try fetch(url, into: mirror, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
-            return try branchHead(repository, mirror: path)
+            return try read()
         } catch .corruptMirror(_, let detail) {
             log("the mirror \(path) is damaged (\(detail)); cloning \(url.redacted) again")
             try? FileManager.default.removeItem(atPath: path)
             try clone(url, into: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
-            return try branchHead(repository, mirror: path)
+            return try read()
         }
     }
 
     /// Clones into a temporary directory and renames it into place, so that a clone cut short
     /// never looks like a mirror.
-    static func clone(_ url: RepositoryURL, into path: String, sshKeyFile: String?, knownHosts: KnownHosts) throws(GitError) {
+    private static func clone(_ url: RepositoryURL, into path: String, sshKeyFile: String?, knownHosts: KnownHosts) throws(GitError) {
         let temporary = path + ".partial-\(UUID().uuidString.prefix(8))"
         do {
             try FileManager.default.createDirectory(
@@ -118,7 +133,7 @@ public struct Mirrors: Sendable {
 
     /// Fetches every branch and tag, pruning what the remote deleted. The URL is given to an
     /// anonymous remote, so credentials in it are never written into the mirror's config.
-    static func fetch(_ url: RepositoryURL, into mirror: GitRepository, sshKeyFile: String?, knownHosts: KnownHosts) throws(GitError) {
+    private static func fetch(_ url: RepositoryURL, into mirror: GitRepository, sshKeyFile: String?, knownHosts: KnownHosts) throws(GitError) {
         var remote: OpaquePointer?
         var createOptions = git_remote_create_options()
         git_remote_create_options_init(&createOptions, UInt32(GIT_REMOTE_CREATE_OPTIONS_VERSION))

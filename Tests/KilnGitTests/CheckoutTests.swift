@@ -120,6 +120,14 @@ struct CheckoutTests {
         return (harness, library)
     }
 
+    /// Commits v2 (lib.txt: v2) to the library and pins it in the bot's repository; the new pin.
+    static func pinLibraryV2(_ harness: GitHarness, _ library: GitFixture) throws -> String {
+        try library.commit("v2", files: ["lib.txt": "v2\n"])
+        try harness.origin.git("-C", "Library", "pull", "-q", "origin", "main")
+        try harness.origin.git("add", "Library")
+        return try harness.origin.commit("pin v2", files: [:])
+    }
+
     @Test("A submodule's mirror is fetched only when it lacks the pinned commit: a later pin arrives, a known one needs no remote")
     func submoduleMirror() async throws {
         let (harness, library) = try Self.parentWithLibrary()
@@ -129,10 +137,7 @@ struct CheckoutTests {
         #expect(harness.read("Library/lib.txt") == "v1\n")
 
         // The parent moves its pin: the submodule's mirror fetches the new commit.
-        try library.commit("v2", files: ["lib.txt": "v2\n"])
-        try harness.origin.git("-C", "Library", "pull", "-q", "origin", "main")
-        try harness.origin.git("add", "Library")
-        let second = try harness.origin.commit("pin v2", files: [:])
+        let second = try Self.pinLibraryV2(harness, library)
         _ = try await harness.mirrors.update(harness.repository)
         try await harness.mirrors.checkout(second, of: harness.repository, into: harness.workspace())
         #expect(harness.read("Library/lib.txt") == "v2\n")
@@ -153,10 +158,7 @@ struct CheckoutTests {
         try harness.origin.git("clone", "-q", "--recurse-submodules", harness.origin.path, harness.workspace())
         #expect(FileManager.default.fileExists(atPath: harness.workspace() + "/.git/modules/Library"), "git made a gitlink")
 
-        try library.commit("v2", files: ["lib.txt": "v2\n"])
-        try harness.origin.git("-C", "Library", "pull", "-q", "origin", "main")
-        try harness.origin.git("add", "Library")
-        let second = try harness.origin.commit("pin v2", files: [:])
+        let second = try Self.pinLibraryV2(harness, library)
         _ = try await harness.mirrors.update(harness.repository)
         try await harness.mirrors.checkout(second, of: harness.repository, into: harness.workspace())
         #expect(harness.read("Library/lib.txt") == "v2\n")

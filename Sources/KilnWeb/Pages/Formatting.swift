@@ -3,9 +3,6 @@ import KilnCore
 
 /// How pages write times, durations and changes: short, and the same everywhere.
 enum Formatting {
-    /// `4.2 s`, `2 min 05 s`, `1 h 12 min`.
-    static func duration(_ seconds: Double?) -> String { DurationText.prose(seconds) }
-
     /// `just now`, `5 min ago`, `3 h ago`, `2 days ago`.
     static func ago(_ date: Date?, now: Date) -> String {
         guard let date else { return "—" }

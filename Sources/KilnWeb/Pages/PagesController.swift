@@ -77,7 +77,7 @@ struct PagesController {
             ? Array(history.prefix(Self.chartSpan)) : store.integrations(bot: name, limit: Self.chartSpan, before: nil)
         let completed = recent.filter { $0.step == .completed }.reversed()
         let charts = [
-            TrendChart(title: "Duration", values: completed.map(\.duration), format: Formatting.duration),
+            TrendChart(title: "Duration", values: completed.map(\.duration), format: DurationText.prose),
             TrendChart(title: "Tests", values: completed.map { $0.summary.map { Double($0.tests) } }, format: { String(Int($0)) }),
             TrendChart(
                 title: "Issues", values: completed.map { $0.summary.map { Double($0.errors + $0.warnings + $0.testFailures) } },
@@ -114,7 +114,7 @@ struct PagesController {
                 }, count: issues.count)
         }
         let testView = { (test: TestCase) in
-            TestView(suite: test.suite, name: test.name, status: test.status.rawValue, duration: Formatting.duration(test.duration))
+            TestView(suite: test.suite, name: test.name, status: test.status.rawValue, duration: DurationText.prose(test.duration))
         }
         let failing = detail.tests.filter { $0.status == .failed }.map(testView)
         let tail = logPath(integration.bot, integration.number).flatMap { LogController.tail(of: $0) }
@@ -125,9 +125,9 @@ struct PagesController {
             branch: integration.branch, reason: integration.reason, queuedAt: Formatting.iso(integration.queuedAt),
             startedAt: Formatting.iso(integration.startedAt),
             duration: integration.step == .completed
-                ? Formatting.duration(integration.duration) : Formatting.duration(now.timeIntervalSince(integration.startedAt ?? now)),
+                ? DurationText.prose(integration.duration) : DurationText.prose(now.timeIntervalSince(integration.startedAt ?? now)),
             summary: IntegrationSummaryView(integration, now: now),
-            steps: detail.steps.map { StepView(name: $0.name.rawValue, duration: Formatting.duration($0.duration)) },
+            steps: detail.steps.map { StepView(name: $0.name.rawValue, duration: DurationText.prose($0.duration)) },
             commits: detail.commits.map {
                 CommitView(
                     sha: $0.sha, shortSHA: Formatting.shortSHA($0.sha), author: $0.author, email: $0.email, date: Formatting.iso($0.date),
@@ -138,7 +138,7 @@ struct PagesController {
             triggers: detail.triggers.map {
                 TriggerView(
                     name: $0.name, phase: $0.phase.rawValue, exitStatus: $0.exitStatus, failed: $0.exitStatus != 0,
-                    duration: Formatting.duration($0.duration))
+                    duration: DurationText.prose($0.duration))
             }, hasTriggers: !detail.triggers.isEmpty, logTail: tail?.text ?? (integration.expired ? "(deleted by retention)" : "(no log yet)"),
             logTruncated: tail?.truncated ?? false, logURL: base + "/log", expired: integration.expired)
         return assets.render(page, "integration")

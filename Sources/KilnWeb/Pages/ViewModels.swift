@@ -35,7 +35,7 @@ struct IntegrationSummaryView {
         commit = Formatting.shortSHA(integration.commit)
         ago = Formatting.ago(integration.endedAt ?? integration.startedAt ?? integration.queuedAt, now: now)
         endedAt = Formatting.iso(integration.endedAt)
-        duration = Formatting.duration(integration.duration)
+        duration = DurationText.prose(integration.duration)
         let summary = integration.summary
         errors = summary?.errors ?? 0
         errorsChange = Formatting.change(summary?.errorsChange)
@@ -61,7 +61,7 @@ struct ActiveView {
         url = "/bots/\(integration.bot)/integrations/\(integration.number)"
         step = integration.step.rawValue
         let since = integration.startedAt ?? integration.queuedAt
-        elapsed = Formatting.duration(now.timeIntervalSince(since))
+        elapsed = DurationText.prose(now.timeIntervalSince(since))
         commit = Formatting.shortSHA(integration.commit)
     }
 }

@@ -80,7 +80,7 @@ struct Status: ParsableCommand {
             var line = "  \(mail.state) \"\(mail.subject)\" to \(mail.recipients.joined(separator: ", "))"
             if mail.state == "queued", mail.attempts > 0 {
                 line +=
-                    ", \(mail.attempts) attempt\(mail.attempts == 1 ? "" : "s"), next in \(DurationText.compact(max(0, mail.nextAttemptAt.timeIntervalSince(now))))"
+                    ", \(mail.attempts) attempt\(mail.attempts == 1 ? "" : "s"), next in \(DurationText.compact(mail.nextAttemptAt.timeIntervalSince(now)))"
             }
             if let error = mail.lastError { line += ": \(error)" }
             Console.out(line)
