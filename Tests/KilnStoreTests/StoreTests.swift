@@ -167,8 +167,8 @@ struct QueueTests {
         let directory = try TemporaryDirectory()
         let path = directory.url("kiln.sqlite")
         _ = try SQLiteStore.open(path: path)
-        async let first = Task.detachedProcess(Executables.storeStress, ["cycle", path, "app", "40"])
-        async let second = Task.detachedProcess(Executables.storeStress, ["cycle", path, "app", "40"])
+        async let first = runProcessAsync(Executables.storeStress, ["cycle", path, "app", "40"])
+        async let second = runProcessAsync(Executables.storeStress, ["cycle", path, "app", "40"])
         let outputs = try await [first, second]
         for output in outputs { #expect(output.status == 0, "\(output.standardError)") }
         let printed = outputs.flatMap { $0.standardOutput.split(separator: "\n").compactMap { Int($0) } }.sorted()
@@ -176,16 +176,5 @@ struct QueueTests {
         let store = try SQLiteStore.open(path: path)
         #expect(try store.integrations(bot: "app", limit: 1000, before: nil).map(\.number).sorted() == Array(1...80))
         #expect(try store.integrityCheck() == "ok")
-    }
-}
-
-extension Task where Success == Never, Failure == Never {
-    /// Runs a process on a thread of its own and waits for it.
-    static func detachedProcess(_ executable: String, _ arguments: [String]) async throws -> ProcessOutput {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread.detachNewThread {
-                continuation.resume(with: Result { try runProcess(executable, arguments) })
-            }
-        }
     }
 }

@@ -60,6 +60,19 @@ public func runProcess(_ executable: String, _ arguments: [String], in directory
         standardError: String(decoding: errorData, as: UTF8.self))
 }
 
+/// `runProcess` on a thread of its own, awaited. A test that waits for processes this way never
+/// holds one of the few threads Swift concurrency runs every test on, so a flood of them cannot
+/// starve the tests running beside it.
+public func runProcessAsync(_ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil)
+    async throws -> ProcessOutput
+{
+    try await withCheckedThrowingContinuation { continuation in
+        Thread.detachNewThread {
+            continuation.resume(with: Result { try runProcess(executable, arguments, in: directory, environment: environment) })
+        }
+    }
+}
+
 extension Executables {
     /// The store stress helper, built next to `kiln`.
     public static var storeStress: String {

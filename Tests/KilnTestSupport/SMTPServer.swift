@@ -63,20 +63,27 @@ public final class SMTPServer: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        FileManager.default.createFile(atPath: directory.url("stderr"), contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: directory.url("stderr"))
         let input = Pipe()
         process.standardInput = input
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(20)
-        while ContinuousClock.now < deadline {
+        // Checked once more after the deadline: on a busy machine this task may wake only after it.
+        let deadline = ContinuousClock.now + .seconds(60)
+        var last = false
+        while !last {
+            last = ContinuousClock.now >= deadline
             if let text = try? String(contentsOfFile: directory.url("port"), encoding: .utf8), let port = Int(text) {
                 return SMTPServer(process: process, input: input, port: port, directory: directory)
             }
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(20))
         }
+        let running = process.isRunning
         kill(process.processIdentifier, SIGKILL)
-        throw SMTPServerError.missing("the test SMTP server (Tests/Servers/smtp_server.py) did not start")
+        let stderr = (try? String(contentsOfFile: directory.url("stderr"), encoding: .utf8)) ?? ""
+        throw SMTPServerError.missing(
+            "the test SMTP server (Tests/Servers/smtp_server.py) did not start (\(running ? "still starting after 60 s" : "it exited")): \(stderr)")
     }
 
     private init(process: Process, input: Pipe, port: Int, directory: TemporaryDirectory) {
