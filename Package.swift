@@ -46,16 +46,17 @@ let package = Package(
         .target(
             name: "KilnServer",
             dependencies: [
-                "KilnCore", "KilnGit", "KilnStore", "KilnBuild", "KilnMail",
+                "KilnCore", "KilnGit", "KilnStore", "KilnBuild", "KilnMail", "KilnWeb",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],
             exclude: ["README.md"]
         ),
         .target(
             name: "KilnWeb",
             dependencies: [
-                "KilnServer", "KilnStore", "KilnGit", "KilnMail",
+                "KilnCore", "KilnStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -99,7 +100,7 @@ let package = Package(
         .testTarget(
             name: "KilnWebTests",
             dependencies: [
-                "KilnWeb", "KilnTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                "KilnWeb", "KilnServer", "KilnStore", "KilnTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -39,7 +39,7 @@ struct MailBench {
             let message = MailMessage(
                 from: from, to: [EmailAddress(name: "Person \(index)", address: "person\(index)@example.com")], subject: "[app] #\(index) succeeded",
                 text: "app #\(index): succeeded\n", html: "<p>app #\(index): succeeded</p>\n")
-            _ = try store.queueMail(
+            _ = try await store.queueMail(
                 OutgoingMail(dedupeKey: "bench:\(index)", recipients: message.recipients, subject: message.subject, message: message.rendered()),
                 now: Date())
         }

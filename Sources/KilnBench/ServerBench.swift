@@ -101,7 +101,7 @@ final class Server {
     func waitUntilIdle(bots: Int, timeout: TimeInterval = 120) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let store = try? SQLiteStore.open(dataDirectory: home + "/.kiln"), let overviews = try? store.botOverviews(),
+            if let store = try? SQLiteStore.open(dataDirectory: home + "/.kiln"), let overviews = try? await store.botOverviews(),
                 overviews.filter({ $0.last != nil }).count >= bots, overviews.allSatisfy({ $0.running.isEmpty && $0.queued.isEmpty })
             {
                 return

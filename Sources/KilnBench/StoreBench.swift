@@ -10,7 +10,7 @@ struct StoreBench {
 
     func run(into table: Table) async throws {
         let store = try SQLiteStore.open(dataDirectory: work.url("store"))
-        try store.syncBots(
+        try await store.syncBots(
             bots.map { BotState(name: $0, file: "Bots/\($0).yml", repository: "https://example.com/\($0).git", branch: "main") }, now: Date())
 
         // Recording: queue, claim and complete, each completion with 5 issues and 20 tests.
@@ -22,33 +22,33 @@ struct StoreBench {
         }
         let outcome = IntegrationOutcome(result: .testFailures, warnings: 5, tests: tests, issues: issues)
         let start = ContinuousClock.now
-        try record(store, count: 1000, outcome: outcome)
+        try await record(store, count: 1000, outcome: outcome)
         let seconds = Measure.milliseconds(ContinuousClock.now - start) / 1000
         table.add(
             "store: completed integrations recorded", target: "≥ 1,000/s", measured: String(format: "%.0f/s", 1000 / seconds),
             comparison: "each: queue + claim + complete with 5 issues, 20 tests")
 
         // Fill up to 100,000 integrations.
-        try record(store, count: 99_000, outcome: IntegrationOutcome(result: .succeeded, warnings: 1, tests: Array(tests.prefix(3))))
-        let overview = try await Measure.median(runs: 21) { _ = try store.botOverviews() }
+        try await record(store, count: 99_000, outcome: IntegrationOutcome(result: .succeeded, warnings: 1, tests: Array(tests.prefix(3))))
+        let overview = try await Measure.median(runs: 21) { _ = try await store.botOverviews() }
         table.add("front page query, 100,000 integrations", target: "< 5 ms", measured: Measure.format(overview), comparison: "50 bots")
-        let history = try await Measure.median(runs: 21) { _ = try store.integrations(bot: "bot-25", limit: 50, before: 1500) }
+        let history = try await Measure.median(runs: 21) { _ = try await store.integrations(bot: "bot-25", limit: 50, before: 1500) }
         table.add("a bot's history page (50 rows)", target: "< 5 ms", measured: Measure.format(history), comparison: "bot-25, 2,000 integrations")
     }
 
     /// Fills `store` with `count` completed integrations of the 50 bots (for the web benchmark).
-    func fill(_ store: SQLiteStore, count: Int) throws {
-        try store.syncBots(
+    func fill(_ store: SQLiteStore, count: Int) async throws {
+        try await store.syncBots(
             bots.map { BotState(name: $0, file: "Bots/\($0).yml", repository: "https://example.com/\($0).git", branch: "main") }, now: Date())
-        try record(store, count: count, outcome: IntegrationOutcome(result: .succeeded, warnings: 1))
+        try await record(store, count: count, outcome: IntegrationOutcome(result: .succeeded, warnings: 1))
     }
 
-    private func record(_ store: SQLiteStore, count: Int, outcome: IntegrationOutcome) throws {
+    private func record(_ store: SQLiteStore, count: Int, outcome: IntegrationOutcome) async throws {
         for index in 0..<count {
             let bot = bots[index % bots.count]
-            _ = try store.enqueue(QueueRequest(bot: bot, cause: .poll, commit: String(format: "%040d", index), branch: "main"), now: Date())
-            guard let claimed = try store.claimNext(owner: "bench", now: Date()) else { throw BenchError.unexpected("nothing to claim") }
-            try store.complete(claimed.id, outcome: outcome, now: Date())
+            _ = try await store.enqueue(QueueRequest(bot: bot, cause: .poll, commit: String(format: "%040d", index), branch: "main"), now: Date())
+            guard let claimed = try await store.claimNext(owner: "bench", now: Date()) else { throw BenchError.unexpected("nothing to claim") }
+            try await store.complete(claimed.id, outcome: outcome, now: Date())
         }
     }
 }

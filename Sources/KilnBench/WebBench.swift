@@ -34,7 +34,7 @@ struct WebBench {
                 try FileManager.default.copyItem(atPath: stored + suffix, toPath: home + "/.kiln/kiln.sqlite" + suffix)
             }
         } else {
-            try StoreBench(work: work).fill(try SQLiteStore.open(dataDirectory: home + "/.kiln"), count: 100_000)
+            try await StoreBench(work: work).fill(try SQLiteStore.open(dataDirectory: home + "/.kiln"), count: 100_000)
         }
         let repositories = try (0..<12).map { try makeRepository(work.url("web-repo-\($0)")) }
         for index in 1...50 {
@@ -83,7 +83,7 @@ struct WebBench {
             comparison: "9 signed generic pushes, idle executor")
 
         // 1,000 signed webhooks for 10 bots, as fast as possible.
-        let before = try SQLiteStore.open(dataDirectory: home + "/.kiln").webhookDeliveries(limit: 10_000).count
+        let before = try await SQLiteStore.open(dataDirectory: home + "/.kiln").webhookDeliveries(limit: 10_000).count
         let heads = try (0..<10).map {
             try command("/usr/bin/git", ["rev-parse", "HEAD"], in: repositories[$0 + 2]).trimmingCharacters(in: .whitespacesAndNewlines)
         }
@@ -99,8 +99,9 @@ struct WebBench {
         }
         let elapsed = Measure.milliseconds(ContinuousClock.now - start)
         let store = try SQLiteStore.open(dataDirectory: home + "/.kiln")
-        let recorded = try store.webhookDeliveries(limit: 10_000).count - before
-        let perBot = try (0..<10).map { try store.integrations(bot: "burst-\($0)", limit: 100, before: nil).count }
+        let recorded = try await store.webhookDeliveries(limit: 10_000).count - before
+        var perBot: [Int] = []
+        for index in 0..<10 { perBot.append(try await store.integrations(bot: "burst-\(index)", limit: 100, before: nil).count) }
         table.add(
             "1,000 signed webhooks for 10 bots", target: "all 2xx and recorded, ≤ 2 integrations per bot",
             measured: "\(statuses.filter { (200..<300).contains($0) }.count) 2xx, \(recorded) recorded, ≤ \(perBot.max() ?? 0) per bot",

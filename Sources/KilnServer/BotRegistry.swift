@@ -21,7 +21,7 @@ public actor BotRegistry {
 
     /// Reads every bot file again; a broken file is recorded with its problems, never thrown.
     @discardableResult
-    public func reload() throws(ConfigError) -> BotCatalog {
+    public func reload() async throws(ConfigError) -> BotCatalog {
         let loaded = try BotCatalog.load(directory: directory)
         for entry in loaded.bots {
             logger.info("bot loaded", metadata: ["bot": "\(entry.bot.name)", "file": "\(entry.file)"])
@@ -32,18 +32,10 @@ public actor BotRegistry {
         }
         catalog = loaded
         do {
-            try store?.syncBots(loaded.states, now: Date())
+            try await store?.syncBots(loaded.states, now: Date())
         } catch {
             logger.error("cannot record the loaded bots", metadata: ["error": "\(error)"])
         }
         return loaded
-    }
-}
-
-extension BotCatalog {
-    /// The bots as the store records them: good ones with their repository, broken ones with problems.
-    public var states: [BotState] {
-        bots.map { BotState(name: $0.bot.name, file: $0.file, repository: $0.bot.repository.url.redacted, branch: $0.bot.repository.branch) }
-            + broken.map { BotState(name: $0.name, file: $0.file, repository: "", branch: "", problems: $0.problems.map(\.description)) }
     }
 }

@@ -1,40 +1,44 @@
 import Foundation
 import KilnStore
 import NIOCore
-import Synchronization
+import ServiceLifecycle
 
 /// Keeps rendered answers (the front page, `/api/bots`) until the store changes or they are a
 /// second old, so a wall of screens and scrapers costs one query a second, not one per request.
 ///
-/// The store's file is watched with inotify (a write by any process bumps the generation). Under a
-/// storm of writes the page is rendered at most every 100 ms, and no answer is older than that.
-actor ResponseCache {
+/// It follows the store's change stream as a service of the application: a write by any process
+/// bumps the generation. Under a storm of writes the page is rendered at most every 100 ms, and no
+/// answer is older than that.
+actor ResponseCache: Service {
     private struct Entry {
         var generation: Int
         var madeAt: ContinuousClock.Instant
         var body: ByteBuffer
     }
 
-    /// Bumped from the watcher's thread; read here.
-    private final class Generation: Sendable {
-        let value = Atomic<Int>(0)
-    }
-
     private var entries: [String: Entry] = [:]
     private var refreshing: Set<String> = []
-    private let generation = Generation()
-    private let watcher: ChangeWatcher?
+    private var generation = 0
+    private let store: any Store
     private let maximumAge: Duration
     private let minimumInterval: Duration
 
-    init(databasePath: String?, maximumAge: Duration = .seconds(1), minimumInterval: Duration = .milliseconds(100)) {
+    init(store: any Store, maximumAge: Duration = .seconds(1), minimumInterval: Duration = .milliseconds(100)) {
+        self.store = store
         self.maximumAge = maximumAge
         self.minimumInterval = minimumInterval
-        let generation = generation
-        watcher = databasePath.flatMap { ChangeWatcher(databasePath: $0) { generation.value.add(1, ordering: .relaxed) } }
     }
 
-    deinit { watcher?.stop() }
+    func run() async throws {
+        let changes = store.changes()
+        await cancelWhenGracefulShutdown {
+            for await _ in changes { await self.changed() }
+        }
+    }
+
+    private func changed() {
+        generation += 1
+    }
 
     /// The cached body for `key`, or a fresh one from `make`.
     ///
@@ -43,7 +47,7 @@ actor ResponseCache {
     /// being made or if it is younger than `minimumInterval` (then a new copy is started), so a
     /// burst of writes costs at most one render per interval and a page is never staler than that.
     func body(for key: String, make: @escaping @Sendable () async throws -> ByteBuffer) async throws -> ByteBuffer {
-        let current = generation.value.load(ordering: .relaxed)
+        let current = generation
         let now = ContinuousClock.now
         if let entry = entries[key] {
             let age = now - entry.madeAt

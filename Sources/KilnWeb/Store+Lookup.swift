@@ -3,8 +3,8 @@ import KilnStore
 
 extension Store {
     /// The bot named in a request's path, or 404.
-    func overview(of name: String) throws -> BotOverview {
-        guard Bot.isValidName(name), let overview = try botOverviews().first(where: { $0.state.name == name }) else {
+    func overview(of name: String) async throws -> BotOverview {
+        guard Bot.isValidName(name), let overview = try await botOverviews().first(where: { $0.state.name == name }) else {
             throw WebError.notFound("bot '\(name)'")
         }
         return overview

@@ -30,12 +30,12 @@ struct LoadTests {
         #expect(answers.allSatisfy { $0.contains(/bot-[0-9]+ #[0-9]+/) }, "\(answers.prefix(3))")
 
         try await served.eventually("every integration to end", timeout: .seconds(600)) {
-            try served.store().botOverviews().allSatisfy { $0.running.isEmpty && $0.queued.isEmpty }
+            try await served.store().botOverviews().allSatisfy { $0.running.isEmpty && $0.queued.isEmpty }
         }
         let store = try served.store()
         var integrations: Set<String> = []
         for index in 1...bots {
-            let all = try store.integrations(bot: "bot-\(index)", limit: 10_000, before: nil)
+            let all = try await store.integrations(bot: "bot-\(index)", limit: 10_000, before: nil)
             let numbers = all.map(\.number).sorted()
             #expect(numbers == Array(1...(numbers.last ?? 0)), "bot-\(index): numbers must be gapless")
             #expect(all.allSatisfy { $0.result != nil && $0.result != .internalError })
@@ -52,7 +52,7 @@ struct LoadTests {
         let again = try await Self.flood(triggers / 2, over: bots, home: served.home.path)
         #expect(again.allSatisfy { $0.contains(/bot-[0-9]+ #[0-9]+/) })
         try await served.eventually("the second flood's integrations to end", timeout: .seconds(600)) {
-            try served.store().botOverviews().allSatisfy { $0.running.isEmpty && $0.queued.isEmpty }
+            try await served.store().botOverviews().allSatisfy { $0.running.isEmpty && $0.queued.isEmpty }
         }
         try await Task.sleep(for: .seconds(2))
         let after = served.server.residentMegabytes

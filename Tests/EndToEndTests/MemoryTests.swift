@@ -25,7 +25,7 @@ struct MemoryTests {
         for index in 1...bots { files["bot-\(index)"] = file }
         let served = try await ServedHome(bots: files, config: "executors: 2\n")
         try await served.eventually("every bot's first integration to end", timeout: .seconds(120)) {
-            let overviews = try served.store().botOverviews()
+            let overviews = try await served.store().botOverviews()
             return overviews.count == bots && overviews.allSatisfy { $0.last != nil && $0.running.isEmpty && $0.queued.isEmpty }
         }
         try await Task.sleep(for: .seconds(1))

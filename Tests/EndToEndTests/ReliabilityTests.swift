@@ -50,7 +50,7 @@ struct KillRecoveryTests {
         #expect(try await pushWebhook(port: port, secret: "s3cret", repository: repo.url, commit: try repo.head()) == 202)
         let served = ServedHome(home: home, server: first)
         try await served.eventually("the slow integration to hang in its trigger") {
-            try served.integrations("slow").first?.step == .beforeTriggers
+            try await served.integrations("slow").first?.step == .beforeTriggers
         }
         // Queued behind it on the one executor, answered 202: must not be lost.
         #expect(try await pushWebhook(port: port, secret: "s3cret", repository: other.url, commit: try other.head()) == 202)
@@ -61,20 +61,20 @@ struct KillRecoveryTests {
         let second = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
         _ = try await second.waitForPort()
         let restarted = ServedHome(home: home, server: second)
-        let killed = try #require(try restarted.integrations("slow").first)
+        let killed = try #require(try await restarted.integrations("slow").first)
         #expect(killed.number == 1 && killed.result == .internalError)
         #expect(killed.reason?.contains("stopped during step 'before-triggers'") == true)
         #expect(try await leftoverProcesses(matching: "sleep 4242") == "", "the killed integration's processes are killed on restart")
         try await restarted.eventually("the webhook queued before the kill to be integrated") {
-            try restarted.integrations("next").first?.step == .completed
+            try await restarted.integrations("next").first?.step == .completed
         }
         _ = try runProcess(Executables.kiln, ["trigger", "slow"], in: home.path)
         try await restarted.eventually("the next trigger to integrate") {
-            try restarted.integrations("slow").first { $0.number == 2 }?.step == .completed
+            try await restarted.integrations("slow").first { $0.number == 2 }?.step == .completed
         }
         let store = try restarted.store()
-        #expect(try store.integrityCheck() == "ok")
-        #expect(try store.webhookDeliveries(limit: 10).map(\.statusCode) == [202, 202])
+        #expect(try await store.integrityCheck() == "ok")
+        #expect(try await store.webhookDeliveries(limit: 10).map(\.statusCode) == [202, 202])
         let log = try String(contentsOfFile: home.url(".kiln/logs/slow/1.log"), encoding: .utf8)
         #expect(log.contains("stopped during step 'before-triggers'"))
         _ = try await second.terminate()
@@ -101,17 +101,18 @@ struct HostileBuildTests {
         let served = try await ServedHome(bots: bots, config: "executors: 2\n")
         for bot in bots.keys { _ = try runProcess(Executables.kiln, ["trigger", bot], in: served.home.path) }
         try await served.eventually("every hostile integration to end", timeout: .seconds(90)) {
-            try bots.keys.allSatisfy { try served.integrations($0).first?.step == .completed }
+            for bot in bots.keys where try await served.integrations(bot).first?.step != .completed { return false }
+            return true
         }
         for bot in bots.keys {
-            let integration = try #require(try served.integrations(bot).first)
+            let integration = try #require(try await served.integrations(bot).first)
             #expect(integration.result != nil && integration.result != .internalError, "\(bot): \(String(describing: integration.result))")
         }
         #expect(try await leftoverProcesses(matching: "sleep 434[34]") == "", "the daemon was killed with its integration")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/fill"), "the sandbox's /tmp is private")
         // The server carries on: the workspace that deleted itself integrates again.
         _ = try runProcess(Executables.kiln, ["trigger", "suicide"], in: served.home.path)
-        try await served.eventually("the next integration") { try served.integrations("suicide").first { $0.number == 2 }?.step == .completed }
+        try await served.eventually("the next integration") { try await served.integrations("suicide").first { $0.number == 2 }?.step == .completed }
         let garbageLog = try Data(contentsOf: URL(fileURLWithPath: served.home.url(".kiln/logs/garbage/1.log")))
         #expect(garbageLog.count > 1_000_000)
         _ = try await served.server.terminate()

@@ -20,16 +20,16 @@ struct RunCommandTests {
             let result = try runProcess(Executables.kiln, ["run", "app"], in: home.path)
             return (result.status, result.standardOutput + result.standardError)
         }
-        func detail(_ number: Int) throws -> IntegrationDetail {
+        func detail(_ number: Int) async throws -> IntegrationDetail {
             let store = try SQLiteStore.open(dataDirectory: home.url(".kiln"))
-            return try #require(try store.integration(bot: "app", number: number))
+            return try #require(try await store.integration(bot: "app", number: number))
         }
 
         // 1. A clean success.
         let first = try run()
         #expect(first.status == 0, "\(first.output)")
         #expect(first.output.contains("result: succeeded"))
-        let one = try detail(1)
+        let one = try await detail(1)
         #expect(one.integration.summary?.tests == 4)
         #expect(Set(one.tests.map(\.suite)) == ["MathTests", "LibSwiftTests.SwiftMath"])
         #expect(one.tests.allSatisfy { $0.status == .passed })
@@ -43,7 +43,7 @@ struct RunCommandTests {
         #expect(second.status == 0, "warnings still pass")
         #expect(second.output.contains("result: warnings"))
         #expect(second.output.contains("new warning: Sources/Lib/Lib.swift:2: initialization of immutable value 'unused' was never used"))
-        let two = try detail(2)
+        let two = try await detail(2)
         let warning = try #require(two.issues.first)
         #expect(warning.type == .warning && warning.status == .new && warning.file == "Sources/Lib/Lib.swift" && warning.line == 2)
         #expect(warning.introducedBy == [Committer(name: "Bob Builder", email: "bob@example.com", commit: warned)])
@@ -54,7 +54,7 @@ struct RunCommandTests {
         let third = try run()
         #expect(third.status == 1)
         #expect(third.output.contains("result: build-errors"))
-        let three = try detail(3)
+        let three = try await detail(3)
         let error = try #require(three.issues.first { $0.type == .error })
         #expect(error.file == "Sources/Lib/Lib.swift" && error.line == 3 && error.message.contains("cannot find 'missing' in scope"))
         #expect(error.introducedBy.map(\.name) == ["Alice Archer"])
@@ -73,7 +73,7 @@ struct RunCommandTests {
         #expect(fourth.output.contains("result: test-failures"))
         #expect(fourth.output.contains("failed: MathTests.testMaybeFails (Tests/LibTests/LibTests.swift:6)"))
         #expect(fourth.output.contains("failed: LibSwiftTests.SwiftMath.addsAgain() \"Adds again\" (Tests/LibSwiftTests/LibSwiftTests.swift:6)"))
-        let four = try detail(4)
+        let four = try await detail(4)
         #expect(four.integration.summary?.testFailures == 2)
         #expect(four.issues.filter { $0.type == .testFailure }.count == 2)
         #expect(four.issues.first { $0.type == .error }?.status == .resolved)
@@ -90,7 +90,7 @@ struct RunCommandTests {
         let fifth = try run()
         #expect(fifth.status == 0, "\(fifth.output)")
         #expect(fifth.output.contains("result: warnings"))
-        let five = try detail(5)
+        let five = try await detail(5)
         let moved = try #require(five.issues.first { $0.type == .warning && $0.status != .resolved })
         #expect(moved.status == .unresolved && moved.line == 12)
         #expect(moved.introducedBy.map(\.name) == ["Bob Builder"], "who introduced it does not change when it moves")
@@ -99,7 +99,7 @@ struct RunCommandTests {
         // 6. Nothing new: the warning is still reported although nothing is recompiled.
         let sixth = try run()
         #expect(sixth.output.contains("result: warnings"), "\(sixth.output)")
-        #expect(try detail(6).issues.map(\.status) == [.unresolved])
+        await #expect(try detail(6).issues.map(\.status) == [.unresolved])
     }
 
     @Test("Triggers: a failing before trigger is trigger-error; secrets are masked; a timeout kills the processes")
@@ -194,7 +194,7 @@ struct RunCommandTests {
         #expect(crashed.status == 1)
         #expect(crashed.standardOutput.contains("result: test-failures"), "\(crashed.standardOutput)")
         let store = try SQLiteStore.open(dataDirectory: home.url(".kiln"))
-        let first = try #require(try store.integration(bot: "app", number: 1))
+        let first = try #require(try await store.integration(bot: "app", number: 1))
         #expect(first.tests.first { $0.name == "testAdds" }?.status == .passed)
         let crash = try #require(first.tests.first { $0.name == "testCrashes" })
         #expect(crash.status == .failed)

@@ -29,17 +29,17 @@ struct ServedHome {
 
     func store() throws -> SQLiteStore { try SQLiteStore.open(dataDirectory: home.url(".kiln")) }
 
-    func integrations(_ bot: String) throws -> [Integration] { try store().integrations(bot: bot, limit: 100, before: nil) }
+    func integrations(_ bot: String) async throws -> [Integration] { try await store().integrations(bot: bot, limit: 100, before: nil) }
 
     /// Waits until `condition` holds, checking every 100 ms.
-    func eventually(_ what: String, timeout: Duration = .seconds(30), _ condition: () throws -> Bool) async throws {
+    func eventually(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if try condition() { return }
+            if try await condition() { return }
             try await Task.sleep(for: .milliseconds(100))
         }
         // Once more: on a busy machine this task may have woken only after the deadline.
-        if try condition() { return }
+        if try await condition() { return }
         Issue.record("timed out waiting for: \(what)\n\(server.standardOutput)")
         throw CancellationError()
     }
@@ -59,15 +59,15 @@ struct ServerTests {
     func pollAndTrigger() async throws {
         let repo = try Self.quickRepository()
         let served = try await ServedHome(bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 10s}\ntest: {enabled: false}\n"])
-        try await served.eventually("the first integration") { try served.integrations("app").first?.step == .completed }
-        let first = try #require(try served.integrations("app").first)
+        try await served.eventually("the first integration") { try await served.integrations("app").first?.step == .completed }
+        let first = try #require(try await served.integrations("app").first)
         let head = try repo.head()
         #expect(first.cause == .poll && first.number == 1 && first.commit == head)
 
         let pushed = try repo.commit("second", files: ["README.md": "still not a package\n"])
         let pushedAt = ContinuousClock.now
         try await served.eventually("the pushed commit", timeout: .seconds(25)) {
-            try served.integrations("app").first { $0.commit == pushed }?.step == .completed
+            try await served.integrations("app").first { $0.commit == pushed }?.step == .completed
         }
         #expect(ContinuousClock.now - pushedAt < .seconds(22))
 
@@ -75,10 +75,10 @@ struct ServerTests {
         let trigger = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
         #expect(trigger.standardOutput == "queued app #3\n")
         try await served.eventually("the manual integration to start", timeout: .seconds(5)) {
-            try served.integrations("app").first { $0.number == 3 }?.step != .pending
+            try await served.integrations("app").first { $0.number == 3 }?.step != .pending
         }
         #expect(ContinuousClock.now - triggeredAt < .seconds(3))
-        try await served.eventually("the manual integration to end") { try served.integrations("app").first?.step == .completed }
+        try await served.eventually("the manual integration to end") { try await served.integrations("app").first?.step == .completed }
         let output = try await served.server.terminate()
         #expect(output.status == 0)
     }
@@ -91,11 +91,13 @@ struct ServerTests {
         let served = try await ServedHome(bots: ["a": slow, "b": slow])
         for bot in ["a", "b", "b"] { _ = try runProcess(Executables.kiln, ["trigger", bot], in: served.home.path) }
         try await served.eventually("both integrations") {
-            try served.integrations("a").first?.step == .completed && served.integrations("b").first?.step == .completed
+            let a = try await served.integrations("a").first?.step
+            let b = try await served.integrations("b").first?.step
+            return a == .completed && b == .completed
         }
-        let a = try #require(try served.integrations("a").first)
-        let b = try #require(try served.integrations("b").first)
-        #expect(try served.integrations("b").count == 1, "the second trigger of b joined the queued one")
+        let a = try #require(try await served.integrations("a").first)
+        let b = try #require(try await served.integrations("b").first)
+        #expect(try await served.integrations("b").count == 1, "the second trigger of b joined the queued one")
         let aStart = try #require(a.startedAt)
         let bStart = try #require(b.startedAt)
         let (earlier, later) = aStart < bStart ? (a, b) : (b, a)
@@ -134,13 +136,13 @@ struct ServerTests {
             "app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntriggers: [{name: hang, phase: before, run: 'sleep 321'}]\n"
         ])
         _ = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
-        try await served.eventually("the trigger to run", timeout: .seconds(10)) { try served.integrations("app").first?.step == .beforeTriggers }
+        try await served.eventually("the trigger to run", timeout: .seconds(10)) { try await served.integrations("app").first?.step == .beforeTriggers }
         try await Task.sleep(for: .milliseconds(300))
         let stopping = ContinuousClock.now
         let output = try await served.server.terminate()
         #expect(output.status == 0)
         #expect(ContinuousClock.now - stopping < .seconds(10))
-        let ended = try #require(try served.integrations("app").first)
+        let ended = try #require(try await served.integrations("app").first)
         #expect(ended.step == .completed && ended.result == .canceled)
         #expect(try await leftoverProcesses(matching: "sleep 321").isEmpty)
     }
@@ -154,13 +156,13 @@ struct ServerTests {
         for number in 1...2 {
             _ = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
             try await served.eventually("integration \(number)") {
-                try served.integrations("app").first { $0.number == number }?.step == .completed
+                try await served.integrations("app").first { $0.number == number }?.step == .completed
             }
         }
-        try await served.eventually("retention") { try served.integrations("app").last?.expired == true }
+        try await served.eventually("retention") { try await served.integrations("app").last?.expired == true }
         #expect(!FileManager.default.fileExists(atPath: served.home.url(".kiln/logs/app/1.log")))
         #expect(FileManager.default.fileExists(atPath: served.home.url(".kiln/logs/app/2.log")))
-        #expect(try served.integrations("app").last?.result == .buildErrors, "the summary stays")
+        #expect(try await served.integrations("app").last?.result == .buildErrors, "the summary stays")
         _ = try await served.server.terminate()
     }
 }
@@ -192,8 +194,8 @@ struct ServedWebTests {
         let (answer, response) = try await URLSession.shared.data(for: request)
         #expect((response as? HTTPURLResponse)?.statusCode == 202, "\(String(decoding: answer, as: UTF8.self))")
 
-        try await served.eventually("the webhook's integration") { try served.integrations("app").first?.step == .completed }
-        let integration = try #require(try served.integrations("app").first)
+        try await served.eventually("the webhook's integration") { try await served.integrations("app").first?.step == .completed }
+        let integration = try #require(try await served.integrations("app").first)
         #expect(integration.cause == .webhook && integration.commit == head && integration.number == 1)
 
         let (page, _) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/bots/app/integrations/1")))

@@ -1,4 +1,5 @@
 import Foundation
+import KilnCore
 import KilnStore
 import KilnTestSupport
 import Testing
@@ -88,18 +89,18 @@ struct StatusAndTriggerTests {
     }
 
     @Test("kiln status shows the mail outbox: queued with attempts and last error, failed, sent")
-    func statusOutbox() throws {
+    func statusOutbox() async throws {
         let home = try home()
         let store = try SQLiteStore.open(dataDirectory: home.url(".kiln"))
         let now = Date()
         for (index, subject) in ["[app] #1 succeeded", "[app] #2 broken: build-errors", "[app] #3 fixed: succeeded"].enumerated() {
-            _ = try store.queueMail(
+            _ = try await store.queueMail(
                 OutgoingMail(dedupeKey: "\(index)", recipients: ["team@example.com"], subject: subject, message: Array("x".utf8)), now: now)
         }
-        let queued = try store.dueMails(now: now, limit: 10)
-        try store.mailFailed(queued[0].id, error: "cannot reach the SMTP server smtp://127.0.0.1:25", retryAt: now.addingTimeInterval(120), now: now)
-        try store.mailFailed(queued[1].id, error: "the SMTP server answered 550: no such user", retryAt: nil, now: now)
-        try store.mailSent(queued[2].id, now: now)
+        let queued = try await store.dueMails(now: now, limit: 10)
+        try await store.mailFailed(queued[0].id, error: "cannot reach the SMTP server smtp://127.0.0.1:25", retryAt: now.addingTimeInterval(120), now: now)
+        try await store.mailFailed(queued[1].id, error: "the SMTP server answered 550: no such user", retryAt: nil, now: now)
+        try await store.mailSent(queued[2].id, now: now)
         let result = try runProcess(Executables.kiln, ["status"], in: home.path)
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)

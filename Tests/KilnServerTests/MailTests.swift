@@ -40,11 +40,11 @@ struct MailFixture {
 
     /// Records a completed integration of `bot` at the clock's time, then moves the clock on a minute.
     @discardableResult
-    func integrate(_ bot: String, _ result: IntegrationResult, issues: [IntegrationIssue] = [], tests: [TestCase] = []) throws -> Integration {
+    func integrate(_ bot: String, _ result: IntegrationResult, issues: [IntegrationIssue] = [], tests: [TestCase] = []) async throws -> Integration {
         let now = clock.now
-        let queued = try store.enqueue(QueueRequest(bot: bot, cause: .manual, commit: "abc1234", branch: "main"), now: now)
-        let claimed = try #require(try store.claim(queued.integration.id, owner: "test", now: now))
-        let integration = try store.complete(
+        let queued = try await store.enqueue(QueueRequest(bot: bot, cause: .manual, commit: "abc1234", branch: "main"), now: now)
+        let claimed = try #require(try await store.claim(queued.integration.id, owner: "test", now: now))
+        let integration = try await store.complete(
             claimed.id,
             outcome: IntegrationOutcome(
                 result: result, errors: issues.filter { $0.type == .error }.count, tests: tests, issues: issues,
@@ -79,11 +79,11 @@ struct MailTests {
     func newIssues() async throws {
         let server = try await SMTPServer.start()
         let fixture = try await MailFixture(bots: ["app": Self.newIssuesBot], smtpURL: server.url)
-        try fixture.integrate("app", .succeeded, issues: [issue(.error, "old problem", by: [carol])])
+        try await fixture.integrate("app", .succeeded, issues: [issue(.error, "old problem", by: [carol])])
         #expect(await fixture.mailer.round() == 1, "carol's first error is new")
         _ = try await server.waitForMessages(1)
 
-        try fixture.integrate(
+        try await fixture.integrate(
             "app", .buildErrors,
             issues: [
                 issue(.error, "old problem", by: [carol]),  // unresolved now: not mailed again
@@ -111,7 +111,7 @@ struct MailTests {
         #expect(html.contains("cannot find &#39;x&#39; in scope"))
         #expect(toAlice.headers["List-Id"] == "<app.kiln.ci.example.com>")
 
-        try fixture.integrate("app", .succeeded)
+        try await fixture.integrate("app", .succeeded)
         #expect(await fixture.mailer.round() == 0, "nothing new, no mail")
     }
 
@@ -122,7 +122,7 @@ struct MailTests {
             "repository: {url: 'https://example.com/app.git'}\nschedule: {poll: 0}\ntriggers: [{email: report, every: change, to: [team@example.com]}]\n"
         let fixture = try await MailFixture(bots: ["app": bot], smtpURL: server.url)
         for result in [IntegrationResult.succeeded, .warnings, .testFailures, .canceled, .buildErrors, .succeeded, .succeeded] {
-            try fixture.integrate("app", result)
+            try await fixture.integrate("app", result)
             await fixture.mailer.round()
         }
         let messages = try await server.waitForMessages(2)
@@ -138,10 +138,10 @@ struct MailTests {
             "repository: {url: 'https://example.com/app.git'}\nschedule: {poll: 0}\ntriggers: [{email: report, every: integration, to: [team@example.com]}]\n"
         let fixture = try await MailFixture(
             bots: ["app": bot], smtpURL: "smtp://127.0.0.1:\(port)", retry: RetryPolicy(first: .milliseconds(100), longest: .milliseconds(200)))
-        try fixture.integrate("app", .succeeded)
+        try await fixture.integrate("app", .succeeded)
         #expect(await fixture.mailer.round() == 0)
         #expect(await fixture.mailer.round() == 0)
-        var outbox = try fixture.store.outbox(limit: 10)
+        var outbox = try await fixture.store.outbox(limit: 10)
         #expect(outbox.queued == 1 && outbox.sent == 0)
         #expect(outbox.undelivered.first?.attempts ?? 0 >= 1)
         #expect(outbox.undelivered.first?.lastError?.contains("cannot reach the SMTP server smtp://127.0.0.1:\(port)") == true)
@@ -154,7 +154,7 @@ struct MailTests {
         #expect(try await server.waitForMessages(1).count == 1)
         try await Task.sleep(for: .milliseconds(300))
         #expect(try server.messages().count == 1)
-        outbox = try fixture.store.outbox(limit: 10)
+        outbox = try await fixture.store.outbox(limit: 10)
         #expect(outbox.queued == 0 && outbox.sent == 1 && outbox.undelivered.isEmpty)
     }
 
@@ -164,9 +164,9 @@ struct MailTests {
         let bot =
             "repository: {url: 'https://example.com/app.git'}\nschedule: {poll: 0}\ntriggers: [{email: report, every: integration, to: [team@example.com]}]\n"
         let fixture = try await MailFixture(bots: ["app": bot], smtpURL: server.url)
-        try fixture.integrate("app", .succeeded)
+        try await fixture.integrate("app", .succeeded)
         #expect(await fixture.mailer.round() == 0)
-        let outbox = try fixture.store.outbox(limit: 10)
+        let outbox = try await fixture.store.outbox(limit: 10)
         #expect(outbox.failed == 1 && outbox.queued == 0)
         let error = try #require(outbox.undelivered.first?.lastError)
         #expect(error.contains("550"))
@@ -183,10 +183,10 @@ struct MailTests {
                 "lib": "repository: {url: 'https://example.com/lib.git'}\nschedule: {poll: 0}\n\(report)",
             ], smtpURL: server.url)
         // 2026-11-20 10:00 onwards: three integrations of app, one of lib, all before the next 08:00.
-        try fixture.integrate("app", .succeeded, tests: [TestCase(suite: "AppTests", name: "testSlow", status: .passed, duration: 4.5)])
-        try fixture.integrate("app", .testFailures, issues: [issue(.error, "broken", by: [alice])])
-        try fixture.integrate("app", .succeeded)
-        try fixture.integrate("lib", .buildErrors)
+        try await fixture.integrate("app", .succeeded, tests: [TestCase(suite: "AppTests", name: "testSlow", status: .passed, duration: 4.5)])
+        try await fixture.integrate("app", .testFailures, issues: [issue(.error, "broken", by: [alice])])
+        try await fixture.integrate("app", .succeeded)
+        try await fixture.integrate("lib", .buildErrors)
         #expect(await fixture.mailer.round() == 0, "no digest before the reports time")
 
         fixture.clock.set(PeriodicScheduleTests.date("2026-11-21T08:00:05Z"))

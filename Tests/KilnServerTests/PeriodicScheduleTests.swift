@@ -29,22 +29,22 @@ struct PeriodicScheduleTests {
     func makeScheduler(directory: TemporaryDirectory, store: SQLiteStore, clock: TestClock) -> Scheduler {
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let registry = BotRegistry(directory: directory.url("Bots"), store: store, logger: logger)
-        let executor = IntegrationExecutor(
-            store: store, mirrors: Mirrors(directory: directory.url("mirrors")), dataDirectory: directory.path, serverEnvironment: [:], logger: logger
-        )
+        let sequencer = IntegrationSequencer(
+            store: store, mirrors: Mirrors(directory: directory.url("mirrors")), layout: DataDirectory(directory.path), serverEnvironment: [:],
+            logger: logger)
         let utc = TimeZone(identifier: "UTC") ?? .current
         return Scheduler(
-            registry: registry, store: store, executor: executor, settings: .init(executors: 1, timeZone: utc), logger: logger, owner: "test",
+            registry: registry, store: store, sequencer: sequencer, settings: .init(executors: 1, timeZone: utc), logger: logger, owner: "test",
             now: { clock.now })
     }
 
-    func periodic(_ store: SQLiteStore) throws -> [Integration] {
-        try store.integrations(bot: "nightly", limit: 100, before: nil).filter { $0.cause == .periodic }
+    func periodic(_ store: SQLiteStore) async throws -> [Integration] {
+        try await store.integrations(bot: "nightly", limit: 100, before: nil).filter { $0.cause == .periodic }
     }
 
-    func runQueued(_ store: SQLiteStore, at date: Date) throws {
-        while let claimed = try store.claimNext(owner: "test", now: date) {
-            try store.complete(claimed.id, outcome: IntegrationOutcome(result: .succeeded), now: date)
+    func runQueued(_ store: SQLiteStore, at date: Date) async throws {
+        while let claimed = try await store.claimNext(owner: "test", now: date) {
+            try await store.complete(claimed.id, outcome: IntegrationOutcome(result: .succeeded), now: date)
         }
     }
 
@@ -60,17 +60,17 @@ struct PeriodicScheduleTests {
         await scheduler.queuePeriodic()
         clock.set(Self.date("2026-03-10T01:59:59Z"))
         await scheduler.queuePeriodic()
-        #expect(try periodic(store).isEmpty)
+        #expect(try await periodic(store).isEmpty)
 
         clock.set(Self.date("2026-03-10T02:00:01Z"))
         await scheduler.queuePeriodic()
         await scheduler.queuePeriodic()
-        #expect(try periodic(store).count == 1)
-        try runQueued(store, at: clock.now)
+        #expect(try await periodic(store).count == 1)
+        try await runQueued(store, at: clock.now)
 
         clock.set(Self.date("2026-03-11T02:00:00Z"))
         await scheduler.queuePeriodic()
-        #expect(try periodic(store).count == 2)
+        #expect(try await periodic(store).count == 2)
     }
 
     @Test("Periods missed while the server was down run once at start, not once per missed period")
@@ -79,22 +79,22 @@ struct PeriodicScheduleTests {
         try directory.write("Bots/nightly.yml", "repository: {url: /srv/git/app.git}\nschedule: {on-commit: false, periodic: daily 02:00}\n")
         let store = try SQLiteStore.open(dataDirectory: directory.path)
         // The last periodic integration ran on the 10th; the server comes back on the 13th at 10:00.
-        _ = try store.enqueue(QueueRequest(bot: "nightly", cause: .periodic, branch: "main"), now: Self.date("2026-03-10T02:00:00Z"))
-        try runQueued(store, at: Self.date("2026-03-10T02:00:00Z"))
+        _ = try await store.enqueue(QueueRequest(bot: "nightly", cause: .periodic, branch: "main"), now: Self.date("2026-03-10T02:00:00Z"))
+        try await runQueued(store, at: Self.date("2026-03-10T02:00:00Z"))
         let clock = TestClock(Self.date("2026-03-13T10:00:00Z"))
         let scheduler = makeScheduler(directory: directory, store: store, clock: clock)
         await scheduler.reloadIfChanged()
 
         await scheduler.queuePeriodic()
         await scheduler.queuePeriodic()
-        #expect(try periodic(store).count == 2, "one catch-up integration for the three missed nights")
-        try runQueued(store, at: clock.now)
+        #expect(try await periodic(store).count == 2, "one catch-up integration for the three missed nights")
+        try await runQueued(store, at: clock.now)
 
         clock.set(Self.date("2026-03-13T23:00:00Z"))
         await scheduler.queuePeriodic()
-        #expect(try periodic(store).count == 2, "the next is due at 02:00 on the 14th")
+        #expect(try await periodic(store).count == 2, "the next is due at 02:00 on the 14th")
         clock.set(Self.date("2026-03-14T02:00:30Z"))
         await scheduler.queuePeriodic()
-        #expect(try periodic(store).count == 3)
+        #expect(try await periodic(store).count == 3)
     }
 }

@@ -20,16 +20,16 @@ do {
         let count = arguments.count > 4 ? Int(arguments[4]) ?? 1 : 1
         var done = 0
         while done < count {
-            _ = try store.enqueue(QueueRequest(bot: bot, cause: .manual, branch: "main"), now: Date())
-            guard let claimed = try store.claimNext(owner: owner, now: Date()) else { continue }
-            try store.complete(claimed.id, outcome: IntegrationOutcome(result: .succeeded), now: Date())
+            _ = try await store.enqueue(QueueRequest(bot: bot, cause: .manual, branch: "main"), now: Date())
+            guard let claimed = try await store.claimNext(owner: owner, now: Date()) else { continue }
+            try await store.complete(claimed.id, outcome: IntegrationOutcome(result: .succeeded), now: Date())
             FileHandle.standardOutput.write(Data("\(claimed.number)\n".utf8))
             done += 1
         }
     case "hold":
-        _ = try store.enqueue(QueueRequest(bot: bot, cause: .manual, commit: String(repeating: "a", count: 40), branch: "main"), now: Date())
-        guard let claimed = try store.claimNext(owner: owner, now: Date()) else { exit(3) }
-        try store.advance(claimed.id, to: .building, now: Date())
+        _ = try await store.enqueue(QueueRequest(bot: bot, cause: .manual, commit: String(repeating: "a", count: 40), branch: "main"), now: Date())
+        guard let claimed = try await store.claimNext(owner: owner, now: Date()) else { exit(3) }
+        try await store.advance(claimed.id, to: .building, now: Date())
         FileHandle.standardOutput.write(Data("claimed \(claimed.number)\n".utf8))
         while true { sleep(60) }
     default:

@@ -26,7 +26,7 @@ struct ChangeWatcherTests {
         let before = calls.value
         // Another process would do the same: open the file and commit.
         let other = try SQLiteStore.open(path: test.store.path)
-        _ = try other.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
+        _ = try await other.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
         let deadline = ContinuousClock.now + .milliseconds(500)
         while calls.value == before, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(calls.value > before, "no change noticed within 500 ms")

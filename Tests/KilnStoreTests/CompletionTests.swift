@@ -7,10 +7,10 @@ import Testing
 @Suite("Store: completing, recovery, retention")
 struct CompletionTests {
     @Test("Completion stores issues, tests, commits and steps, and computes changes against the previous build")
-    func completion() throws {
+    func completion() async throws {
         let test = try TestStore()
         let alice = Committer(name: "Alice", email: "alice@example.com", commit: "c1")
-        let first = try test.integrate(
+        let first = try await test.integrate(
             "app",
             outcome: IntegrationOutcome(
                 result: .testFailures, errors: 0, warnings: 2,
@@ -28,9 +28,9 @@ struct CompletionTests {
         #expect(first.duration == 9)
 
         // A canceled integration in between does not count as the previous one.
-        _ = try test.integrate("app", outcome: IntegrationOutcome(result: .canceled, reason: "stopped"), at: 50)
+        _ = try await test.integrate("app", outcome: IntegrationOutcome(result: .canceled, reason: "stopped"), at: 50)
 
-        let third = try test.integrate(
+        let third = try await test.integrate(
             "app",
             outcome: IntegrationOutcome(
                 result: .succeeded, warnings: 1, tests: [TestCase(suite: "AppTests", name: "testA", status: .passed, duration: 0.1)], coverage: 62.5,
@@ -43,48 +43,48 @@ struct CompletionTests {
                 == Summary(
                     errors: 0, warnings: 1, tests: 1, testFailures: 0, coverage: 62.5, errorsChange: 0, warningsChange: -1, testsChange: -1,
                     testFailuresChange: -1, coverageChange: 12.5))
-        let detail = try #require(try test.store.integration(bot: "app", number: 3))
+        let detail = try #require(try await test.store.integration(bot: "app", number: 3))
         #expect(detail.issues.map(\.fingerprint) == ["w1", "w3", "w2"])
         #expect(detail.issues.map(\.status) == [.unresolved, .new, .resolved])
         #expect(detail.issues.first?.introducedBy == [alice], "an unresolved issue keeps who introduced it")
         #expect(detail.steps.map(\.name) == [.checkout])
         #expect(detail.steps.first?.duration == 9)
 
-        let firstDetail = try #require(try test.store.integration(bot: "app", number: 1))
+        let firstDetail = try #require(try await test.store.integration(bot: "app", number: 1))
         #expect(firstDetail.tests.map(\.name) == ["testA", "testB"])
         #expect(firstDetail.tests.last?.message == "nope")
         #expect(firstDetail.commits.map(\.subject) == ["First"])
-        let missing = try test.store.integration(bot: "app", number: 9)
+        let missing = try await test.store.integration(bot: "app", number: 9)
         #expect(missing == nil)
     }
 
     @Test("A failed build neither resolves the warnings and test failures it could not see, nor makes them new after")
-    func failedBuildKeepsBaseline() throws {
+    func failedBuildKeepsBaseline() async throws {
         let test = try TestStore()
         let warning = IntegrationIssue(type: .warning, message: "unused", file: "a.swift", line: 2, fingerprint: "w")
         let failure = IntegrationIssue(type: .testFailure, message: "S.t: nope", fingerprint: "t")
-        try test.integrate("app", outcome: IntegrationOutcome(result: .testFailures, warnings: 1, issues: [warning, failure]))
-        try test.integrate("app", outcome: IntegrationOutcome(result: .buildErrors, errors: 1, issues: [.error("broken")]), at: 100)
-        let broken = try #require(try test.store.integration(bot: "app", number: 2))
+        try await test.integrate("app", outcome: IntegrationOutcome(result: .testFailures, warnings: 1, issues: [warning, failure]))
+        try await test.integrate("app", outcome: IntegrationOutcome(result: .buildErrors, errors: 1, issues: [.error("broken")]), at: 100)
+        let broken = try #require(try await test.store.integration(bot: "app", number: 2))
         #expect(broken.issues.map(\.status) == [.new], "nothing resolved by a build that could not see it")
-        try test.integrate("app", outcome: IntegrationOutcome(result: .testFailures, warnings: 1, issues: [warning, failure]), at: 200)
-        let fixed = try #require(try test.store.integration(bot: "app", number: 3))
+        try await test.integrate("app", outcome: IntegrationOutcome(result: .testFailures, warnings: 1, issues: [warning, failure]), at: 200)
+        let fixed = try #require(try await test.store.integration(bot: "app", number: 3))
         #expect(fixed.issues.map(\.fingerprint) == ["w", "t", IntegrationIssue.error("broken").fingerprint])
         #expect(fixed.issues.map(\.status) == [.unresolved, .unresolved, .resolved])
     }
 
     @Test("Steps are timed as the integration moves through them")
-    func steps() throws {
+    func steps() async throws {
         let test = try TestStore()
-        _ = try test.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: test.at(0))
-        let claimed = try #require(try test.store.claimNext(owner: "me", now: test.at(1)))
-        try test.store.setCommit(claimed.id, commit: "abc")
-        try test.store.advance(claimed.id, to: .building, now: test.at(3))
-        try test.store.advance(claimed.id, to: .testing, now: test.at(10))
-        let running = try #require(try test.store.botOverviews().first?.running.first)
+        _ = try await test.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: test.at(0))
+        let claimed = try #require(try await test.store.claimNext(owner: "me", now: test.at(1)))
+        try await test.store.setCommit(claimed.id, commit: "abc")
+        try await test.store.advance(claimed.id, to: .building, now: test.at(3))
+        try await test.store.advance(claimed.id, to: .testing, now: test.at(10))
+        let running = try #require(try await test.store.botOverviews().first?.running.first)
         #expect(running.step == .testing && running.commit == "abc")
-        try test.store.complete(claimed.id, outcome: IntegrationOutcome(result: .succeeded), now: test.at(15))
-        let detail = try #require(try test.store.integration(bot: "app", number: 1))
+        try await test.store.complete(claimed.id, outcome: IntegrationOutcome(result: .succeeded), now: test.at(15))
+        let detail = try #require(try await test.store.integration(bot: "app", number: 1))
         #expect(detail.steps.map(\.name) == [.checkout, .building, .testing])
         #expect(detail.steps.map(\.duration) == [2, 7, 5])
     }
@@ -99,9 +99,9 @@ struct CompletionTests {
         try await holder.waitForOutput("claimed 1")
 
         let store = try SQLiteStore.open(path: path, logsDirectory: directory.url("logs"))
-        #expect(try store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date()).isEmpty, "a live process keeps its integration")
+        #expect(try await store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date()).isEmpty, "a live process keeps its integration")
         holder.kill()
-        let recovered = try store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date())
+        let recovered = try await store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date())
         #expect(recovered.map(\.number) == [1])
         #expect(recovered.first?.result == .internalError)
         let reason = try #require(recovered.first?.reason)
@@ -110,49 +110,49 @@ struct CompletionTests {
         #expect(log.hasPrefix("=== building\nCompiling...\n"))
         #expect(log.contains("*** \(reason)"))
         // The bot integrates again afterwards.
-        _ = try store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
-        #expect(try store.claimNext(owner: ProcessOwner.current, now: Date())?.number == 2)
-        #expect(try store.integrityCheck() == "ok")
+        _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
+        #expect(try await store.claimNext(owner: ProcessOwner.current, now: Date())?.number == 2)
+        #expect(try await store.integrityCheck() == "ok")
     }
 
     @Test("Retention keeps summaries forever and the last N logs, issues and tests")
-    func retention() throws {
+    func retention() async throws {
         let test = try TestStore()
         for index in 0..<5 {
             let number = index + 1
             try test.directory.write("logs/app/\(number).log", "log \(number)\n")
-            try test.integrate(
+            try await test.integrate(
                 "app",
                 outcome: IntegrationOutcome(
                     result: .succeeded, warnings: 1, tests: [TestCase(suite: "S", name: "t", status: .passed, duration: 1)],
                     issues: [IntegrationIssue.error("e\(index)")]), at: Double(index * 100))
         }
-        for index in 0..<3 { try test.integrate("lib", outcome: IntegrationOutcome(result: .succeeded), at: Double(1000 + index * 100)) }
-        #expect(try test.store.applyRetention(keep: 2, bot: "lib") == 1, "one bot at a time, after each of its integrations")
-        #expect(try test.store.applyRetention(keep: 2, bot: nil) == 3)
-        #expect(try test.store.applyRetention(keep: 2, bot: nil) == 0, "already expired")
-        let old = try #require(try test.store.integration(bot: "app", number: 3))
+        for index in 0..<3 { try await test.integrate("lib", outcome: IntegrationOutcome(result: .succeeded), at: Double(1000 + index * 100)) }
+        #expect(try await test.store.applyRetention(keep: 2, bot: "lib") == 1, "one bot at a time, after each of its integrations")
+        #expect(try await test.store.applyRetention(keep: 2, bot: nil) == 3)
+        #expect(try await test.store.applyRetention(keep: 2, bot: nil) == 0, "already expired")
+        let old = try #require(try await test.store.integration(bot: "app", number: 3))
         #expect(old.integration.expired)
         #expect(old.integration.summary?.tests == 1, "the summary stays")
         #expect(old.issues.isEmpty && old.tests.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: test.directory.url("logs/app/3.log")))
-        let kept = try #require(try test.store.integration(bot: "app", number: 4))
+        let kept = try #require(try await test.store.integration(bot: "app", number: 4))
         #expect(!kept.integration.expired && kept.tests.count == 1 && kept.issues.count >= 1)
         #expect(FileManager.default.fileExists(atPath: test.directory.url("logs/app/4.log")))
-        #expect(try test.store.integrations(bot: "app", limit: 10, before: nil).count == 5)
+        #expect(try await test.store.integrations(bot: "app", limit: 10, before: nil).count == 5)
     }
 
     @Test("Bots as last loaded: problems recorded, removed files kept as not loaded")
-    func bots() throws {
+    func bots() async throws {
         let test = try TestStore()
-        try test.store.syncBots(
+        try await test.store.syncBots(
             [
                 BotState(name: "app", file: "Bots/app.yml", repository: "https://example.com/app.git", branch: "main"),
                 BotState(name: "broken", file: "Bots/broken.yml", repository: "", branch: "", problems: ["Bots/broken.yml:1:1: error: x"]),
             ], now: test.at(0))
-        try test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), at: 10)
-        try test.store.syncBots([BotState(name: "broken", file: "Bots/broken.yml", repository: "r", branch: "main")], now: test.at(20))
-        let overviews = try test.store.botOverviews()
+        try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), at: 10)
+        try await test.store.syncBots([BotState(name: "broken", file: "Bots/broken.yml", repository: "r", branch: "main")], now: test.at(20))
+        let overviews = try await test.store.botOverviews()
         #expect(overviews.map(\.state.name) == ["app", "broken"])
         #expect(overviews.map(\.loaded) == [false, true])
         #expect(overviews.first?.last?.number == 1)
@@ -160,11 +160,11 @@ struct CompletionTests {
     }
 
     @Test("History pages by number, newest first")
-    func paging() throws {
+    func paging() async throws {
         let test = try TestStore()
-        for index in 0..<7 { try test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), at: Double(index * 100)) }
-        #expect(try test.store.integrations(bot: "app", limit: 3, before: nil).map(\.number) == [7, 6, 5])
-        #expect(try test.store.integrations(bot: "app", limit: 3, before: 5).map(\.number) == [4, 3, 2])
-        #expect(try test.store.integrations(bot: "nobody", limit: 3, before: nil).isEmpty)
+        for index in 0..<7 { try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), at: Double(index * 100)) }
+        #expect(try await test.store.integrations(bot: "app", limit: 3, before: nil).map(\.number) == [7, 6, 5])
+        #expect(try await test.store.integrations(bot: "app", limit: 3, before: 5).map(\.number) == [4, 3, 2])
+        #expect(try await test.store.integrations(bot: "nobody", limit: 3, before: nil).isEmpty)
     }
 }

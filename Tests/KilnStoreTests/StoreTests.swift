@@ -7,30 +7,30 @@ import Testing
 @Suite("Store: opening and migrating")
 struct StoreMigrationTests {
     @Test("A new file is created, migrated, in WAL mode, and sound")
-    func newFile() throws {
+    func newFile() async throws {
         let test = try TestStore()
-        #expect(try test.store.journalMode() == "wal")
-        #expect(try test.store.appliedMigrations() == ["v1", "v2: notifications"])
-        #expect(try test.store.integrityCheck() == "ok")
+        #expect(try await test.store.journalMode() == "wal")
+        #expect(try await test.store.appliedMigrations() == ["v1", "v2: notifications"])
+        #expect(try await test.store.integrityCheck() == "ok")
     }
 
     @Test("A database made by the first schema opens, migrates and keeps its history")
-    func firstSchemaFixture() throws {
+    func firstSchemaFixture() async throws {
         let directory = try TemporaryDirectory()
         let path = directory.url("kiln.sqlite")
         try FileManager.default.copyItem(atPath: Executables.packageRoot + "/Tests/KilnStoreTests/Fixtures/kiln-v1.sqlite", toPath: path)
         let store = try SQLiteStore.open(path: path)
-        #expect(try store.appliedMigrations().first == "v1")
-        let overviews = try store.botOverviews()
+        #expect(try await store.appliedMigrations().first == "v1")
+        let overviews = try await store.botOverviews()
         #expect(overviews.map(\.state.name) == ["app"])
         #expect(overviews.first?.last?.number == 2)
         #expect(overviews.first?.last?.result == .testFailures)
-        let detail = try #require(try store.integration(bot: "app", number: 2))
+        let detail = try #require(try await store.integration(bot: "app", number: 2))
         #expect(detail.issues.map(\.status) == [.unresolved])
         #expect(detail.tests.map(\.name) == ["testFails"])
         #expect(detail.commits.map(\.subject) == ["Second"])
         // New integrations continue the numbering.
-        let next = try store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
+        let next = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
         #expect(next.integration.number == 3)
     }
 
@@ -47,93 +47,93 @@ struct StoreMigrationTests {
 @Suite("Store: the queue")
 struct QueueTests {
     @Test("Queueing numbers integrations per bot from 1")
-    func numbering() throws {
+    func numbering() async throws {
         let test = try TestStore()
-        let a1 = try test.integrate("a", outcome: IntegrationOutcome(result: .succeeded))
-        let b1 = try test.integrate("b", outcome: IntegrationOutcome(result: .succeeded))
-        let a2 = try test.integrate("a", outcome: IntegrationOutcome(result: .succeeded), at: 100)
+        let a1 = try await test.integrate("a", outcome: IntegrationOutcome(result: .succeeded))
+        let b1 = try await test.integrate("b", outcome: IntegrationOutcome(result: .succeeded))
+        let a2 = try await test.integrate("a", outcome: IntegrationOutcome(result: .succeeded), at: 100)
         let numbers: [Int] = [a1.number, b1.number, a2.number]
         #expect(numbers == [1, 1, 2])
         #expect(a2.step == .completed && a2.result == .succeeded)
     }
 
     @Test("A second trigger while one is queued coalesces into it, moving it to the newest commit")
-    func coalescing() throws {
+    func coalescing() async throws {
         let test = try TestStore()
-        let first = try test.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main"), now: test.at(0))
-        let second = try test.store.enqueue(QueueRequest(bot: "app", cause: .poll, commit: "c2", branch: "main"), now: test.at(1))
-        let third = try test.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: test.at(2))
+        let first = try await test.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main"), now: test.at(0))
+        let second = try await test.store.enqueue(QueueRequest(bot: "app", cause: .poll, commit: "c2", branch: "main"), now: test.at(1))
+        let third = try await test.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: test.at(2))
         #expect(!first.coalesced && second.coalesced && third.coalesced)
         #expect(second.integration.id == first.integration.id && third.integration.id == first.integration.id)
         #expect(third.integration.commit == "c2", "a trigger without a commit keeps the newest one")
-        #expect(try test.store.botOverviews().first?.queued.map(\.number) == [1])
+        #expect(try await test.store.botOverviews().first?.queued.map(\.number) == [1])
         // Once it runs, the next trigger queues a new integration.
-        let claimed = try #require(try test.store.claimNext(owner: "test", now: test.at(3)))
+        let claimed = try #require(try await test.store.claimNext(owner: "test", now: test.at(3)))
         #expect(claimed.commit == "c2" && claimed.cause == .webhook)
-        let fourth = try test.store.enqueue(QueueRequest(bot: "app", cause: .poll, commit: "c3", branch: "main"), now: test.at(4))
+        let fourth = try await test.store.enqueue(QueueRequest(bot: "app", cause: .poll, commit: "c3", branch: "main"), now: test.at(4))
         #expect(!fourth.coalesced && fourth.integration.number == 2)
     }
 
     @Test("A push of the commit being integrated, or last integrated, reaches that integration; manual triggers run anew")
-    func samePush() throws {
+    func samePush() async throws {
         let test = try TestStore()
         let push = QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main")
-        let first = try test.store.enqueue(push, now: test.at(0))
-        let running = try #require(try test.store.claimNext(owner: "test", now: test.at(1)))
-        let again = try test.store.enqueue(push, now: test.at(2))
+        let first = try await test.store.enqueue(push, now: test.at(0))
+        let running = try #require(try await test.store.claimNext(owner: "test", now: test.at(1)))
+        let again = try await test.store.enqueue(push, now: test.at(2))
         #expect(again.coalesced && again.integration.id == running.id)
-        try test.store.complete(running.id, outcome: IntegrationOutcome(result: .succeeded), now: test.at(3))
-        let redelivered = try test.store.enqueue(push, now: test.at(4))
+        try await test.store.complete(running.id, outcome: IntegrationOutcome(result: .succeeded), now: test.at(3))
+        let redelivered = try await test.store.enqueue(push, now: test.at(4))
         #expect(redelivered.coalesced && redelivered.integration.id == first.integration.id)
-        let polled = try test.store.enqueue(QueueRequest(bot: "app", cause: .poll, commit: "c1", branch: "main"), now: test.at(5))
+        let polled = try await test.store.enqueue(QueueRequest(bot: "app", cause: .poll, commit: "c1", branch: "main"), now: test.at(5))
         #expect(polled.coalesced && polled.integration.number == 1)
-        let manual = try test.store.enqueue(QueueRequest(bot: "app", cause: .manual, commit: "c1", branch: "main"), now: test.at(6))
+        let manual = try await test.store.enqueue(QueueRequest(bot: "app", cause: .manual, commit: "c1", branch: "main"), now: test.at(6))
         #expect(!manual.coalesced && manual.integration.number == 2)
         // A canceled integration of that commit does not count as integrated.
-        let claimed = try #require(try test.store.claimNext(owner: "test", now: test.at(7)))
-        try test.store.complete(claimed.id, outcome: IntegrationOutcome(result: .canceled), now: test.at(8))
-        let retried = try test.store.enqueue(push, now: test.at(9))
+        let claimed = try #require(try await test.store.claimNext(owner: "test", now: test.at(7)))
+        try await test.store.complete(claimed.id, outcome: IntegrationOutcome(result: .canceled), now: test.at(8))
+        let retried = try await test.store.enqueue(push, now: test.at(9))
         #expect(!retried.coalesced && retried.integration.number == 3)
     }
 
     @Test("Claiming runs at most one integration per bot, oldest first across bots")
-    func claiming() throws {
+    func claiming() async throws {
         let test = try TestStore()
-        _ = try test.store.enqueue(QueueRequest(bot: "b", cause: .manual, branch: "main"), now: test.at(0))
-        _ = try test.store.enqueue(QueueRequest(bot: "a", cause: .manual, branch: "main"), now: test.at(1))
-        let first = try #require(try test.store.claimNext(owner: "test", now: test.at(2)))
+        _ = try await test.store.enqueue(QueueRequest(bot: "b", cause: .manual, branch: "main"), now: test.at(0))
+        _ = try await test.store.enqueue(QueueRequest(bot: "a", cause: .manual, branch: "main"), now: test.at(1))
+        let first = try #require(try await test.store.claimNext(owner: "test", now: test.at(2)))
         #expect(first.bot == "b" && first.step == .checkout && first.startedAt == test.at(2))
-        _ = try test.store.enqueue(QueueRequest(bot: "b", cause: .manual, branch: "main"), now: test.at(3))
-        let second = try #require(try test.store.claimNext(owner: "test", now: test.at(4)))
+        _ = try await test.store.enqueue(QueueRequest(bot: "b", cause: .manual, branch: "main"), now: test.at(3))
+        let second = try #require(try await test.store.claimNext(owner: "test", now: test.at(4)))
         #expect(second.bot == "a")
-        let blocked = try test.store.claimNext(owner: "test", now: test.at(5))
+        let blocked = try await test.store.claimNext(owner: "test", now: test.at(5))
         #expect(blocked == nil, "b's second waits while b's first runs")
-        try test.store.complete(first.id, outcome: IntegrationOutcome(result: .succeeded), now: test.at(6))
-        #expect(try test.store.claimNext(owner: "test", now: test.at(7))?.number == 2)
+        try await test.store.complete(first.id, outcome: IntegrationOutcome(result: .succeeded), now: test.at(6))
+        #expect(try await test.store.claimNext(owner: "test", now: test.at(7))?.number == 2)
     }
 
     @Test("A newer commit asks the integration running for an older one to stop; the option turns it off")
-    func cancelSuperseded() throws {
+    func cancelSuperseded() async throws {
         let test = try TestStore()
-        _ = try test.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main"), now: test.at(0))
-        let running = try #require(try test.store.claimNext(owner: "me", now: test.at(1)))
-        let same = try test.store.enqueue(QueueRequest(bot: "app", cause: .poll, commit: "c1", branch: "main"), now: test.at(2))
+        _ = try await test.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main"), now: test.at(0))
+        let running = try #require(try await test.store.claimNext(owner: "me", now: test.at(1)))
+        let same = try await test.store.enqueue(QueueRequest(bot: "app", cause: .poll, commit: "c1", branch: "main"), now: test.at(2))
         #expect(same.superseded.isEmpty, "the same commit supersedes nothing")
-        #expect(try test.store.cancelRequests(owner: "me").isEmpty)
-        let newer = try test.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c2", branch: "main"), now: test.at(3))
+        #expect(try await test.store.cancelRequests(owner: "me").isEmpty)
+        let newer = try await test.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c2", branch: "main"), now: test.at(3))
         #expect(newer.superseded == [running.id])
-        let requests = try test.store.cancelRequests(owner: "me")
+        let requests = try await test.store.cancelRequests(owner: "me")
         #expect(requests.map(\.id) == [running.id])
         #expect(requests.first?.reason == "superseded by a newer commit, c2")
-        #expect(try test.store.cancelRequests(owner: "someone-else").isEmpty)
+        #expect(try await test.store.cancelRequests(owner: "someone-else").isEmpty)
 
         let other = try TestStore()
-        _ = try other.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main"), now: other.at(0))
-        _ = try other.store.claimNext(owner: "me", now: other.at(1))
-        let kept = try other.store.enqueue(
+        _ = try await other.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main"), now: other.at(0))
+        _ = try await other.store.claimNext(owner: "me", now: other.at(1))
+        let kept = try await other.store.enqueue(
             QueueRequest(bot: "app", cause: .webhook, commit: "c2", branch: "main", cancelSuperseded: false), now: other.at(2))
         #expect(kept.superseded.isEmpty)
-        #expect(try other.store.cancelRequests(owner: "me").isEmpty)
+        #expect(try await other.store.cancelRequests(owner: "me").isEmpty)
     }
 
     @Test("Many tasks queueing at once: numbers unique and gapless")
@@ -145,9 +145,9 @@ struct QueueTests {
                 group.addTask {
                     var done = 0
                     while done < 15 {
-                        _ = try store.enqueue(QueueRequest(bot: "bot\(task % 3)", cause: .manual, branch: "main"), now: Date())
-                        guard let claimed = try store.claimNext(owner: "task\(task)", now: Date()) else { continue }
-                        try store.complete(claimed.id, outcome: IntegrationOutcome(result: .succeeded), now: Date())
+                        _ = try await store.enqueue(QueueRequest(bot: "bot\(task % 3)", cause: .manual, branch: "main"), now: Date())
+                        guard let claimed = try await store.claimNext(owner: "task\(task)", now: Date()) else { continue }
+                        try await store.complete(claimed.id, outcome: IntegrationOutcome(result: .succeeded), now: Date())
                         done += 1
                     }
                 }
@@ -155,11 +155,11 @@ struct QueueTests {
             try await group.waitForAll()
         }
         for bot in ["bot0", "bot1", "bot2"] {
-            let numbers = try store.integrations(bot: bot, limit: 1000, before: nil).map(\.number).sorted()
+            let numbers = try await store.integrations(bot: bot, limit: 1000, before: nil).map(\.number).sorted()
             #expect(!numbers.isEmpty)
             #expect(numbers == Array(1...numbers.count), "\(bot): \(numbers)")
         }
-        #expect(try store.botOverviews().allSatisfy { $0.queued.count <= 1 && $0.running.isEmpty })
+        #expect(try await store.botOverviews().allSatisfy { $0.queued.count <= 1 && $0.running.isEmpty })
     }
 
     @Test("Two real processes on one file: numbers unique and gapless")
@@ -174,7 +174,7 @@ struct QueueTests {
         let printed = outputs.flatMap { $0.standardOutput.split(separator: "\n").compactMap { Int($0) } }.sorted()
         #expect(printed == Array(1...80))
         let store = try SQLiteStore.open(path: path)
-        #expect(try store.integrations(bot: "app", limit: 1000, before: nil).map(\.number).sorted() == Array(1...80))
-        #expect(try store.integrityCheck() == "ok")
+        #expect(try await store.integrations(bot: "app", limit: 1000, before: nil).map(\.number).sorted() == Array(1...80))
+        #expect(try await store.integrityCheck() == "ok")
     }
 }

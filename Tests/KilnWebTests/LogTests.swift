@@ -13,7 +13,7 @@ struct LogTests {
     func traversal() async throws {
         let web = try await WebFixture.start(bots: ["app": Bots.app])
         defer { Task { await web.stop() } }
-        try web.integrate("app", result: .succeeded, log: "the real log\n")
+        try await web.integrate("app", result: .succeeded, log: "the real log\n")
         try "top secret\n".write(toFile: web.directory.url("data/secret.log"), atomically: true, encoding: .utf8)
         #expect(try await web.get("/bots/app/integrations/1/log").text == "the real log\n")
         let attempts = [
@@ -33,9 +33,9 @@ struct LogTests {
     func follow() async throws {
         let web = try await WebFixture.start(bots: ["app": Bots.app])
         defer { Task { await web.stop() } }
-        let queued = try web.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
-        let running = try #require(try web.store.claim(queued.integration.id, owner: "test", now: Date()))
-        let path = try #require(web.store.logPath(bot: "app", number: running.number))
+        let queued = try await web.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
+        let running = try #require(try await web.store.claim(queued.integration.id, owner: "test", now: Date()))
+        let path = try #require(web.store.logLocation(bot: "app", number: running.number))
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try "first line\n".write(toFile: path, atomically: true, encoding: .utf8)
 
@@ -53,7 +53,7 @@ struct LogTests {
         #expect(await lines.next() == "second line")
         try handle.write(contentsOf: Data("last line\n".utf8))
         try handle.close()
-        try web.store.complete(running.id, outcome: IntegrationOutcome(result: .succeeded), now: Date())
+        try await web.store.complete(running.id, outcome: IntegrationOutcome(result: .succeeded), now: Date())
         #expect(await lines.next() == "last line")
         #expect(await lines.next() == nil)
     }

@@ -27,7 +27,7 @@ struct PagesTests {
     func frontPage() async throws {
         let web = try await WebFixture.start(bots: ["app": Bots.app, "lib": Bots.app, "bad": "repository: {url: x}\nshedule: {}\n"])
         defer { Task { await web.stop() } }
-        try web.integrate("app", result: .succeeded)
+        try await web.integrate("app", result: .succeeded)
         let page = try await web.get("/")
         #expect(page.status == 200)
         #expect(page.contentType == "text/html; charset=utf-8")
@@ -51,7 +51,7 @@ struct PagesTests {
     func escaping() async throws {
         let web = try await WebFixture.start(bots: ["app": Bots.app])
         defer { Task { await web.stop() } }
-        let integration = try web.integrate("app", result: .testFailures, outcome: Self.hostileOutcome, log: "log line \(Self.hostile)\n")
+        let integration = try await web.integrate("app", result: .testFailures, outcome: Self.hostileOutcome, log: "log line \(Self.hostile)\n")
         let escaped = "&lt;script&gt;alert(1)&lt;/script&gt;"
         let page = try await web.get("/bots/app/integrations/\(integration.number)")
         #expect(page.status == 200)
@@ -74,7 +74,7 @@ struct PagesTests {
         let web = try await WebFixture.start(bots: ["app": Bots.app])
         defer { Task { await web.stop() } }
         let lines = (1...20_000).map { "line \($0) of the build output" }.joined(separator: "\n") + "\n"
-        let integration = try web.integrate("app", result: .succeeded, log: lines)
+        let integration = try await web.integrate("app", result: .succeeded, log: lines)
         let page = try await web.get("/bots/app/integrations/\(integration.number)")
         #expect(page.text.contains("line 20000 of the build output"))
         #expect(!page.text.contains("line 1 of the build output"))
@@ -92,7 +92,7 @@ struct PagesTests {
         let none = try await web.get("/bots/app/badge.svg")
         #expect(none.contentType == "image/svg+xml; charset=utf-8")
         #expect(none.text.contains("no integration"))
-        try web.integrate("app", result: .buildErrors)
+        try await web.integrate("app", result: .buildErrors)
         let failed = try await web.get("/bots/app/badge.svg")
         #expect(failed.text.contains(">build-errors<"))
         #expect(failed.text.contains("#cf222e"))
@@ -103,8 +103,8 @@ struct PagesTests {
     func api() async throws {
         let web = try await WebFixture.start(bots: ["app": Bots.app])
         defer { Task { await web.stop() } }
-        for _ in 1...5 { try web.integrate("app", result: .succeeded) }
-        try web.integrate("app", result: .testFailures, outcome: Self.hostileOutcome)
+        for _ in 1...5 { try await web.integrate("app", result: .succeeded) }
+        try await web.integrate("app", result: .testFailures, outcome: Self.hostileOutcome)
 
         let bots = try await web.get("/api/bots")
         #expect(bots.contentType == "application/json; charset=utf-8")
@@ -147,9 +147,9 @@ struct PagesTests {
     func metrics() async throws {
         let web = try await WebFixture.start(bots: ["app": Bots.app])
         defer { Task { await web.stop() } }
-        try web.integrate("app", result: .succeeded)
-        try web.integrate("app", result: .buildErrors)
-        _ = try web.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
+        try await web.integrate("app", result: .succeeded)
+        try await web.integrate("app", result: .buildErrors)
+        _ = try await web.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
         _ = try await web.get("/api/bots")
         let text = try await web.get("/metrics")
         #expect(text.contentType.hasPrefix("text/plain; version=0.0.4"))

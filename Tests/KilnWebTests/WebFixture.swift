@@ -20,7 +20,6 @@ final class WebFixture: Sendable {
     let store: SQLiteStore
     let registry: BotRegistry
     let port: Int
-    private let services: ServiceGroup
     private let task: Task<Void, any Error>
 
     static let secret = "It's a Secret to Everybody"
@@ -30,37 +29,39 @@ final class WebFixture: Sendable {
         let directory = try TemporaryDirectory("kiln-web")
         for (name, text) in bots { try directory.write("Bots/\(name).yml", text) }
         try FileManager.default.createDirectory(atPath: directory.url("Bots"), withIntermediateDirectories: true)
-        let store = try SQLiteStore.open(dataDirectory: directory.url("data"))
-        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
-        let registry = BotRegistry(directory: directory.url("Bots"), store: store, logger: logger)
-        try await registry.reload()
         var config = ServerConfig(listen: ListenAddress(host: "127.0.0.1", port: 0))
         config.bots = directory.url("Bots")
         config.data = directory.url("data")
-        let web = WebDependencies(
-            store: store, registry: registry, scheduler: nil, assets: try WebAssets.load(), webhookSecret: secret.map { Array($0.utf8) })
+        // No executor: what the tests queue stays queued for them to see.
+        config.executors = 0
+        if let secret {
+            try directory.write("webhook-secret", secret)
+            config.webhookSecretFile = directory.url("webhook-secret")
+        }
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let application = buildApplication(settings: ServerSettings(config: config), web: web, logger: logger) { continuation.yield($0) }
-        let services = ServiceGroup(configuration: .init(services: [application], logger: logger))
-        let task = Task { try await services.run() }
+        let application = try await KilnApplication.build(
+            settings: ServerSettings(config: config), role: .server { continuation.yield($0) }, logger: logger)
+        _ = try await application.loadBots()
+        let task = Task { try await application.run() }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw FixtureError.noPort }
-        return WebFixture(directory: directory, store: store, registry: registry, port: port, services: services, task: task)
+        let store = try SQLiteStore.open(dataDirectory: config.data)
+        return WebFixture(directory: directory, store: store, registry: application.registry, port: port, task: task)
     }
 
     private init(
-        directory: TemporaryDirectory, store: SQLiteStore, registry: BotRegistry, port: Int, services: ServiceGroup, task: Task<Void, any Error>
+        directory: TemporaryDirectory, store: SQLiteStore, registry: BotRegistry, port: Int, task: Task<Void, any Error>
     ) {
         self.directory = directory
         self.store = store
         self.registry = registry
         self.port = port
-        self.services = services
         self.task = task
     }
 
     func stop() async {
-        await services.triggerGracefulShutdown()
+        task.cancel()
         _ = await task.result
     }
 
@@ -95,16 +96,16 @@ final class WebFixture: Sendable {
     /// Records a completed integration of `bot` with everything the pages show.
     @discardableResult
     func integrate(_ bot: String, result: IntegrationResult, outcome: IntegrationOutcome? = nil, log: String = "", commit: String = "abc1234")
-        throws -> Integration
+        async throws -> Integration
     {
-        let queued = try store.enqueue(QueueRequest(bot: bot, cause: .manual, commit: commit, branch: "main"), now: Date())
-        let claimed = try #require(try store.claim(queued.integration.id, owner: "test", now: Date()))
-        if let path = store.logPath(bot: bot, number: claimed.number) {
+        let queued = try await store.enqueue(QueueRequest(bot: bot, cause: .manual, commit: commit, branch: "main"), now: Date())
+        let claimed = try #require(try await store.claim(queued.integration.id, owner: "test", now: Date()))
+        if let path = store.logLocation(bot: bot, number: claimed.number) {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try log.write(toFile: path, atomically: true, encoding: .utf8)
         }
-        try store.advance(claimed.id, to: .building, now: Date())
-        return try store.complete(claimed.id, outcome: outcome ?? IntegrationOutcome(result: result), now: Date().addingTimeInterval(3))
+        try await store.advance(claimed.id, to: .building, now: Date())
+        return try await store.complete(claimed.id, outcome: outcome ?? IntegrationOutcome(result: result), now: Date().addingTimeInterval(3))
     }
 }
 

@@ -50,7 +50,7 @@ struct WebhookFuzzTests {
         #expect(statuses.values.reduce(0, +) == Self.cases)
         #expect(Set(statuses.keys).isSubset(of: [200, 202, 400, 401, 413]), "\(statuses)")
         #expect(statuses[400, default: 0] > 0 && statuses[401, default: 0] > 0)
-        #expect(try web.store.webhookDeliveries(limit: Self.cases + 10).count == Self.cases)
-        #expect(try web.store.integrityCheck() == "ok")
+        #expect(try await web.store.webhookDeliveries(limit: Self.cases + 10).count == Self.cases)
+        #expect(try await web.store.integrityCheck() == "ok")
     }
 }

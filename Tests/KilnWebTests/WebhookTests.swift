@@ -95,12 +95,12 @@ struct WebhookTests {
         let answer = try #require(try reply.json() as? [String: Any])
         let reached = try #require(answer["integrations"] as? [[String: Any]])
         #expect(reached.map { $0["bot"] as? String } == [forge.bot])
-        let queued = try #require(try web.store.botOverviews().first { $0.state.name == forge.bot }?.queued.first)
+        let queued = try #require(try await web.store.botOverviews().first { $0.state.name == forge.bot }?.queued.first)
         #expect(queued.cause == .webhook)
         #expect(queued.commit == Self.commit)
-        let delivery = try #require(try web.store.webhookDeliveries(limit: 1).first)
+        let delivery = try #require(try await web.store.webhookDeliveries(limit: 1).first)
         #expect(delivery.forge == forge.forge)
-        #expect(delivery.outcome == "queued")
+        #expect(delivery.outcome == .queued)
         #expect(delivery.statusCode == 202)
         #expect(delivery.integrations == [IntegrationReference(bot: forge.bot, number: 1)])
         #expect(delivery.repository?.contains("token") == false)
@@ -122,9 +122,9 @@ struct WebhookTests {
             headers: forge.event.merging(forge.signed(forge.body, WebFixture.secret)) { a, _ in a })
         #expect(tampered.status == (forge.forge == "gitlab" ? 202 : 401))
         if forge.forge != "gitlab" {
-            #expect(try web.store.botOverviews().allSatisfy { $0.queued.isEmpty })
+            #expect(try await web.store.botOverviews().allSatisfy { $0.queued.isEmpty })
         }
-        let deliveries = try web.store.webhookDeliveries(limit: 10)
+        let deliveries = try await web.store.webhookDeliveries(limit: 10)
         #expect(deliveries.filter { $0.statusCode == 401 }.count == (forge.forge == "gitlab" ? 2 : 3))
     }
 
@@ -149,9 +149,9 @@ struct WebhookTests {
         #expect(try await github(Self.github(after: "not-a-sha")).status == 400)
         let huge = Data(repeating: UInt8(ascii: " "), count: (1 << 20) + 1)
         #expect(try await github(huge).status == 413)
-        #expect(try web.store.botOverviews().allSatisfy { $0.queued.isEmpty })
-        let outcomes = try web.store.webhookDeliveries(limit: 20).map(\.outcome)
-        #expect(outcomes.sorted() == ["ignored", "ignored", "ignored", "ignored", "malformed", "malformed", "malformed", "too-large"])
+        #expect(try await web.store.botOverviews().allSatisfy { $0.queued.isEmpty })
+        let outcomes = try await web.store.webhookDeliveries(limit: 20).map(\.outcome)
+        #expect(outcomes.map(\.rawValue).sorted() == ["ignored", "ignored", "ignored", "ignored", "malformed", "malformed", "malformed", "too-large"])
     }
 
     @Test("A bot with its own secret takes only deliveries signed with it")
@@ -180,8 +180,8 @@ struct WebhookTests {
         let signed = try await web.post(
             "/hooks/github", body: body, headers: ["X-GitHub-Event": "push", "X-Hub-Signature-256": "sha256=" + Self.hmac(body)])
         #expect(signed.status == 401)
-        #expect(try web.store.integrations(bot: "hub", limit: 10, before: nil).isEmpty)
-        #expect(try web.store.webhookDeliveries(limit: 10).map(\.statusCode) == [401, 401])
+        #expect(try await web.store.integrations(bot: "hub", limit: 10, before: nil).isEmpty)
+        #expect(try await web.store.webhookDeliveries(limit: 10).map(\.statusCode) == [401, 401])
     }
 
     @Test("A burst of signed pushes loses nothing: every delivery answered 2xx and recorded, one integration per push")
@@ -196,8 +196,8 @@ struct WebhookTests {
         }
         #expect(statuses.count == 200)
         #expect(statuses.allSatisfy { $0 == 202 })
-        #expect(try web.store.webhookDeliveries(limit: 1000).count == 200)
-        #expect(try web.store.integrations(bot: "hub", limit: 10, before: nil).count == 1)
-        #expect(try web.store.webhookDeliveries(limit: 1000).allSatisfy { $0.integrations == [IntegrationReference(bot: "hub", number: 1)] })
+        #expect(try await web.store.webhookDeliveries(limit: 1000).count == 200)
+        #expect(try await web.store.integrations(bot: "hub", limit: 10, before: nil).count == 1)
+        #expect(try await web.store.webhookDeliveries(limit: 1000).allSatisfy { $0.integrations == [IntegrationReference(bot: "hub", number: 1)] })
     }
 }

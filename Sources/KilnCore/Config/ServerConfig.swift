@@ -3,7 +3,7 @@ import Foundation
 /// The server's settings: `kiln.yml`, every key optional. Command-line flags override it.
 public struct ServerConfig: Sendable, Hashable {
     public var listen: ListenAddress
-    /// Holds kiln.sqlite, mirrors/, workspaces/ and logs/.
+    /// Holds kiln.sqlite, mirrors/, workspaces/ and logs/ (see `DataDirectory`).
     public var data: String
     public var bots: String
     /// Integrations running at once.
@@ -20,6 +20,9 @@ public struct ServerConfig: Sendable, Hashable {
     public var reports: ReportTimes
     /// Integrations per bot whose logs, issues and tests are kept; summaries are kept forever.
     public var retention: Int
+
+    /// The paths under `data`.
+    public var dataDirectory: DataDirectory { DataDirectory(data) }
 
     public init(
         listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080),

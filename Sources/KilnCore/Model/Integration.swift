@@ -56,18 +56,21 @@ public struct Integration: Sendable, Hashable {
 
 /// The counts of a completed integration, each with its change against the previous completed
 /// integration of the same bot (nil when there is none, or the figure is unknown on either side).
-public struct Summary: Sendable, Hashable {
+///
+/// Its JSON is the API's `summary`: `{errors, warnings, tests, testFailures, coverage}`, each with
+/// its `…Change`, absent figures as `null`.
+public struct Summary: Sendable, Hashable, Encodable {
     public var errors: Int
     public var warnings: Int
     public var tests: Int
     public var testFailures: Int
     /// Percent of the package's own lines covered; nil when coverage was not measured.
-    public var coverage: Double?
-    public var errorsChange: Int?
-    public var warningsChange: Int?
-    public var testsChange: Int?
-    public var testFailuresChange: Int?
-    public var coverageChange: Double?
+    @Nullable public var coverage: Double?
+    @Nullable public var errorsChange: Int?
+    @Nullable public var warningsChange: Int?
+    @Nullable public var testsChange: Int?
+    @Nullable public var testFailuresChange: Int?
+    @Nullable public var coverageChange: Double?
 
     public init(
         errors: Int = 0, warnings: Int = 0, tests: Int = 0, testFailures: Int = 0, coverage: Double? = nil, errorsChange: Int? = nil,
@@ -95,6 +98,11 @@ public struct Summary: Sendable, Hashable {
         summary.testFailuresChange = testFailures - previous.testFailures
         if let coverage, let before = previous.coverage { summary.coverageChange = coverage - before }
         return summary
+    }
+
+    /// Coverage as pages and mails write it: `87.5 %`; nil when it was not measured.
+    public var coverageText: String? {
+        coverage.map { String(format: "%.1f %%", $0) }
     }
 }
 

@@ -46,32 +46,6 @@ public struct Committer: Sendable, Hashable, Codable {
     }
 }
 
-/// One test case's outcome, from XCTest or Swift Testing.
-public struct TestCase: Sendable, Hashable {
-    public var suite: String
-    public var name: String
-    public var status: TestStatus
-    /// Seconds.
-    public var duration: Double
-    public var message: String?
-    public var file: String?
-    public var line: Int?
-
-    public init(suite: String, name: String, status: TestStatus, duration: Double, message: String? = nil, file: String? = nil, line: Int? = nil) {
-        self.suite = suite
-        self.name = name
-        self.status = status
-        self.duration = duration
-        self.message = message
-        self.file = file
-        self.line = line
-    }
-}
-
-public enum TestStatus: String, CaseIterable, Codable, Sendable, Hashable {
-    case passed, failed, skipped
-}
-
 extension IntegrationIssue {
     /// Marks `current` against the open issues of the previous integration: an issue whose
     /// fingerprint was open before is unresolved, any other is new; previously open issues that are

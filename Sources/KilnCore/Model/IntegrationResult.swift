@@ -12,8 +12,35 @@ public enum IntegrationResult: String, CaseIterable, Codable, Sendable, Hashable
     case canceled
     case internalError = "internal-error"
 
-    /// Succeeded and warnings count as passing (`kiln run` exits 0 for them).
+    /// Succeeded and warnings count as passing (`kiln run` exits 0 for them; a report with
+    /// `every: change` calls a move between passing and not "broken" or "fixed").
     public var isPassing: Bool { self == .succeeded || self == .warnings }
+
+    /// Results of integrations that got as far as building: only their counts (errors, warnings,
+    /// tests) mean something, so only they are compared with each other.
+    public static let built: Set<IntegrationResult> = [.succeeded, .warnings, .testFailures, .buildErrors]
+
+    public var isBuilt: Bool { Self.built.contains(self) }
+}
+
+/// Which earlier integration of the same bot something is compared with. Each rule is here once.
+public enum Predecessor: Sendable, Hashable {
+    /// The newest that names a commit, in any step: where a new integration's commit range starts,
+    /// and the head a poll compares the remote with.
+    case withCommit
+    /// The newest completed one that built (`IntegrationResult.built`) and kept its details:
+    /// summary changes, issue statuses and carried warnings are against it.
+    case built
+    /// The newest completed one that was not canceled: whether a bot broke or was fixed.
+    case ended
+
+    public func matches(_ integration: Integration) -> Bool {
+        switch self {
+        case .withCommit: integration.commit != nil
+        case .built: integration.step == .completed && (integration.result?.isBuilt ?? false)
+        case .ended: integration.step == .completed && integration.result != nil && integration.result != .canceled
+        }
+    }
 }
 
 /// Where an integration is in its life.

@@ -1,6 +1,5 @@
 import Foundation
 import KilnCore
-import KilnStore
 
 extension API {
     /// `GET /api/bots/{bot}/integrations/{n}`: an integration with `steps`, `commits`, `issues`, `tests`.
@@ -11,16 +10,16 @@ extension API {
         public var issues: [Issue]
         public var tests: [Test]
 
-        public init(_ detail: KilnStore.IntegrationDetail) {
+        public init(_ detail: KilnCore.IntegrationDetail) {
             integration = Integration(detail.integration)
-            steps = detail.steps.map { Step(name: $0.name.rawValue, startedAt: $0.startedAt, duration: $0.duration) }
+            steps = detail.steps.map { Step(name: $0.name, startedAt: $0.startedAt, duration: $0.duration) }
             commits = detail.commits.map { Commit(sha: $0.sha, author: $0.author, email: $0.email, date: $0.date, subject: $0.subject) }
             issues = detail.issues.map {
                 Issue(
-                    type: $0.type.rawValue, message: $0.message, file: $0.file, line: $0.line, status: $0.status.rawValue,
+                    type: $0.type, message: $0.message, file: $0.file, line: $0.line, status: $0.status,
                     introducedBy: $0.introducedBy.map { Committer(name: $0.name, email: $0.email, commit: $0.commit) })
             }
-            tests = detail.tests.map { Test(suite: $0.suite, name: $0.name, status: $0.status.rawValue, duration: $0.duration) }
+            tests = detail.tests.map { Test(suite: $0.suite, name: $0.name, status: $0.status, duration: $0.duration) }
         }
 
         enum CodingKeys: String, CodingKey { case steps, commits, issues, tests }
@@ -36,18 +35,9 @@ extension API {
     }
 
     public struct Step: Encodable, Sendable {
-        public var name: String
+        public var name: IntegrationStep
         public var startedAt: Date
-        public var duration: Double?
-
-        enum CodingKeys: String, CodingKey { case name, startedAt, duration }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(name, forKey: .name)
-            try container.encode(startedAt, forKey: .startedAt)
-            try container.encode(duration, forKey: .duration)
-        }
+        @Nullable public var duration: Double?
     }
 
     public struct Commit: Encodable, Sendable {
@@ -59,24 +49,12 @@ extension API {
     }
 
     public struct Issue: Encodable, Sendable {
-        public var type: String
+        public var type: IssueType
         public var message: String
-        public var file: String?
-        public var line: Int?
-        public var status: String
+        @Nullable public var file: String?
+        @Nullable public var line: Int?
+        public var status: IssueStatus
         public var introducedBy: [Committer]
-
-        enum CodingKeys: String, CodingKey { case type, message, file, line, status, introducedBy }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: CodingKeys.self)
-            try container.encode(type, forKey: .type)
-            try container.encode(message, forKey: .message)
-            try container.encode(file, forKey: .file)
-            try container.encode(line, forKey: .line)
-            try container.encode(status, forKey: .status)
-            try container.encode(introducedBy, forKey: .introducedBy)
-        }
     }
 
     public struct Committer: Encodable, Sendable {
@@ -88,7 +66,7 @@ extension API {
     public struct Test: Encodable, Sendable {
         public var suite: String
         public var name: String
-        public var status: String
+        public var status: TestStatus
         public var duration: Double
     }
 

@@ -14,23 +14,23 @@ struct APIController {
     func addRoutes(to router: Router<some RequestContext>) {
         let api = router.group("api")
         api.get("bots") { _, _ in
-            let body = try await cache.body(for: "api/bots") { ByteBuffer(bytes: try API.encode(try API.bots(from: store))) }
+            let body = try await cache.body(for: "api/bots") { ByteBuffer(bytes: try API.encode(try await API.bots(from: store))) }
             return Self.json(body)
         }
         api.get("bots/{bot}") { _, context in
-            let overview = try store.overview(of: try context.parameters.require("bot"))
+            let overview = try await store.overview(of: try context.parameters.require("bot"))
             return Self.json(try API.encode(API.Bot(overview)))
         }
         api.get("bots/{bot}/integrations") { request, context in
-            let bot = try store.overview(of: try context.parameters.require("bot")).state.name
+            let bot = try await store.overview(of: try context.parameters.require("bot")).state.name
             let page = try Page(request.uri.queryParameters, maximumLimit: Self.maximumLimit)
-            let integrations = try store.integrations(bot: bot, limit: page.limit, before: page.before)
+            let integrations = try await store.integrations(bot: bot, limit: page.limit, before: page.before)
             return Self.json(try API.encode(integrations.map(API.Integration.init)))
         }
         api.get("bots/{bot}/integrations/{number}") { _, context in
-            let bot = try store.overview(of: try context.parameters.require("bot")).state.name
+            let bot = try await store.overview(of: try context.parameters.require("bot")).state.name
             let number = try Self.number(context.parameters.get("number"))
-            guard let detail = try store.integration(bot: bot, number: number) else {
+            guard let detail = try await store.integration(bot: bot, number: number) else {
                 throw WebError.notFound("integration \(number) of bot '\(bot)'")
             }
             return Self.json(try API.encode(API.IntegrationDetail(detail)))

@@ -4,14 +4,12 @@ import KilnCore
 import KilnStore
 
 /// `GET /bots/{bot}/integrations/{n}/log`: the log as text/plain. A completed integration's log is
-/// sent as it is on disk; a running one's is streamed as it grows, until the integration ends.
+/// sent as the store has it; a running one's is streamed as it grows, until the integration ends.
 ///
-/// The file is never named by the request: the bot must be a valid, known bot name and the number
-/// a known integration of it, and the path comes from the store.
+/// The log is never named by the request: the bot must be a valid, known bot name and the number
+/// a known integration of it; the store finds the log.
 struct LogController {
     let store: any Store
-    /// Where the store keeps an integration's log.
-    let logPath: @Sendable (String, Int) -> String?
     /// How often a followed log is looked at for more.
     var followInterval: Duration = .milliseconds(200)
 
@@ -19,19 +17,20 @@ struct LogController {
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("bots/{bot}/integrations/{number}/log") { _, context in
-            let (integration, path) = try locate(bot: try context.parameters.require("bot"), number: context.parameters.get("number"))
+            let integration = try await locate(bot: try context.parameters.require("bot"), number: context.parameters.get("number"))
             let headers: HTTPFields = [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache", .contentTypeOptions: "nosniff"]
             guard integration.step != .completed else {
-                guard let handle = FileHandle(forReadingAtPath: path) else {
+                guard try await store.logSize(bot: integration.bot, number: integration.number) != nil else {
                     let note = integration.expired ? "the log was deleted by retention" : "no log was recorded"
                     return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: "(\(note))\n")))
                 }
                 return Response(
                     status: .ok, headers: headers,
                     body: ResponseBody { writer in
-                        defer { try? handle.close() }
-                        while let chunk = try handle.read(upToCount: Self.chunkSize), !chunk.isEmpty {
+                        var offset = 0
+                        while let chunk = try await read(integration, from: offset) {
                             try await writer.write(ByteBuffer(bytes: chunk))
+                            offset += chunk.count
                         }
                         try await writer.finish(nil)
                     })
@@ -39,30 +38,37 @@ struct LogController {
             return Response(
                 status: .ok, headers: headers,
                 body: ResponseBody { writer in
-                    try await follow(integration, path: path, into: &writer)
+                    try await follow(integration, into: &writer)
                     try await writer.finish(nil)
                 })
         }
     }
 
-    /// Sends what the file holds, then what is appended, until the integration has completed and
+    /// The next chunk of the log from `offset`; nil at its end (or when there is none).
+    private func read(_ integration: Integration, from offset: Int) async throws -> [UInt8]? {
+        let chunk = try await store.readLog(bot: integration.bot, number: integration.number, from: offset, limit: Self.chunkSize)
+        guard let chunk, !chunk.isEmpty else { return nil }
+        return chunk
+    }
+
+    /// Sends what the log holds, then what is appended, until the integration has completed and
     /// everything it wrote has been sent.
-    private func follow(_ integration: Integration, path: String, into writer: inout any ResponseBodyWriter) async throws {
-        var handle: FileHandle?
-        defer { try? handle?.close() }
+    private func follow(_ integration: Integration, into writer: inout any ResponseBodyWriter) async throws {
+        var offset = 0
         while !Task.isCancelled {
-            if handle == nil { handle = FileHandle(forReadingAtPath: path) }
             var sent = false
-            while let chunk = try handle?.read(upToCount: Self.chunkSize), !chunk.isEmpty {
+            while let chunk = try await read(integration, from: offset) {
                 try await writer.write(ByteBuffer(bytes: chunk))
+                offset += chunk.count
                 sent = true
             }
             if !sent {
-                let now = try store.integrations(bot: integration.bot, limit: 1, before: integration.number + 1).first
+                let now = try await store.integrations(bot: integration.bot, limit: 1, before: integration.number + 1).first
                 if now?.step == .completed || now?.number != integration.number {
-                    // Whatever was written before the store said completed is in the file by now.
-                    while let chunk = try handle?.read(upToCount: Self.chunkSize), !chunk.isEmpty {
+                    // Whatever was written before the store said completed is in the log by now.
+                    while let chunk = try await read(integration, from: offset) {
                         try await writer.write(ByteBuffer(bytes: chunk))
+                        offset += chunk.count
                     }
                     return
                 }
@@ -71,25 +77,21 @@ struct LogController {
         }
     }
 
-    func locate(bot: String, number: String?) throws -> (Integration, String) {
+    func locate(bot: String, number: String?) async throws -> Integration {
         guard Bot.isValidName(bot), let number = number.flatMap({ Int($0) }), number > 0,
-            let integration = try store.integrations(bot: bot, limit: 1, before: number + 1).first, integration.number == number,
-            let path = logPath(bot, number)
+            let integration = try await store.integrations(bot: bot, limit: 1, before: number + 1).first, integration.number == number
         else { throw WebError.notFound("log of integration \(number ?? "?") of bot '\(bot)'") }
-        return (integration, path)
+        return integration
     }
 
-    /// The end of a log, at most `limit` bytes, starting at a line; nil when there is no log.
-    static func tail(of path: String, limit: Int = 64 * 1024) -> (text: String, truncated: Bool)? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let size = try? handle.seekToEnd() else { return nil }
-        let start = size > UInt64(limit) ? size - UInt64(limit) : 0
-        try? handle.seek(toOffset: start)
-        var data = (try? handle.readToEnd()) ?? Data()
-        if start > 0, let newline = data.firstIndex(of: UInt8(ascii: "\n")) {
-            data = data[data.index(after: newline)...]
+    /// The end of an integration's log, at most `limit` bytes, starting at a line; nil when there is no log.
+    static func tail(of integration: Integration, in store: any Store, limit: Int = 64 * 1024) async -> (text: String, truncated: Bool)? {
+        guard let size = try? await store.logSize(bot: integration.bot, number: integration.number) else { return nil }
+        let start = max(0, size - limit)
+        guard var bytes = try? await store.readLog(bot: integration.bot, number: integration.number, from: start, limit: limit) else { return nil }
+        if start > 0, let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
+            bytes = Array(bytes[bytes.index(after: newline)...])
         }
-        return (String(decoding: data, as: UTF8.self), start > 0)
+        return (String(decoding: bytes, as: UTF8.self), start > 0)
     }
 }

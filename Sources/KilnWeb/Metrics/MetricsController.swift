@@ -10,7 +10,7 @@ import Prometheus
 /// store, so they survive restarts and include integrations run by `kiln run`; queue length and
 /// running integrations are read at scrape time; HTTP latency is measured in this process.
 struct MetricsController {
-    let store: any WebhookStore
+    let store: any Store
     let registry: PrometheusCollectorRegistry
 
     /// Integration duration buckets, in seconds.
@@ -18,7 +18,7 @@ struct MetricsController {
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("metrics") { _, _ in
-            let statistics = try store.statistics(durationBuckets: Self.durationBuckets)
+            let statistics = try await store.statistics(durationBuckets: Self.durationBuckets)
             var text = Self.render(statistics)
             text += registry.emitToString()
             return Response(
@@ -49,13 +49,13 @@ struct MetricsController {
         lines.append("kiln_integration_duration_seconds_count \(statistics.durationCount)")
         lines.append("# HELP kiln_webhook_deliveries_total Webhook deliveries by outcome.")
         lines.append("# TYPE kiln_webhook_deliveries_total counter")
-        for outcome in ["queued", "ignored", "unauthorized", "malformed", "too-large"] {
-            lines.append("kiln_webhook_deliveries_total{outcome=\"\(outcome)\"} \(statistics.webhooksByOutcome[outcome] ?? 0)")
+        for outcome in WebhookDelivery.Outcome.allCases {
+            lines.append("kiln_webhook_deliveries_total{outcome=\"\(outcome.rawValue)\"} \(statistics.webhooksByOutcome[outcome] ?? 0)")
         }
         lines.append("# HELP kiln_mails Mails in the outbox by state.")
         lines.append("# TYPE kiln_mails gauge")
-        for state in ["queued", "sent", "failed"] {
-            lines.append("kiln_mails{state=\"\(state)\"} \(statistics.outboxByState[state] ?? 0)")
+        for state in QueuedMail.State.allCases {
+            lines.append("kiln_mails{state=\"\(state.rawValue)\"} \(statistics.outboxByState[state] ?? 0)")
         }
         return lines.joined(separator: "\n") + "\n"
     }

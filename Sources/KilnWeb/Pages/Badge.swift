@@ -1,4 +1,4 @@
-import KilnStore
+import KilnCore
 
 /// A shields-style badge: `build | succeeded`, coloured by the result.
 enum Badge {

@@ -8,7 +8,6 @@ struct PagesController {
     let store: any Store
     let assets: WebAssets
     let cache: ResponseCache
-    let logPath: @Sendable (String, Int) -> String?
 
     /// Integrations per history page, and how many the trend charts cover.
     static let pageSize = 25
@@ -20,7 +19,7 @@ struct PagesController {
         router.get("/") { request, _ in
             let bigscreen = request.uri.queryParameters.get("bigscreen") != nil
             let body = try await cache.body(for: bigscreen ? "page/bigscreen" : "page/index") {
-                ByteBuffer(string: try indexPage(bigscreen: bigscreen))
+                ByteBuffer(string: try await indexPage(bigscreen: bigscreen))
             }
             return Self.html(body)
         }
@@ -30,20 +29,20 @@ struct PagesController {
                 body: .init(byteBuffer: ByteBuffer(string: assets.stylesheet)))
         }
         router.get("bots/{bot}") { request, context in
-            let overview = try store.overview(of: try context.parameters.require("bot"))
+            let overview = try await store.overview(of: try context.parameters.require("bot"))
             let page = try Page(request.uri.queryParameters, defaultLimit: Self.pageSize, maximumLimit: 200)
-            return Self.html(ByteBuffer(string: try botPage(overview, page: page)))
+            return Self.html(ByteBuffer(string: try await botPage(overview, page: page)))
         }
         router.get("bots/{bot}/integrations/{number}") { _, context in
-            let overview = try store.overview(of: try context.parameters.require("bot"))
+            let overview = try await store.overview(of: try context.parameters.require("bot"))
             let number = try APIController.number(context.parameters.get("number"))
-            guard let detail = try store.integration(bot: overview.state.name, number: number) else {
+            guard let detail = try await store.integration(bot: overview.state.name, number: number) else {
                 throw WebError.notFound("integration \(number) of bot '\(overview.state.name)'")
             }
-            return Self.html(ByteBuffer(string: integrationPage(detail)))
+            return Self.html(ByteBuffer(string: await integrationPage(detail)))
         }
         router.get("bots/{bot}/badge.svg") { _, context in
-            let overview = try store.overview(of: try context.parameters.require("bot"))
+            let overview = try await store.overview(of: try context.parameters.require("bot"))
             return Response(
                 status: .ok, headers: [.contentType: "image/svg+xml; charset=utf-8", .cacheControl: "no-cache"],
                 body: .init(byteBuffer: ByteBuffer(string: Badge.svg(for: overview))))
@@ -54,9 +53,9 @@ struct PagesController {
         Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: body))
     }
 
-    func indexPage(bigscreen: Bool) throws -> String {
+    func indexPage(bigscreen: Bool) async throws -> String {
         let now = Date()
-        let overviews = try store.botOverviews().filter(\.loaded)
+        let overviews = try await store.botOverviews().filter(\.loaded)
         let good = overviews.filter { $0.state.problems.isEmpty }
         let broken = overviews.filter { !$0.state.problems.isEmpty }.map {
             BrokenBotView(name: $0.state.name, file: $0.state.file, problems: $0.state.problems)
@@ -67,14 +66,14 @@ struct PagesController {
         return assets.render(page, bigscreen ? "bigscreen" : "index")
     }
 
-    func botPage(_ overview: BotOverview, page: Page) throws -> String {
+    func botPage(_ overview: BotOverview, page: Page) async throws -> String {
         let now = Date()
         let name = overview.state.name
-        let history = try store.integrations(bot: name, limit: page.limit + 1, before: page.before)
+        let history = try await store.integrations(bot: name, limit: page.limit + 1, before: page.before)
         let shown = Array(history.prefix(page.limit))
         let recent =
-            try page.before == nil && page.limit >= Self.chartSpan
-            ? Array(history.prefix(Self.chartSpan)) : store.integrations(bot: name, limit: Self.chartSpan, before: nil)
+            page.before == nil && page.limit >= Self.chartSpan
+            ? Array(history.prefix(Self.chartSpan)) : try await store.integrations(bot: name, limit: Self.chartSpan, before: nil)
         let completed = recent.filter { $0.step == .completed }.reversed()
         let charts = [
             TrendChart(title: "Duration", values: completed.map(\.duration), format: DurationText.prose),
@@ -82,11 +81,11 @@ struct PagesController {
             TrendChart(
                 title: "Issues", values: completed.map { $0.summary.map { Double($0.errors + $0.warnings + $0.testFailures) } },
                 format: { String(Int($0)) }),
-            TrendChart(title: "Coverage", values: completed.map { $0.summary?.coverage }, format: { String(format: "%.1f %%", $0) }),
+            TrendChart(title: "Coverage", values: completed.map { $0.summary?.coverage }, format: { Summary(coverage: $0).coverageText ?? "" }),
         ]
-        let bot = API.Bot(overview)
         let view = BotPage(
-            title: "\(name) · Kiln", name: name, repository: overview.state.repository, branch: overview.state.branch, status: bot.status,
+            title: "\(name) · Kiln", name: name, repository: overview.state.repository, branch: overview.state.branch,
+            status: overview.status.rawValue,
             problems: overview.state.problems, hasProblems: !overview.state.problems.isEmpty,
             running: overview.running.first.map { ActiveView($0, now: now) }, queued: overview.queued.map { ActiveView($0, now: now) },
             integrations: shown.map { IntegrationSummaryView($0, now: now) }, hasIntegrations: !shown.isEmpty, charts: charts,
@@ -95,7 +94,7 @@ struct PagesController {
         return assets.render(view, "bot")
     }
 
-    func integrationPage(_ detail: IntegrationDetail) -> String {
+    func integrationPage(_ detail: IntegrationDetail) async -> String {
         let now = Date()
         let integration = detail.integration
         let base = "/bots/\(integration.bot)/integrations/\(integration.number)"
@@ -117,7 +116,7 @@ struct PagesController {
             TestView(suite: test.suite, name: test.name, status: test.status.rawValue, duration: DurationText.prose(test.duration))
         }
         let failing = detail.tests.filter { $0.status == .failed }.map(testView)
-        let tail = logPath(integration.bot, integration.number).flatMap { LogController.tail(of: $0) }
+        let tail = await LogController.tail(of: integration, in: store)
         let page = IntegrationPage(
             title: "\(integration.bot) #\(integration.number) · Kiln", bot: integration.bot, botURL: "/bots/\(integration.bot)",
             number: integration.number, result: integration.result?.rawValue ?? integration.step.rawValue, tone: Formatting.tone(integration.result),

@@ -45,7 +45,7 @@ struct IntegrationSummaryView {
         testsChange = Formatting.change(summary?.testsChange)
         testFailures = summary?.testFailures ?? 0
         testFailuresChange = Formatting.change(summary?.testFailuresChange)
-        coverage = summary?.coverage.map { String(format: "%.1f %%", $0) }
+        coverage = summary?.coverageText
     }
 }
 
@@ -79,12 +79,11 @@ struct BotRowView {
     var isQueued: Bool
 
     init(_ overview: BotOverview, now: Date) {
-        let bot = API.Bot(overview)
         name = overview.state.name
         url = "/bots/\(overview.state.name)"
         repository = overview.state.repository
         branch = overview.state.branch
-        status = bot.status
+        status = overview.status.rawValue
         last = overview.last.map { IntegrationSummaryView($0, now: now) }
         running = overview.running.first.map { ActiveView($0, now: now) }
         queued = overview.queued.map { ActiveView($0, now: now) }

@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import KilnCore
-import KilnServer
 import KilnStore
 import Logging
 
@@ -13,9 +12,9 @@ import Logging
 /// 200 when no bot follows the branch (or the event is not a push), 400 when the payload cannot be
 /// read, 401 when the signature is missing or wrong, 413 over 1 MiB.
 struct WebhookController {
-    let store: any WebhookStore
-    let registry: BotRegistry
-    let scheduler: Scheduler?
+    let store: any Store
+    /// The bots as last loaded.
+    let bots: @Sendable () async -> [Bot]
     /// The server-wide secret (`webhooks.secret-file`), if any.
     let secret: [UInt8]?
     let logger: Logger
@@ -23,8 +22,8 @@ struct WebhookController {
     static let maximumBody = 1 << 20
 
     struct Answer: Encodable {
-        var outcome: String
-        var detail: String?
+        var outcome: WebhookDelivery.Outcome
+        @Nullable var detail: String?
         var integrations: [Reached]
 
         struct Reached: Encodable {
@@ -44,27 +43,27 @@ struct WebhookController {
 
     func receive(_ request: Request, forge: PushEvent.Forge) async throws -> Response {
         let event = Self.eventName(request.headers, forge: forge)
-        var delivery = WebhookDelivery(forge: forge.rawValue, event: event, outcome: "", statusCode: 0)
+        var delivery = WebhookDelivery(forge: forge.rawValue, event: event, outcome: .ignored, statusCode: 0)
 
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.maximumBody {
-            return try answer(&delivery, .contentTooLarge, "too-large", "the body is larger than 1 MiB")
+            return try await answer(&delivery, .contentTooLarge, .tooLarge, "the body is larger than 1 MiB")
         }
         let body: [UInt8]
         do {
             var buffer = try await request.body.collect(upTo: Self.maximumBody)
             body = buffer.readBytes(length: buffer.readableBytes) ?? []
         } catch {
-            return try answer(&delivery, .contentTooLarge, "too-large", "the body is larger than 1 MiB")
+            return try await answer(&delivery, .contentTooLarge, .tooLarge, "the body is larger than 1 MiB")
         }
 
         // Signature first, so that nothing about an unsigned request's payload is revealed.
-        let bots = await registry.catalog.bots.map(\.bot).filter { $0.schedule.onCommit }
+        let bots = await self.bots().filter { $0.schedule.onCommit }
         // Bot secrets are read at each delivery, so a rotated file takes effect at once. A file
         // that cannot be read stands for a secret nothing matches: its bot takes no delivery.
         var botSecrets: [String: [UInt8]?] = [:]
         for bot in bots {
             guard let path = bot.webhookSecretFile else { continue }
-            let read = Self.readSecret(path)
+            let read = SecretFile.read(path)
             if read == nil {
                 logger.warning(
                     "cannot read the bot's webhook-secret-file; it takes no webhook until the file holds a secret",
@@ -77,49 +76,44 @@ struct WebhookController {
         if secret != nil || !botSecrets.isEmpty {
             let header = Signature.headerNames(for: forge).lazy.compactMap { request.headers[$0] }.first
             guard let header else {
-                return try answer(
-                    &delivery, .unauthorized, "unauthorized",
+                return try await answer(
+                    &delivery, .unauthorized, .unauthorized,
                     "missing \(Signature.headerNames(for: forge).map(\.rawName).joined(separator: " or ")) header")
             }
             verified = candidates.filter { Signature.isValid(header, body: body, secret: $0, forge: forge) }
             guard !verified.isEmpty else {
-                return try answer(&delivery, .unauthorized, "unauthorized", "the signature does not match the configured secret")
+                return try await answer(&delivery, .unauthorized, .unauthorized, "the signature does not match the configured secret")
             }
         }
 
         guard Self.isPush(event, forge: forge) else {
-            return try answer(&delivery, .ok, "ignored", event == "ping" ? "ping" : "not a push event: \(event)")
+            return try await answer(&delivery, .ok, .ignored, event == "ping" ? "ping" : "not a push event: \(event)")
         }
         let push: PushEvent
         do {
             push = try PushEvent.parse(body, forge: forge)
         } catch {
-            return try answer(&delivery, .badRequest, "malformed", error.description)
+            return try await answer(&delivery, .badRequest, .malformed, error.description)
         }
         let urls = push.repositoryURLs.compactMap { try? RepositoryURL(parsing: $0, relativeTo: "/") }
-        let identities = Set(urls.map(\.identity))
         delivery.repository = urls.first?.redacted
         delivery.branch = push.branch
         delivery.commit = push.commit
         guard push.isBranch, !push.deleted else {
-            return try answer(&delivery, .ok, "ignored", push.deleted ? "the branch was deleted" : "not a branch: \(push.branch)")
+            return try await answer(&delivery, .ok, .ignored, push.deleted ? "the branch was deleted" : "not a branch: \(push.branch)")
         }
-        let matched = bots.filter { bot in
-            guard bot.repository.branch == push.branch, identities.contains(bot.repository.url.identity) else { return false }
+        let requests = Push(repositories: Set(urls.map(\.identity)), branch: push.branch, commit: push.commit).requests(for: bots) { bot in
             // A bot with its own secret takes only deliveries signed with it; others take the server's.
             if let own = botSecrets[bot.name] { return own.map { verified.contains($0) } ?? false }
             return secret.map { verified.contains($0) } ?? true
         }
-        guard !matched.isEmpty else {
+        guard !requests.isEmpty else {
             let repository = delivery.repository ?? "the repository"
-            return try answer(&delivery, .ok, "ignored", "no bot follows \(repository) branch \(push.branch)")
+            return try await answer(&delivery, .ok, .ignored, "no bot follows \(repository) branch \(push.branch)")
         }
-        let requests = matched.map {
-            QueueRequest(bot: $0.name, cause: .webhook, commit: push.commit, branch: push.branch, cancelSuperseded: $0.cancelSuperseded)
-        }
-        delivery.outcome = "queued"
+        delivery.outcome = .queued
         delivery.statusCode = 202
-        let outcomes = try store.receiveWebhook(delivery, queue: requests, now: Date())
+        let outcomes = try await store.receiveWebhook(delivery, queue: requests, now: Date())
         for outcome in outcomes {
             logger.info(
                 outcome.coalesced ? "coalesced" : "queued",
@@ -127,18 +121,19 @@ struct WebhookController {
                     "bot": "\(outcome.integration.bot)", "number": "\(outcome.integration.number)", "cause": "webhook",
                     "why": "\(forge.rawValue) push to \(push.branch)",
                 ])
-            if let commit = push.commit { await scheduler?.noteHead(commit, of: outcome.integration.bot) }
         }
         let reached = outcomes.map { Answer.Reached(bot: $0.integration.bot, number: $0.integration.number, coalesced: $0.coalesced) }
-        return try Self.json(.accepted, Answer(outcome: "queued", detail: nil, integrations: reached))
+        return try Self.json(.accepted, Answer(outcome: .queued, detail: nil, integrations: reached))
     }
 
     /// Records a delivery that queues nothing, and answers it.
-    private func answer(_ delivery: inout WebhookDelivery, _ status: HTTPResponse.Status, _ outcome: String, _ detail: String) throws -> Response {
+    private func answer(
+        _ delivery: inout WebhookDelivery, _ status: HTTPResponse.Status, _ outcome: WebhookDelivery.Outcome, _ detail: String
+    ) async throws -> Response {
         delivery.outcome = outcome
         delivery.statusCode = status.code
         delivery.detail = detail
-        _ = try store.receiveWebhook(delivery, queue: [], now: Date())
+        _ = try await store.receiveWebhook(delivery, queue: [], now: Date())
         if status.code >= 400 {
             logger.warning("webhook refused", metadata: ["forge": "\(delivery.forge)", "status": "\(status.code)", "why": "\(detail)"])
         }
@@ -169,12 +164,5 @@ struct WebhookController {
         case .gitlab: event == "Push Hook" || event.isEmpty
         case .generic: true
         }
-    }
-
-    /// A secret file's contents without the trailing newline an editor adds.
-    static func readSecret(_ path: String) -> [UInt8]? {
-        guard var data = FileManager.default.contents(atPath: path) else { return nil }
-        while let last = data.last, last == UInt8(ascii: "\n") || last == UInt8(ascii: "\r") { data.removeLast() }
-        return data.isEmpty ? nil : Array(data)
     }
 }

@@ -26,33 +26,35 @@ struct Run: AsyncParsableCommand {
     var bot: String
 
     func run() async throws {
-        let (config, catalog, bot) = try location.loadBot(named: self.bot)
-        let store: SQLiteStore
+        let (config, _, bot) = try location.loadBot(named: self.bot)
+        var logger = Logger(label: "kiln")
+        logger.logLevel = .warning
         let integration: Integration
+        let application: KilnApplication
         do {
-            store = try SQLiteStore.open(dataDirectory: config.data)
-            _ = try store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date())
-            try store.syncBots(catalog.states, now: Date())
-            let queued = try store.enqueue(
-                QueueRequest(bot: bot.name, cause: .manual, branch: bot.repository.branch, cancelSuperseded: false), now: Date())
-            guard let claimed = try store.claim(queued.integration.id, owner: ProcessOwner.current, now: Date()) else {
+            application = try await KilnApplication.build(settings: ServerSettings(config: config), role: .foreground, logger: logger)
+            _ = try await application.loadBots()
+            let queued = try await application.store.enqueue(QueueRequest(bot, cause: .manual), now: Date())
+            guard let claimed = try await application.store.claim(queued.integration.id, owner: ProcessOwner.current, now: Date()) else {
                 Console.error("error: \(bot.name) is integrating already (another kiln is running it); #\(queued.integration.number) is queued")
                 throw ExitCode.failure
             }
             integration = claimed
+        } catch let error as ServerSetupError {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
         } catch let error as StoreError {
             Console.error("error: \(error)")
             throw ExitCode.failure
+        } catch let error as ConfigError {
+            throw fail(with: error)
         }
-        var logger = Logger(label: "kiln")
-        logger.logLevel = .warning
-        let executor = IntegrationExecutor(
-            store: store, mirrors: Mirrors(directory: config.data + "/mirrors", sshKeyFile: config.sshKeyFile), dataDirectory: config.data,
-            serverEnvironment: ProcessInfo.processInfo.environment, logger: logger)
+        let sequencer = application.sequencer
+        let store = application.store
         Console.out("\(bot.name) #\(integration.number): \(bot.repository.url.redacted) \(bot.repository.branch)")
         let display = ProgressDisplay(live: isatty(STDOUT_FILENO) == 1)
         // Progress arrives synchronously from the executor; a stream keeps it in order for the display.
-        let (events, sink) = AsyncStream.makeStream(of: IntegrationExecutor.Progress.self)
+        let (events, sink) = AsyncStream.makeStream(of: IntegrationSequencer.Progress.self)
         enum Part: Sendable {
             case completed(Integration)
             case drained
@@ -60,7 +62,7 @@ struct Run: AsyncParsableCommand {
         }
         let completed = await withTaskGroup(of: Part.self) { group in
             group.addTask {
-                let completed = await executor.run(integration, of: bot) { sink.yield($0) }
+                let completed = await sequencer.run(integration, of: bot) { sink.yield($0) }
                 sink.finish()
                 return .completed(completed)
             }
@@ -91,8 +93,9 @@ struct Run: AsyncParsableCommand {
             return completed ?? integration
         }
         await display.finish()
-        let detail = try? store.integration(bot: bot.name, number: completed.number)
-        Console.out(Self.summary(completed, detail: detail, log: executor.logPath(bot: bot.name, number: completed.number)))
+        let detail = try? await store.integration(bot: bot.name, number: completed.number)
+        let log = store.logLocation(bot: bot.name, number: completed.number) ?? "the store"
+        Console.out(Self.summary(completed, detail: detail, log: log))
         if completed.result?.isPassing != true { throw ExitCode.failure }
     }
 
@@ -102,8 +105,7 @@ struct Run: AsyncParsableCommand {
         let duration = integration.duration.map { String(format: " in %.1fs", $0) } ?? ""
         lines.append("result: \(result)\(duration)\(integration.commit.map { " at \($0.prefix(12))" } ?? "")")
         if let reason = integration.reason { lines.append("  \(reason)") }
-        let built: Set<IntegrationResult> = [.succeeded, .warnings, .testFailures, .buildErrors]
-        if let summary = integration.summary, let ended = integration.result, built.contains(ended) {
+        if let summary = integration.summary, integration.result?.isBuilt == true {
             func change(_ value: Int?) -> String {
                 guard let value, value != 0 else { return "" }
                 return value > 0 ? " (+\(value))" : " (\(value))"
@@ -111,7 +113,7 @@ struct Run: AsyncParsableCommand {
             var counts =
                 "errors \(summary.errors)\(change(summary.errorsChange)), warnings \(summary.warnings)\(change(summary.warningsChange)), "
                 + "tests \(summary.tests)\(change(summary.testsChange)), failures \(summary.testFailures)\(change(summary.testFailuresChange))"
-            if let coverage = summary.coverage { counts += String(format: ", coverage %.1f%%", coverage) }
+            if let coverage = summary.coverageText { counts += ", coverage \(coverage)" }
             lines.append(counts)
         }
         if let detail {
@@ -140,7 +142,7 @@ actor ProgressDisplay {
         self.live = live
     }
 
-    func handle(_ progress: IntegrationExecutor.Progress) {
+    func handle(_ progress: IntegrationSequencer.Progress) {
         switch progress {
         case .step(let next):
             step = next

@@ -1,12 +1,8 @@
 import ArgumentParser
 import Foundation
-import Hummingbird
 import KilnCore
 import KilnServer
-import KilnStore
-import KilnWeb
 import Logging
-import ServiceLifecycle
 import UnixSignals
 
 struct Serve: AsyncParsableCommand {
@@ -58,21 +54,21 @@ struct Serve: AsyncParsableCommand {
 
         let settings = ServerSettings(config: config, logLevel: level)
         let host = config.listen.host
-        let server: KilnServices
+        let application: KilnApplication
         do {
-            server = try buildServer(settings: settings, logger: logger) { port in
-                Console.out("kiln serving on http://\(host):\(port)")
-            }
+            application = try await KilnApplication.build(
+                settings: settings,
+                role: .server { port in Console.out("kiln serving on http://\(host):\(port)") }, logger: logger)
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure
         }
-        for integration in server.recovered {
+        for integration in application.recovered {
             Console.out("\(integration.bot) #\(integration.number) ended as internal-error: \(integration.reason ?? "")")
         }
         let catalog: BotCatalog
         do {
-            catalog = try await server.scheduler.loadBots()
+            catalog = try await application.loadBots()
         } catch {
             throw fail(with: error)
         }
@@ -84,13 +80,9 @@ struct Serve: AsyncParsableCommand {
             Console.out("bot \(broken.name): broken (\(broken.file))")
             for problem in broken.problems { Console.out("  \(problem)") }
         }
-        let group = ServiceGroup(
-            configuration: ServiceGroupConfiguration(
-                services: server.services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) },
-                gracefulShutdownSignals: [.sigterm, .sigint], cancellationSignals: [], logger: logger))
-        // The group handles the first SIGTERM or SIGINT gracefully; a second one exits at once.
+        // The application handles the first SIGTERM or SIGINT gracefully; a second one exits at once.
         try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
+            tasks.addTask { try await application.run(gracefulShutdownSignals: [.sigterm, .sigint]) }
             tasks.addTask {
                 var received = 0
                 for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) {

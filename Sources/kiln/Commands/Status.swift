@@ -4,7 +4,7 @@ import KilnCore
 import KilnStore
 import KilnWeb
 
-struct Status: ParsableCommand {
+struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Show the bots, their last results, and running and queued integrations.",
         discussion: """
@@ -23,7 +23,7 @@ struct Status: ParsableCommand {
     @Flag(help: "Print the JSON of GET /api/bots.")
     var json = false
 
-    func run() throws {
+    func run() async throws {
         let config: ServerConfig
         do {
             config = try location.serverConfig()
@@ -33,9 +33,9 @@ struct Status: ParsableCommand {
         let bots: [API.Bot]
         let outbox: Outbox
         do {
-            let store = try SQLiteStore.open(dataDirectory: config.data)
-            bots = try API.bots(from: store)
-            outbox = try store.outbox(limit: 10)
+            let store = try StoreLocation.open(config.dataDirectory)
+            bots = try await API.bots(from: store)
+            outbox = try await store.outbox(limit: 10)
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure
@@ -56,15 +56,15 @@ struct Status: ParsableCommand {
         let width = bots.map(\.name.count).max() ?? 3
         for bot in bots {
             var line =
-                bot.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + bot.status.padding(toLength: 8, withPad: " ", startingAt: 0)
+                bot.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + bot.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
             if let last = bot.last {
-                line += "  last #\(last.number) \(last.result ?? "?")"
+                line += "  last #\(last.number) \(last.result?.rawValue ?? "?")"
                 if let ended = last.endedAt { line += " \(Self.ago(now.timeIntervalSince(ended))) ago" }
                 if let duration = last.duration { line += " in \(DurationText.compact(duration))" }
             } else {
                 line += "  never integrated"
             }
-            if let running = bot.running { line += "; running #\(running.number) (\(running.step))" }
+            if let running = bot.running { line += "; running #\(running.number) (\(running.step.rawValue))" }
             if !bot.queued.isEmpty { line += "; queued " + bot.queued.map { "#\($0.number)" }.joined(separator: ", ") }
             Console.out(line)
             for problem in bot.problems { Console.out("  \(problem)") }
@@ -78,7 +78,7 @@ struct Status: ParsableCommand {
         Console.out("mail: \(outbox.queued) queued, \(outbox.failed) failed, \(outbox.sent) sent")
         for mail in outbox.undelivered {
             var line = "  \(mail.state) \"\(mail.subject)\" to \(mail.recipients.joined(separator: ", "))"
-            if mail.state == "queued", mail.attempts > 0 {
+            if mail.state == .queued, mail.attempts > 0 {
                 line +=
                     ", \(mail.attempts) attempt\(mail.attempts == 1 ? "" : "s"), next in \(DurationText.compact(mail.nextAttemptAt.timeIntervalSince(now)))"
             }

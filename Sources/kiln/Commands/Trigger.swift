@@ -3,7 +3,7 @@ import Foundation
 import KilnCore
 import KilnStore
 
-struct Trigger: ParsableCommand {
+struct Trigger: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Queue an integration of a bot.",
         discussion: """
@@ -21,12 +21,11 @@ struct Trigger: ParsableCommand {
     @Argument(help: ArgumentHelp("The bot to integrate.", valueName: "bot"))
     var bot: String
 
-    func run() throws {
+    func run() async throws {
         let (config, _, found) = try location.loadBot(named: bot)
         do {
-            let store = try SQLiteStore.open(dataDirectory: config.data)
-            let outcome = try store.enqueue(
-                QueueRequest(bot: found.name, cause: .manual, branch: found.repository.branch, cancelSuperseded: false), now: Date())
+            let store = try StoreLocation.open(config.dataDirectory)
+            let outcome = try await store.enqueue(QueueRequest(found, cause: .manual), now: Date())
             let number = outcome.integration.number
             Console.out(outcome.coalesced ? "\(found.name) #\(number) was already queued; the trigger joins it" : "queued \(found.name) #\(number)")
         } catch {

@@ -3,8 +3,8 @@ import GRDB
 import KilnCore
 
 extension SQLiteStore {
-    public func recoverAbandoned(isAlive: (String) -> Bool, now: Date) throws(StoreError) -> [Integration] {
-        let running = try read("reading running integrations") { db in
+    public func recoverAbandoned(isAlive: @Sendable (String) -> Bool, now: Date) async throws(StoreError) -> [Integration] {
+        let running = try await read("reading running integrations") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM integration WHERE step NOT IN ('pending', 'completed') AND step != 'completed'").map {
                 (integration: Integration(row: $0), owner: $0["owner"] as String? ?? "")
             }
@@ -13,16 +13,16 @@ extension SQLiteStore {
         for (integration, owner) in running where !isAlive(owner) {
             let reason =
                 "the Kiln process running this integration (\(owner.isEmpty ? "unknown" : owner)) stopped during step '\(integration.step.rawValue)'; it was ended when Kiln started again"
-            if let log = logPath(bot: integration.bot, number: integration.number) { Self.append("\n*** \(reason)\n", toLog: log) }
-            recovered.append(try complete(integration.id, outcome: IntegrationOutcome(result: .internalError, reason: reason), now: now))
+            if let log = logLocation(bot: integration.bot, number: integration.number) { Self.append("\n*** \(reason)\n", toLog: log) }
+            recovered.append(try await complete(integration.id, outcome: IntegrationOutcome(result: .internalError, reason: reason), now: now))
         }
         return recovered
     }
 
-    public func applyRetention(keep: Int, bot: String? = nil) throws(StoreError) -> Int {
+    public func applyRetention(keep: Int, bot: String?) async throws(StoreError) -> Int {
         // Found in a read, expired in small write transactions: the queue never waits long for
         // the write lock, even when a lowered limit expires thousands of integrations at once.
-        let expiring = try read("finding integrations past retention") { db in
+        let expiring = try await read("finding integrations past retention") { db in
             let bots = try bot.map { [$0] } ?? String.fetchAll(db, sql: "SELECT name FROM bot")
             return try bots.flatMap { bot in
                 try Row.fetchAll(
@@ -36,7 +36,7 @@ extension SQLiteStore {
             }
         }
         for batch in stride(from: 0, to: expiring.count, by: 200).map({ expiring[$0..<min($0 + 200, expiring.count)] }) {
-            try write("applying retention") { db in
+            try await write("applying retention") { db in
                 for entry in batch {
                     try db.cachedStatement(sql: "DELETE FROM issue WHERE integrationId = ?").execute(arguments: [entry.id])
                     try db.cachedStatement(sql: "DELETE FROM testCase WHERE integrationId = ?").execute(arguments: [entry.id])
@@ -44,7 +44,7 @@ extension SQLiteStore {
                 }
             }
             for entry in batch {
-                if let log = logPath(bot: entry.bot, number: entry.number) { try? FileManager.default.removeItem(atPath: log) }
+                if let log = logLocation(bot: entry.bot, number: entry.number) { try? FileManager.default.removeItem(atPath: log) }
             }
         }
         return expiring.count

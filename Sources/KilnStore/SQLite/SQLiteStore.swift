@@ -12,6 +12,7 @@ public struct SQLiteStore: Store {
     public let path: String
     /// Where integration logs live (`<logs>/<bot>/<number>.log`), for recovery and retention.
     public let logsDirectory: String?
+    let hub: ChangeHub
 
     /// Opens (creating if needed) and migrates the database at `path`.
     public static func open(path: String, logsDirectory: String? = nil) throws(StoreError) -> SQLiteStore {
@@ -30,7 +31,7 @@ public struct SQLiteStore: Store {
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             let pool = try DatabasePool(path: path, configuration: configuration)
             try Schema.migrator.migrate(pool)
-            return SQLiteStore(pool: pool, path: path, logsDirectory: logsDirectory)
+            return SQLiteStore(pool: pool, path: path, logsDirectory: logsDirectory, hub: ChangeHub(databasePath: path))
         } catch {
             throw .cannotOpen(path: path, reason: "\(error)")
         }
@@ -38,42 +39,64 @@ public struct SQLiteStore: Store {
 
     /// Opens the store of a data directory: `<data>/kiln.sqlite`, logs in `<data>/logs`.
     public static func open(dataDirectory: String) throws(StoreError) -> SQLiteStore {
-        try open(path: dataDirectory + "/kiln.sqlite", logsDirectory: dataDirectory + "/logs")
+        let directory = DataDirectory(dataDirectory)
+        return try open(path: directory.database, logsDirectory: directory.logs)
+    }
+
+    public func changes() -> AsyncStream<StoreChange> {
+        hub.subscribe()
     }
 
     /// SQLite's journal mode for this file (`wal`).
-    public func journalMode() throws(StoreError) -> String {
-        try read("reading the journal mode") { try String.fetchOne($0, sql: "PRAGMA journal_mode") ?? "" }
+    public func journalMode() async throws(StoreError) -> String {
+        try await read("reading the journal mode") { try String.fetchOne($0, sql: "PRAGMA journal_mode") ?? "" }
     }
 
     /// The migrations applied, oldest first.
-    public func appliedMigrations() throws(StoreError) -> [String] {
-        try read("reading the migrations") { try Schema.migrator.appliedMigrations($0) }
+    public func appliedMigrations() async throws(StoreError) -> [String] {
+        try await read("reading the migrations") { try Schema.migrator.appliedMigrations($0) }
     }
 
     /// `PRAGMA integrity_check`: "ok" for a sound file.
-    public func integrityCheck() throws(StoreError) -> String {
-        try read("checking integrity") { try String.fetchAll($0, sql: "PRAGMA integrity_check").joined(separator: "\n") }
-    }
-
-    /// The log file of an integration.
-    public func logPath(bot: String, number: Int) -> String? {
-        logsDirectory.map { "\($0)/\(bot)/\(number).log" }
+    public func integrityCheck() async throws(StoreError) -> String {
+        try await read("checking integrity") { try String.fetchAll($0, sql: "PRAGMA integrity_check").joined(separator: "\n") }
     }
 
     // MARK: Access
 
-    func read<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+    // Reads and writes run on GRDB's own threads and are not canceled with the calling task: a
+    // canceled integration must still be recorded as canceled, and a write that was asked for lands.
+
+    func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
+        let result: Result<T, any Error> = await withCheckedContinuation { continuation in
+            pool.asyncRead { database in
+                continuation.resume(returning: Result { try body(try database.get()) })
+            }
+        }
         do {
-            return try pool.read(body)
+            return try result.get()
         } catch {
             throw .query(what: what, reason: "\(error)")
         }
     }
 
-    func write<T>(_ what: String, _ body: (Database) throws -> T) throws(StoreError) -> T {
+    func write<T: Sendable>(_ what: String, _ body: @escaping @Sendable (Database) throws -> T) async throws(StoreError) -> T {
+        let result: Result<T, any Error> = await withCheckedContinuation { continuation in
+            pool.asyncWriteWithoutTransaction { db in
+                continuation.resume(
+                    returning: Result {
+                        var value: T?
+                        try db.inTransaction(.immediate) {
+                            value = try body(db)
+                            return .commit
+                        }
+                        guard let value else { throw StoreError.query(what: what, reason: "the transaction returned nothing") }
+                        return value
+                    })
+            }
+        }
         do {
-            return try pool.write(body)
+            return try result.get()
         } catch let error as StoreError {
             throw error
         } catch {

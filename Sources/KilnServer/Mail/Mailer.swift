@@ -41,7 +41,7 @@ public actor Mailer: Service {
         }
     }
 
-    let store: any Store & MailStore
+    let store: any Store
     let registry: BotRegistry
     let delivery: Delivery?
     let settings: Settings
@@ -52,7 +52,7 @@ public actor Mailer: Service {
     private let wakeup: AsyncStream<Void>.Continuation
 
     public init(
-        store: any Store & MailStore, registry: BotRegistry, delivery: Delivery?, settings: Settings = Settings(), logger: Logger,
+        store: any Store, registry: BotRegistry, delivery: Delivery?, settings: Settings = Settings(), logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
@@ -98,12 +98,12 @@ public actor Mailer: Service {
         let current = now()
         do {
             guard let delivery else {
-                if !(try store.integrationsToNotify(limit: 1)).isEmpty { try store.markAllNotified(now: current) }
+                if !(try await store.integrationsToNotify(limit: 1)).isEmpty { try await store.markAllNotified(now: current) }
                 return 0
             }
-            let composed = try delivery.notifier.notifyCompleted(bots: bots, now: current)
+            let composed = try await delivery.notifier.notifyCompleted(bots: bots, now: current)
             if composed > 0 { logger.info("mail queued", metadata: ["mails": "\(composed)"]) }
-            try queueDigests(delivery.notifier, bots: bots, now: current)
+            try await queueDigests(delivery.notifier, bots: bots, now: current)
             return await deliverDue(delivery, now: current)
         } catch {
             logger.error("mail round failed", metadata: ["error": "\(error)"])
@@ -112,7 +112,7 @@ public actor Mailer: Service {
     }
 
     /// Digests are looked at only when a report time has passed since the last look.
-    private func queueDigests(_ notifier: Notifier, bots: [Bot], now: Date) throws(StoreError) {
+    private func queueDigests(_ notifier: Notifier, bots: [Bot], now: Date) async throws(StoreError) {
         let reporting = bots.contains { bot in
             bot.triggers.contains {
                 if case .email(let trigger) = $0, trigger.kind == .report(.daily) || trigger.kind == .report(.weekly) { true } else { false }
@@ -123,14 +123,14 @@ public actor Mailer: Service {
             notifier.lastReportTime(frequency, atOrBefore: now).map { (frequency, $0) }
         }
         guard due.contains(where: { lastDigestTimes[$0.0] != $0.1 }) else { return }
-        let queued = try notifier.queueDigests(bots: bots, now: now)
+        let queued = try await notifier.queueDigests(bots: bots, now: now)
         for (frequency, time) in due { lastDigestTimes[frequency] = time }
         if queued > 0 { logger.info("digests queued", metadata: ["mails": "\(queued)"]) }
     }
 
     private func deliverDue(_ delivery: Delivery, now: Date) async -> Int {
         var delivered = 0
-        while let due = try? store.dueMails(now: now, limit: 100), !due.isEmpty {
+        while let due = try? await store.dueMails(now: now, limit: 100), !due.isEmpty {
             let outcomes = await withTaskGroup(of: (QueuedMail, MailError?).self) { group in
                 var outcomes: [(QueuedMail, MailError?)] = []
                 for (index, mail) in due.enumerated() {
@@ -154,12 +154,12 @@ public actor Mailer: Service {
                         failed = true
                         let retryAt =
                             error.isPermanent ? nil : settings.retry.nextAttempt(after: mail.attempts + 1, queuedAt: mail.createdAt, now: self.now())
-                        try store.mailFailed(mail.id, error: error.description, retryAt: retryAt, now: self.now())
+                        try await store.mailFailed(mail.id, error: error.description, retryAt: retryAt, now: self.now())
                         logger.warning(
                             retryAt == nil ? "mail failed" : "mail delayed",
                             metadata: ["subject": "\(mail.subject)", "error": "\(error)", "attempts": "\(mail.attempts + 1)"])
                     } else {
-                        try store.mailSent(mail.id, now: self.now())
+                        try await store.mailSent(mail.id, now: self.now())
                         delivered += 1
                     }
                 } catch {

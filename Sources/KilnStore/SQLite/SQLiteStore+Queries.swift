@@ -3,8 +3,8 @@ import GRDB
 import KilnCore
 
 extension SQLiteStore {
-    public func botOverviews() throws(StoreError) -> [BotOverview] {
-        try read("reading the bots") { db in
+    public func botOverviews() async throws(StoreError) -> [BotOverview] {
+        try await read("reading the bots") { db in
             let active = try Row.fetchAll(db, sql: "SELECT * FROM integration WHERE step != 'completed' ORDER BY queuedAt, id")
                 .map(Integration.init(row:))
             let activeByBot = Dictionary(grouping: active, by: \.bot)
@@ -40,8 +40,8 @@ extension SQLiteStore {
         }
     }
 
-    public func integrations(bot: String, limit: Int, before: Int?) throws(StoreError) -> [Integration] {
-        try read("reading the integrations of '\(bot)'") { db in
+    public func integrations(bot: String, limit: Int, before: Int?) async throws(StoreError) -> [Integration] {
+        try await read("reading the integrations of '\(bot)'") { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM integration WHERE bot = ? AND number < ? ORDER BY number DESC LIMIT ?",
                 arguments: [bot, before ?? Int.max, max(0, limit)]
@@ -49,8 +49,8 @@ extension SQLiteStore {
         }
     }
 
-    public func integration(bot: String, number: Int) throws(StoreError) -> IntegrationDetail? {
-        try read("reading integration \(number) of '\(bot)'") { db in
+    public func integration(bot: String, number: Int) async throws(StoreError) -> IntegrationDetail? {
+        try await read("reading integration \(number) of '\(bot)'") { db in
             guard let row = try Row.fetchOne(db, sql: "SELECT * FROM integration WHERE bot = ? AND number = ?", arguments: [bot, number])
             else { return nil }
             let integration = Integration(row: row)
@@ -78,5 +78,27 @@ extension SQLiteStore {
                 integration: integration, steps: steps, commits: commits, issues: try Self.issues(db, integrationId: integration.id), tests: tests,
                 triggers: triggers)
         }
+    }
+}
+
+extension SQLiteStore {
+    public func predecessor(_ kind: Predecessor, bot: String, before number: Int?) async throws(StoreError) -> Integration? {
+        try await read("reading the integration before \(number.map { "#\($0)" } ?? "now") of '\(bot)'") { db in
+            try Self.predecessor(db, kind, bot: bot, before: number)
+        }
+    }
+
+    /// `Predecessor`'s rules in SQL, within the caller's transaction.
+    static func predecessor(_ db: Database, _ kind: Predecessor, bot: String, before number: Int?) throws -> Integration? {
+        let condition =
+            switch kind {
+            case .withCommit: "commitSha IS NOT NULL"
+            case .built: "step = 'completed' AND result IN \(builtResults)"
+            case .ended: "step = 'completed' AND result IS NOT NULL AND result != 'canceled'"
+            }
+        return try Row.fetchOne(
+            try db.cachedStatement(sql: "SELECT * FROM integration WHERE bot = ? AND number < ? AND \(condition) ORDER BY number DESC LIMIT 1"),
+            arguments: [bot, number ?? Int.max]
+        ).map(Integration.init(row:))
     }
 }

@@ -3,25 +3,19 @@ import GRDB
 import KilnCore
 
 extension SQLiteStore {
-    /// Results whose counts mean something: the integration got as far as building.
-    static let builtResults = "('succeeded', 'warnings', 'test-failures', 'build-errors')"
+    /// `IntegrationResult.built` as an SQL list.
+    static let builtResults = "(" + IntegrationResult.built.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ") + ")"
 
     @discardableResult
-    public func complete(_ id: Int64, outcome: IntegrationOutcome, now: Date) throws(StoreError) -> Integration {
-        try write("completing an integration") { db in
+    public func complete(_ id: Int64, outcome: IntegrationOutcome, now: Date) async throws(StoreError) -> Integration {
+        try await write("completing an integration") { db in
             guard let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM integration WHERE id = ?"), arguments: [id]) else {
                 throw StoreError.notFound(what: "integration \(id)")
             }
             let integration = Integration(row: row)
             // Two processes may race to end one integration (recovery, cancel): the first wins.
             if integration.step == .completed { return integration }
-            let previous = try Row.fetchOne(
-                try db.cachedStatement(
-                    sql: """
-                        SELECT * FROM integration WHERE bot = ? AND number < ? AND step = 'completed' AND result IN \(Self.builtResults)
-                        ORDER BY number DESC LIMIT 1
-                        """), arguments: [integration.bot, integration.number]
-            ).map(Integration.init(row:))
+            let previous = try Self.predecessor(db, .built, bot: integration.bot, before: integration.number)
             var previousIssues = try previous.map { try Self.issues(db, integrationId: $0.id) } ?? []
             if let previous, previous.result == .buildErrors {
                 // A failed build hid its warnings and ran no tests: what was open before it still is.
@@ -39,11 +33,8 @@ extension SQLiteStore {
                 }
             }
 
-            let failures = outcome.tests.filter { $0.status == .failed }.count
-            let counted = Summary(
-                errors: outcome.errors, warnings: outcome.warnings, tests: outcome.tests.count, testFailures: failures, coverage: outcome.coverage)
-            let built = ["succeeded", "warnings", "test-failures", "build-errors"].contains(outcome.result.rawValue)
-            let summary = built ? counted.changed(from: previous?.summary) : counted
+            let built = outcome.result.isBuilt
+            let summary = built ? outcome.summary.changed(from: previous?.summary) : outcome.summary
             let known: Set<IssueType> = outcome.result == .buildErrors ? [.error] : Set(IssueType.allCases)
             let issues = built ? IntegrationIssue.statuses(current: outcome.issues, previous: previousIssues, known: known) : outcome.issues
 

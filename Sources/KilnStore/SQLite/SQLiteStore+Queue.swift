@@ -3,8 +3,8 @@ import GRDB
 import KilnCore
 
 extension SQLiteStore {
-    public func syncBots(_ bots: [BotState], now: Date) throws(StoreError) {
-        try write("recording the loaded bots") { db in
+    public func syncBots(_ bots: [BotState], now: Date) async throws(StoreError) {
+        try await write("recording the loaded bots") { db in
             try db.execute(sql: "UPDATE bot SET loaded = 0")
             for bot in bots {
                 try db.cachedStatement(
@@ -18,8 +18,8 @@ extension SQLiteStore {
         }
     }
 
-    public func enqueue(_ request: QueueRequest, now: Date) throws(StoreError) -> QueueOutcome {
-        try write("queueing an integration of '\(request.bot)'") { db in try Self.enqueue(db, request, now: now) }
+    public func enqueue(_ request: QueueRequest, now: Date) async throws(StoreError) -> QueueOutcome {
+        try await write("queueing an integration of '\(request.bot)'") { db in try Self.enqueue(db, request, now: now) }
     }
 
     /// Queues, or coalesces, within the caller's transaction.
@@ -76,8 +76,8 @@ extension SQLiteStore {
         return QueueOutcome(integration: Integration(row: row), coalesced: false, superseded: superseded)
     }
 
-    public func claimNext(owner: String, now: Date) throws(StoreError) -> Integration? {
-        try write("claiming a queued integration") { db in
+    public func claimNext(owner: String, now: Date) async throws(StoreError) -> Integration? {
+        try await write("claiming a queued integration") { db in
             guard
                 let row = try Row.fetchOne(
                     try db.cachedStatement(
@@ -100,8 +100,8 @@ extension SQLiteStore {
         }
     }
 
-    public func claim(_ id: Int64, owner: String, now: Date) throws(StoreError) -> Integration? {
-        try write("claiming integration \(id)") { db in
+    public func claim(_ id: Int64, owner: String, now: Date) async throws(StoreError) -> Integration? {
+        try await write("claiming integration \(id)") { db in
             guard
                 let row = try Row.fetchOne(
                     db,
@@ -119,8 +119,8 @@ extension SQLiteStore {
         }
     }
 
-    public func advance(_ id: Int64, to step: IntegrationStep, now: Date) throws(StoreError) {
-        try write("recording step \(step.rawValue)") { db in
+    public func advance(_ id: Int64, to step: IntegrationStep, now: Date) async throws(StoreError) {
+        try await write("recording step \(step.rawValue)") { db in
             try Self.closeSteps(db, id, now: now)
             try db.cachedStatement(sql: "UPDATE integration SET step = ? WHERE id = ?").execute(arguments: [step.rawValue, id])
             if step != .completed {
@@ -136,28 +136,28 @@ extension SQLiteStore {
             arguments: [now.storeValue, id])
     }
 
-    public func setCommit(_ id: Int64, commit: String) throws(StoreError) {
-        try write("recording the commit") { db in
+    public func setCommit(_ id: Int64, commit: String) async throws(StoreError) {
+        try await write("recording the commit") { db in
             try db.cachedStatement(sql: "UPDATE integration SET commitSha = ? WHERE id = ?").execute(arguments: [commit, id])
         }
     }
 
-    public func requestCancel(_ id: Int64, reason: String) throws(StoreError) {
-        try write("asking an integration to stop") { db in
+    public func requestCancel(_ id: Int64, reason: String) async throws(StoreError) {
+        try await write("asking an integration to stop") { db in
             try db.cachedStatement(sql: "UPDATE integration SET cancelRequested = ? WHERE id = ? AND step != 'completed' AND cancelRequested IS NULL")
                 .execute(arguments: [reason, id])
         }
     }
 
-    public func cancelRequests(owner: String) throws(StoreError) -> [(id: Int64, reason: String)] {
-        try read("reading cancel requests") { db in
+    public func cancelRequests(owner: String) async throws(StoreError) -> [CancelRequest] {
+        try await read("reading cancel requests") { db in
             try Row.fetchAll(
                 try db.cachedStatement(
                     sql: """
                         SELECT id, cancelRequested FROM integration
                         WHERE owner = ? AND step NOT IN ('pending', 'completed') AND step != 'completed' AND cancelRequested IS NOT NULL
                         """), arguments: [owner]
-            ).map { (id: $0["id"], reason: $0["cancelRequested"]) }
+            ).map { CancelRequest(id: $0["id"], reason: $0["cancelRequested"]) }
         }
     }
 }

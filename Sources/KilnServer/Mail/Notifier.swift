@@ -14,7 +14,7 @@ import KilnStore
 /// Every mail has a dedupe key, so composing twice (a restart between queueing and recording)
 /// never sends twice.
 public struct Notifier: Sendable {
-    public let store: any Store & MailStore
+    public let store: any Store
     public let templates: MailTemplates
     public let from: EmailAddress
     /// Links in mails start with this (the server's `public-url`).
@@ -23,7 +23,7 @@ public struct Notifier: Sendable {
     public let timeZone: TimeZone
 
     public init(
-        store: any Store & MailStore, templates: MailTemplates, from: EmailAddress, publicURL: String, reports: ReportTimes = ReportTimes(),
+        store: any Store, templates: MailTemplates, from: EmailAddress, publicURL: String, reports: ReportTimes = ReportTimes(),
         timeZone: TimeZone = .current
     ) {
         self.store = store
@@ -38,29 +38,29 @@ public struct Notifier: Sendable {
 
     /// Composes the mail of integrations completed since the last call; returns how many mails were queued.
     @discardableResult
-    public func notifyCompleted(bots: [Bot], now: Date) throws(StoreError) -> Int {
+    public func notifyCompleted(bots: [Bot], now: Date) async throws(StoreError) -> Int {
         var queued = 0
         let byName = Dictionary(bots.map { ($0.name, $0) }) { a, _ in a }
         while true {
-            let integrations = try store.integrationsToNotify(limit: 50)
+            let integrations = try await store.integrationsToNotify(limit: 50)
             guard !integrations.isEmpty else { return queued }
             for integration in integrations {
                 guard let bot = byName[integration.bot] else { continue }
-                for mail in try mails(after: integration, of: bot, now: now) where try store.queueMail(mail, now: now) {
-                    queued += 1
+                for mail in try await mails(after: integration, of: bot, now: now) {
+                    if try await store.queueMail(mail, now: now) { queued += 1 }
                 }
             }
-            try store.markNotified(integrations.map(\.id), now: now)
+            try await store.markNotified(integrations.map(\.id), now: now)
         }
     }
 
-    func mails(after integration: Integration, of bot: Bot, now: Date) throws(StoreError) -> [OutgoingMail] {
+    func mails(after integration: Integration, of bot: Bot, now: Date) async throws(StoreError) -> [OutgoingMail] {
         let triggers = bot.triggers.enumerated().compactMap { index, trigger -> (Int, EmailTrigger)? in
             if case .email(let email) = trigger { return (index, email) }
             return nil
         }
         guard !triggers.isEmpty, let result = integration.result, result != .canceled,
-            let detail = try store.integration(bot: integration.bot, number: integration.number)
+            let detail = try await store.integration(bot: integration.bot, number: integration.number)
         else { return [] }
         var mails: [OutgoingMail] = []
         for (index, trigger) in triggers {
@@ -70,9 +70,9 @@ public struct Notifier: Sendable {
             case .report(.integration):
                 mails += reportMail(detail, trigger: trigger, headline: nil, key: "report:\(integration.id):\(index)", now: now)
             case .report(.change):
-                let previous = try store.previousResult(bot: integration.bot, before: integration.number)
-                let wasGood = previous.map { Self.isGood($0.result) } ?? true
-                guard wasGood != Self.isGood(result) else { continue }
+                let previous = try await store.predecessor(.ended, bot: integration.bot, before: integration.number)
+                let wasGood = previous?.result?.isPassing ?? true
+                guard wasGood != result.isPassing else { continue }
                 mails += reportMail(
                     detail, trigger: trigger, headline: wasGood ? "broken" : "fixed", key: "report:\(integration.id):\(index)", now: now)
             case .report(.daily), .report(.weekly):
@@ -80,10 +80,6 @@ public struct Notifier: Sendable {
             }
         }
         return mails
-    }
-
-    static func isGood(_ result: IntegrationResult?) -> Bool {
-        result == .succeeded || result == .warnings
     }
 
     private func newIssueMails(_ detail: IntegrationDetail, trigger: EmailTrigger, types: Set<IssueType>, key: String, now: Date) -> [OutgoingMail] {
@@ -129,7 +125,7 @@ public struct Notifier: Sendable {
             bot: integration.bot, number: integration.number, result: result, headline: headline, reason: integration.reason,
             cause: integration.cause.rawValue, commit: String((integration.commit ?? "unknown").prefix(12)),
             duration: DurationText.prose(integration.duration), errors: summary?.errors ?? 0, warnings: summary?.warnings ?? 0,
-            tests: summary?.tests ?? 0, testFailures: summary?.testFailures ?? 0, coverage: summary?.coverage.map { String(format: "%.1f %%", $0) },
+            tests: summary?.tests ?? 0, testFailures: summary?.testFailures ?? 0, coverage: summary?.coverageText,
             newIssues: newIssues.prefix(50).map { IssueLine(type: $0.type.rawValue, location: Self.location($0), message: $0.message, commit: "") },
             hasNewIssues: !newIssues.isEmpty, failingTests: failing.prefix(50).map { TestLine(name: "\($0.suite).\($0.name)", duration: "") },
             hasFailingTests: !failing.isEmpty, url: url(of: integration))
@@ -151,7 +147,7 @@ public struct Notifier: Sendable {
     /// that ended most recently at or before `now`, unless its bots had never integrated by then.
     /// Returns how many mails were queued.
     @discardableResult
-    public func queueDigests(bots: [Bot], now: Date) throws(StoreError) -> Int {
+    public func queueDigests(bots: [Bot], now: Date) async throws(StoreError) -> Int {
         var queued = 0
         for frequency in [ReportFrequency.daily, .weekly] {
             guard let end = lastReportTime(frequency, atOrBefore: now) else { continue }
@@ -172,8 +168,8 @@ public struct Notifier: Sendable {
                 var sections: [DigestBot] = []
                 var anyHistory = false
                 for (bot, _) in members.sorted(by: { $0.0.name < $1.0.name }) {
-                    let figures = try store.digest(bot: bot.name, from: start, to: end)
-                    let before = try store.digest(bot: bot.name, from: previousStart, to: start)
+                    let figures = try await store.digest(bot: bot.name, from: start, to: end)
+                    let before = try await store.digest(bot: bot.name, from: previousStart, to: start)
                     anyHistory = anyHistory || figures.last != nil
                     sections.append(digestSection(bot.name, figures, before: before))
                 }
@@ -183,7 +179,7 @@ public struct Notifier: Sendable {
                 let (text, html) = templates.render("digest", view)
                 let subject = "Kiln \(frequency.rawValue) report, \(Self.day(end, timeZone))"
                 let message = MailMessage(from: from, to: to, subject: subject, text: text, html: html, listID: "digest.kiln", date: now)
-                if try store.queueMail(
+                if try await store.queueMail(
                     OutgoingMail(dedupeKey: key, recipients: message.recipients, subject: subject, message: message.rendered()), now: now)
                 {
                     queued += 1
@@ -245,75 +241,4 @@ public struct Notifier: Sendable {
         let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: date)
         return String(format: "%04d-%02d-%02d %02d:%02d", parts.year ?? 0, parts.month ?? 0, parts.day ?? 0, parts.hour ?? 0, parts.minute ?? 0)
     }
-}
-
-// What the mail templates render. Stored properties only (Mustache reads them by reflection).
-
-struct IssueLine {
-    var type: String
-    var location: String?
-    var message: String
-    var commit: String
-}
-
-struct TestLine {
-    var name: String
-    var duration: String
-}
-
-struct NewIssuesMail {
-    var name: String
-    var bot: String
-    var number: Int
-    var result: String
-    var count: Int
-    var url: String
-    var issues: [IssueLine]
-}
-
-struct ReportMail {
-    var bot: String
-    var number: Int
-    var result: String
-    var headline: String?
-    var reason: String?
-    var cause: String
-    var commit: String
-    var duration: String
-    var errors: Int
-    var warnings: Int
-    var tests: Int
-    var testFailures: Int
-    var coverage: String?
-    var newIssues: [IssueLine]
-    var hasNewIssues: Bool
-    var failingTests: [TestLine]
-    var hasFailingTests: Bool
-    var url: String
-}
-
-struct ResultCount {
-    var result: String
-    var count: Int
-}
-
-struct DigestBot {
-    var name: String
-    var url: String
-    var status: String
-    var count: Int
-    var results: [ResultCount]
-    var trend: String
-    var averageDuration: String
-    var introduced: Int
-    var resolved: Int
-    var slowest: [TestLine]
-    var hasSlowest: Bool
-}
-
-struct DigestMail {
-    var period: String
-    var from: String
-    var to: String
-    var bots: [DigestBot]
 }

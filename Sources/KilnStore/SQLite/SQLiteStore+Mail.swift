@@ -2,9 +2,9 @@ import Foundation
 import GRDB
 import KilnCore
 
-extension SQLiteStore: MailStore {
-    public func queueMail(_ mail: OutgoingMail, now: Date) throws(StoreError) -> Bool {
-        try write("queueing a mail") { db in
+extension SQLiteStore {
+    public func queueMail(_ mail: OutgoingMail, now: Date) async throws(StoreError) -> Bool {
+        try await write("queueing a mail") { db in
             try db.cachedStatement(
                 sql: """
                     INSERT INTO outbox (createdAt, bot, integrationId, dedupeKey, recipients, subject, message, nextAttemptAt)
@@ -18,8 +18,8 @@ extension SQLiteStore: MailStore {
         }
     }
 
-    public func dueMails(now: Date, limit: Int) throws(StoreError) -> [QueuedMail] {
-        try read("reading the outbox") { db in
+    public func dueMails(now: Date, limit: Int) async throws(StoreError) -> [QueuedMail] {
+        try await read("reading the outbox") { db in
             try Row.fetchAll(
                 db, sql: "SELECT * FROM outbox WHERE state = 'queued' AND nextAttemptAt <= ? ORDER BY nextAttemptAt, id LIMIT ?",
                 arguments: [now.storeValue, limit]
@@ -27,40 +27,42 @@ extension SQLiteStore: MailStore {
         }
     }
 
-    public func nextMailAttempt() throws(StoreError) -> Date? {
-        try read("reading the outbox") { db in
+    public func nextMailAttempt() async throws(StoreError) -> Date? {
+        try await read("reading the outbox") { db in
             try Double.fetchOne(db, sql: "SELECT min(nextAttemptAt) FROM outbox WHERE state = 'queued'").map(Date.init(storeValue:))
         }
     }
 
-    public func mailSent(_ id: Int64, now: Date) throws(StoreError) {
-        try write("recording a sent mail") { db in
+    public func mailSent(_ id: Int64, now: Date) async throws(StoreError) {
+        try await write("recording a sent mail") { db in
             try db.execute(
                 sql: "UPDATE outbox SET state = 'sent', sentAt = ?, attempts = attempts + 1, lastError = NULL WHERE id = ?",
                 arguments: [now.storeValue, id])
         }
     }
 
-    public func mailFailed(_ id: Int64, error: String, retryAt: Date?, now: Date) throws(StoreError) {
-        try write("recording a failed mail") { db in
+    public func mailFailed(_ id: Int64, error: String, retryAt: Date?, now: Date) async throws(StoreError) {
+        try await write("recording a failed mail") { db in
             try db.execute(
                 sql: "UPDATE outbox SET state = ?, attempts = attempts + 1, lastError = ?, nextAttemptAt = ? WHERE id = ?",
-                arguments: [retryAt == nil ? "failed" : "queued", error, (retryAt ?? now).storeValue, id])
+                arguments: [(retryAt == nil ? QueuedMail.State.failed : .queued).rawValue, error, (retryAt ?? now).storeValue, id])
         }
     }
 
-    public func outbox(limit: Int) throws(StoreError) -> Outbox {
-        try read("reading the outbox") { db in
-            var counts: [String: Int] = [:]
-            for row in try Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM outbox GROUP BY state") { counts[row["state"]] = row["n"] }
+    public func outbox(limit: Int) async throws(StoreError) -> Outbox {
+        try await read("reading the outbox") { db in
+            var counts: [QueuedMail.State: Int] = [:]
+            for row in try Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM outbox GROUP BY state") {
+                if let state = QueuedMail.State(rawValue: row["state"] ?? "") { counts[state] = row["n"] }
+            }
             let undelivered = try Row.fetchAll(db, sql: "SELECT * FROM outbox WHERE state != 'sent' ORDER BY id DESC LIMIT ?", arguments: [limit])
                 .map(QueuedMail.init(row:))
-            return Outbox(queued: counts["queued"] ?? 0, sent: counts["sent"] ?? 0, failed: counts["failed"] ?? 0, undelivered: undelivered)
+            return Outbox(queued: counts[.queued] ?? 0, sent: counts[.sent] ?? 0, failed: counts[.failed] ?? 0, undelivered: undelivered)
         }
     }
 
-    public func integrationsToNotify(limit: Int) throws(StoreError) -> [Integration] {
-        try read("reading integrations to notify") { db in
+    public func integrationsToNotify(limit: Int) async throws(StoreError) -> [Integration] {
+        try await read("reading integrations to notify") { db in
             try Row.fetchAll(
                 try db.cachedStatement(
                     sql: "SELECT * FROM integration WHERE notifiedAt IS NULL AND step = 'completed' ORDER BY id LIMIT ?"),
@@ -69,36 +71,24 @@ extension SQLiteStore: MailStore {
         }
     }
 
-    public func markNotified(_ ids: [Int64], now: Date) throws(StoreError) {
+    public func markNotified(_ ids: [Int64], now: Date) async throws(StoreError) {
         guard !ids.isEmpty else { return }
-        try write("recording notified integrations") { db in
+        try await write("recording notified integrations") { db in
             for id in ids {
                 try db.cachedStatement(sql: "UPDATE integration SET notifiedAt = ? WHERE id = ?").execute(arguments: [now.storeValue, id])
             }
         }
     }
 
-    public func markAllNotified(now: Date) throws(StoreError) -> Int {
-        try write("recording notified integrations") { db in
+    public func markAllNotified(now: Date) async throws(StoreError) -> Int {
+        try await write("recording notified integrations") { db in
             try db.execute(sql: "UPDATE integration SET notifiedAt = ? WHERE notifiedAt IS NULL AND step = 'completed'", arguments: [now.storeValue])
             return db.changesCount
         }
     }
 
-    public func previousResult(bot: String, before number: Int) throws(StoreError) -> Integration? {
-        try read("reading the previous result") { db in
-            try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT * FROM integration WHERE bot = ? AND number < ? AND step = 'completed' AND result != 'canceled'
-                    ORDER BY number DESC LIMIT 1
-                    """, arguments: [bot, number]
-            ).map(Integration.init(row:))
-        }
-    }
-
-    public func digest(bot: String, from: Date, to: Date) throws(StoreError) -> DigestFigures {
-        try read("reading the digest of '\(bot)'") { db in
+    public func digest(bot: String, from: Date, to: Date) async throws(StoreError) -> DigestFigures {
+        try await read("reading the digest of '\(bot)'") { db in
             let range: StatementArguments = [bot, from.storeValue, to.storeValue]
             let inPeriod = "bot = ? AND step = 'completed' AND endedAt >= ? AND endedAt < ?"
             var results: [IntegrationResult: Int] = [:]
@@ -145,7 +135,7 @@ extension QueuedMail {
         let message: Data = row["message"]
         self.init(
             id: row["id"], dedupeKey: row["dedupeKey"], recipients: JSON.decode([String].self, from: row["recipients"], default: []),
-            subject: row["subject"], message: Array(message), state: row["state"], attempts: row["attempts"],
+            subject: row["subject"], message: Array(message), state: QueuedMail.State(rawValue: row["state"] ?? "") ?? .queued, attempts: row["attempts"],
             createdAt: Date(storeValue: row["createdAt"]), nextAttemptAt: Date(storeValue: row["nextAttemptAt"]), lastError: row["lastError"])
     }
 }

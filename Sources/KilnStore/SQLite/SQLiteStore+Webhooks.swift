@@ -2,9 +2,9 @@ import Foundation
 import GRDB
 import KilnCore
 
-extension SQLiteStore: WebhookStore {
-    public func receiveWebhook(_ delivery: WebhookDelivery, queue requests: [QueueRequest], now: Date) throws(StoreError) -> [QueueOutcome] {
-        try write("recording a webhook delivery") { db in
+extension SQLiteStore {
+    public func receiveWebhook(_ delivery: WebhookDelivery, queue requests: [QueueRequest], now: Date) async throws(StoreError) -> [QueueOutcome] {
+        try await write("recording a webhook delivery") { db in
             let outcomes = try requests.map { try Self.enqueue(db, $0, now: now) }
             let reached = outcomes.map { IntegrationReference(bot: $0.integration.bot, number: $0.integration.number) }
             try db.cachedStatement(
@@ -14,26 +14,26 @@ extension SQLiteStore: WebhookStore {
                     """
             ).execute(arguments: [
                 delivery.receivedAt.storeValue, delivery.forge, delivery.event, delivery.repository, delivery.branch, delivery.commit,
-                delivery.outcome, delivery.statusCode, JSON.encode(reached), delivery.detail,
+                delivery.outcome.rawValue, delivery.statusCode, JSON.encode(reached), delivery.detail,
             ])
             return outcomes
         }
     }
 
-    public func webhookDeliveries(limit: Int) throws(StoreError) -> [WebhookDelivery] {
-        try read("reading webhook deliveries") { db in
+    public func webhookDeliveries(limit: Int) async throws(StoreError) -> [WebhookDelivery] {
+        try await read("reading webhook deliveries") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM webhookDelivery ORDER BY id DESC LIMIT ?", arguments: [max(0, limit)]).map { row in
                 WebhookDelivery(
                     forge: row["forge"], event: row["event"], repository: row["repository"], branch: row["branch"], commit: row["commitSha"],
-                    outcome: row["outcome"], statusCode: row["statusCode"], detail: row["detail"],
+                    outcome: WebhookDelivery.Outcome(rawValue: row["outcome"] ?? "") ?? .ignored, statusCode: row["statusCode"], detail: row["detail"],
                     integrations: JSON.decode([IntegrationReference].self, from: row["integrations"], default: []),
                     receivedAt: Date(storeValue: row["receivedAt"]))
             }
         }
     }
 
-    public func statistics(durationBuckets: [Double]) throws(StoreError) -> StoreStatistics {
-        try read("counting for metrics") { db in
+    public func statistics(durationBuckets: [Double]) async throws(StoreError) -> StoreStatistics {
+        try await read("counting for metrics") { db in
             var byResult: [IntegrationResult: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT result, count(*) AS n FROM integration WHERE result IS NOT NULL GROUP BY result") {
                 if let result = IntegrationResult(rawValue: row["result"] ?? "") { byResult[result] = row["n"] }
@@ -46,13 +46,13 @@ extension SQLiteStore: WebhookStore {
             let columns = (["count(*)", "coalesce(sum(endedAt - startedAt), 0)"] + bucketColumns).joined(separator: ", ")
             let durations = try Row.fetchOne(
                 db, sql: "SELECT \(columns) FROM integration WHERE step = 'completed' AND startedAt IS NOT NULL AND endedAt IS NOT NULL")
-            var webhooks: [String: Int] = [:]
+            var webhooks: [WebhookDelivery.Outcome: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT outcome, count(*) AS n FROM webhookDelivery GROUP BY outcome") {
-                webhooks[row["outcome"]] = row["n"]
+                if let outcome = WebhookDelivery.Outcome(rawValue: row["outcome"] ?? "") { webhooks[outcome] = row["n"] }
             }
-            var outbox: [String: Int] = [:]
+            var outbox: [QueuedMail.State: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT state, count(*) AS n FROM outbox GROUP BY state") {
-                outbox[row["state"]] = row["n"]
+                if let state = QueuedMail.State(rawValue: row["state"] ?? "") { outbox[state] = row["n"] }
             }
             return StoreStatistics(
                 integrationsByResult: byResult, queued: queued, running: running,

@@ -1,0 +1,39 @@
+import KilnCore
+
+extension IssueBuilder {
+    /// The outcome of an integration that got as far as building: its issues (the build's
+    /// diagnostics with `carried` warnings, and failed tests), counts and result. A build that
+    /// failed without an error of its own gets one saying how `swift build` ended.
+    public static func outcome(build: BuildOutput, carried: [Diagnostic], tests: TestOutput) -> IntegrationOutcome {
+        var diagnostics = build.diagnostics + carried
+        if !build.succeeded, !diagnostics.contains(where: { $0.severity == .error }) {
+            diagnostics.append(Diagnostic(severity: .error, file: nil, line: nil, column: nil, message: "swift build \(build.end.description)"))
+        }
+        let issues = Self.issues(diagnostics: diagnostics, tests: tests.tests)
+        let errors = issues.filter { $0.type == .error }.count
+        let warnings = issues.filter { $0.type == .warning }.count
+        let failures = tests.tests.filter { $0.status == .failed }.count
+        let result = IntegrationResult.decide(buildFailed: !build.succeeded, errors: errors, testFailures: failures, warnings: warnings)
+        return IntegrationOutcome(result: result, errors: errors, warnings: warnings, tests: tests.tests, coverage: tests.coverage, issues: issues)
+    }
+
+    /// Who introduced each issue: the author of its line when `blame` says the line last changed
+    /// in one of `commits` (the integration's), else everyone who committed in them.
+    public static func attribute(
+        _ issues: inout [IntegrationIssue], commits: [Commit], blame: (_ file: String, _ line: Int) async -> BlameLine?
+    ) async {
+        guard !commits.isEmpty else { return }
+        let inRange = Set(commits.map(\.sha))
+        let authors = Dictionary(commits.map { ($0.email, Committer(name: $0.author, email: $0.email, commit: $0.sha)) }) { first, _ in first }
+            .values.sorted { $0.email < $1.email }
+        for index in issues.indices {
+            if let file = issues[index].file, let line = issues[index].line, !file.hasPrefix("/"), let found = await blame(file, line),
+                inRange.contains(found.commit)
+            {
+                issues[index].introducedBy = [Committer(name: found.author, email: found.email, commit: found.commit)]
+            } else {
+                issues[index].introducedBy = authors
+            }
+        }
+    }
+}

@@ -1,0 +1,133 @@
+import Foundation
+import KilnCore
+import Synchronization
+
+/// What `swift build` left: its diagnostics and how it ended.
+public struct BuildOutput: Sendable {
+    public var diagnostics: [Diagnostic]
+    public var end: ProcessEnd
+    /// When the build started: serialized diagnostics older than this were not recompiled.
+    public var startedAt: Date
+
+    public var succeeded: Bool { end.succeeded }
+}
+
+/// What `swift test` left: every test of XCTest and Swift Testing, and the coverage.
+public struct TestOutput: Sendable {
+    public var tests: [TestCase]
+    public var coverage: Double?
+    public var end: ProcessEnd
+
+    public init(tests: [TestCase] = [], coverage: Double? = nil, end: ProcessEnd = .exited(0)) {
+        self.tests = tests
+        self.coverage = coverage
+        self.end = end
+    }
+}
+
+/// `swift build` and `swift test` of the package in a workspace, as the bot configures them.
+public struct PackageBuild: Sendable {
+    public let workspace: Workspace
+    let testEvents: String
+
+    public init(workspace: Workspace, layout: DataDirectory) {
+        self.workspace = workspace
+        self.testEvents = layout.testEvents(of: workspace.bot.name, number: workspace.number)
+    }
+
+    var bot: Bot { workspace.bot }
+    var configuration: String { bot.build.configuration.rawValue }
+
+    /// `swift build` (with the tests when the bot tests), its diagnostics read as the lines arrive.
+    public var buildArguments: [String] {
+        var arguments = ["build", "-c", configuration]
+        if bot.test.enabled { arguments.append("--build-tests") }
+        if bot.test.enabled, bot.test.coverage { arguments.append("--enable-code-coverage") }
+        return arguments + bot.build.arguments
+    }
+
+    /// `swift test` of what the build built, with Swift Testing's events written to a file.
+    public var testArguments: [String] {
+        var arguments = ["test", "--skip-build", "-c", configuration, "--experimental-event-stream-output", testEvents]
+        if bot.test.coverage { arguments.append("--enable-code-coverage") }
+        return arguments + bot.test.arguments
+    }
+
+    public func build(commit: String?) async throws(ProcessError) -> BuildOutput {
+        let parser = Mutex(DiagnosticParser(root: workspace.directory))
+        let started = Date()
+        let end = try await workspace.run(StepCommand("swift", buildArguments), step: .building, commit: commit) { line in
+            parser.withLock { $0.consume(line.utf8) }
+        }
+        return BuildOutput(diagnostics: parser.withLock { $0.diagnostics }, end: end, startedAt: started)
+    }
+
+    public func test(commit: String?) async throws(ProcessError) -> TestOutput {
+        try? FileManager.default.removeItem(atPath: testEvents)
+        defer { try? FileManager.default.removeItem(atPath: testEvents) }
+        let parser = Mutex(XCTestOutputParser(root: workspace.directory))
+        let end = try await workspace.run(StepCommand("swift", testArguments), step: .testing, commit: commit) { line in
+            parser.withLock { $0.consume(line) }
+        }
+        let crash: String? = end.succeeded ? nil : "the test process ended: \(end.description)"
+        var tests = parser.withLock { $0.finish(crash: crash) }
+        var swiftTesting = SwiftTestingEventParser(root: workspace.directory)
+        let stream = (try? String(contentsOfFile: testEvents, encoding: .utf8)) ?? ""
+        for line in stream.split(separator: "\n") { swiftTesting.consume(line) }
+        tests += swiftTesting.finish(crash: crash)
+        if !end.succeeded, tests.allSatisfy({ $0.status != .failed }) {
+            // The test process failed without any test failing: report it as one failed test.
+            tests.append(TestCase(suite: "swift test", name: "run", status: .failed, duration: 0, message: "swift test \(end.description)"))
+        }
+        return TestOutput(tests: tests, coverage: bot.test.coverage ? coverage() : nil, end: end)
+    }
+
+    /// The package's own line coverage from the export `--enable-code-coverage` wrote.
+    func coverage() -> Double? {
+        let path = "\(workspace.directory)/.build/\(configuration)/codecov"
+        let export = (try? FileManager.default.contentsOfDirectory(atPath: path))?.first { $0.hasSuffix(".json") }
+        return export.flatMap { Coverage.percentage(exportAt: "\(path)/\($0)", root: workspace.directory) }
+    }
+
+    /// An incremental build prints nothing for files it does not recompile, so their warnings would
+    /// look resolved. `previous`'s warnings in files that were not recompiled this time (their
+    /// serialized diagnostics, `.build/…/<Module>.build/<File>.dia`, are older than this build)
+    /// and that still exist are kept.
+    public func carriedWarnings(from previous: [IntegrationIssue], build: BuildOutput) -> [Diagnostic] {
+        let seenFiles = Set(build.diagnostics.compactMap(\.file))
+        let root = workspace.directory
+        let buildDirectory = "\(root)/.build/\(configuration)"
+        let moduleDirectories = ((try? FileManager.default.contentsOfDirectory(atPath: buildDirectory)) ?? []).filter { $0.hasSuffix(".build") }
+        func recompiled(_ file: String) -> Bool {
+            let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
+            var found = false
+            for module in moduleDirectories {
+                let dia = "\(buildDirectory)/\(module)/\(stem).dia"
+                guard let modified = try? FileManager.default.attributesOfItem(atPath: dia)[.modificationDate] as? Date else { continue }
+                found = true
+                if modified >= build.startedAt.addingTimeInterval(-1) { return true }
+            }
+            return !found
+        }
+        return previous.compactMap { issue in
+            guard issue.type == .warning, issue.status != .resolved, let file = issue.file, !seenFiles.contains(file), !file.hasPrefix("/"),
+                FileManager.default.fileExists(atPath: "\(root)/\(file)"), !recompiled(file)
+            else { return nil }
+            let lines = issue.message.split(separator: "\n", omittingEmptySubsequences: false)
+            let notes = lines.dropFirst().compactMap { $0.hasPrefix("note: ") ? String($0.dropFirst(6)) : nil }
+            return Diagnostic(severity: .warning, file: file, line: issue.line, column: nil, message: String(lines.first ?? ""), notes: notes)
+        }
+    }
+}
+
+extension ProcessEnd: CustomStringConvertible {
+    /// "exited with status 1", "was killed by signal 9", …: how a step's process ended, in a sentence.
+    public var description: String {
+        switch self {
+        case .exited(let code): "exited with status \(code)"
+        case .signaled(let signal): "was killed by signal \(signal)"
+        case .timedOut: "timed out"
+        case .canceled: "was canceled"
+        }
+    }
+}

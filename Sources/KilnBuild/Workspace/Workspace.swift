@@ -1,0 +1,114 @@
+import Foundation
+import KilnCore
+
+/// One integration's view of its bot's workspace: where the checkout is, the environment and
+/// sandbox its processes get, and running them with the integration's log, deadline and mark.
+///
+/// Every process — triggers, `swift build`, `swift test` — runs in the workspace with the same
+/// environment: PATH from the server, a HOME of the bot's own in the data directory, LANG, the
+/// bot's `environment` and `secrets`, and the KILN_ variables. Under `sandbox: bubblewrap` the
+/// whole file system is read-only but for the workspace, the HOME and a private /tmp.
+public struct Workspace: Sendable {
+    public let bot: Bot
+    /// The integration's number.
+    public let number: Int
+    /// The checkout.
+    public let directory: String
+    public let home: String
+    public let log: IntegrationLog
+    public let deadline: ContinuousClock.Instant
+    /// `KILN_MARK` of every process of this integration.
+    public let mark: String
+    let layout: DataDirectory
+    /// The server's environment: where secrets and PATH come from. Nothing else of it reaches builds.
+    let serverEnvironment: [String: String]
+
+    public init(
+        bot: Bot, number: Int, layout: DataDirectory, serverEnvironment: [String: String], log: IntegrationLog, deadline: ContinuousClock.Instant
+    ) {
+        self.bot = bot
+        self.number = number
+        self.layout = layout
+        self.directory = layout.workspace(of: bot.name)
+        self.home = layout.home(of: bot.name)
+        self.serverEnvironment = serverEnvironment
+        self.log = log
+        self.deadline = deadline
+        self.mark = layout.processMark(bot: bot.name, number: number)
+    }
+
+    /// The values of the bot's secrets in the server's environment, for masking in the log.
+    public static func secrets(of bot: Bot, in environment: [String: String]) -> [String] {
+        bot.secrets.compactMap { environment[$0] }
+    }
+
+    public var exists: Bool { FileManager.default.fileExists(atPath: directory) }
+
+    /// Wipes the workspace (with its `.build`) when the bot's `clean` schedule says it is time.
+    public func prepare(now: Date = Date()) throws {
+        let marker = layout.cleanMarker(of: bot.name)
+        let last = (try? FileManager.default.attributesOfItem(atPath: marker)[.modificationDate] as? Date) ?? .distantPast
+        let age = now.timeIntervalSince(last)
+        let due: Bool
+        switch bot.clean {
+        case .never: due = false
+        case .always: due = true
+        case .daily: due = age >= 86_400
+        case .weekly: due = age >= 7 * 86_400
+        }
+        guard due else { return }
+        try? FileManager.default.removeItem(atPath: directory)
+        try FileManager.default.createDirectory(atPath: layout.workspaces, withIntermediateDirectories: true)
+        try Data().write(to: URL(fileURLWithPath: marker))
+    }
+
+    /// The environment of every process of the integration; `result` only for after triggers.
+    public func environment(commit: String?, result: IntegrationResult? = nil) -> [String: String] {
+        var variables: [String: String] = [
+            "PATH": serverEnvironment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
+            "HOME": home,
+            "LANG": "C.UTF-8",
+        ]
+        for variable in bot.environment { variables[variable.name] = variable.value }
+        for secret in bot.secrets { variables[secret] = serverEnvironment[secret] ?? "" }
+        variables["KILN_BOT"] = bot.name
+        variables["KILN_INTEGRATION"] = String(number)
+        variables["KILN_COMMIT"] = commit ?? ""
+        variables["KILN_BRANCH"] = bot.repository.branch
+        variables["KILN_WORKSPACE"] = directory
+        variables["KILN_LOG"] = log.path
+        if let result { variables["KILN_RESULT"] = result.rawValue }
+        return variables
+    }
+
+    /// Runs one process of the integration in the workspace (sandboxed when the bot says so),
+    /// under a log header naming `step`.
+    public func run(
+        _ command: StepCommand, step: IntegrationStep, commit: String?, result: IntegrationResult? = nil,
+        onLine: @escaping @Sendable (Substring) -> Void = { _ in }
+    ) async throws(ProcessError) -> ProcessEnd {
+        try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        await log.header("\(step.rawValue): \(command.display)")
+        return try await ProcessRunner.run(
+            bot.sandbox == .bubblewrap ? sandboxed(command) : command, in: directory, environment: environment(commit: commit, result: result),
+            log: log, deadline: deadline, mark: mark, onLine: onLine)
+    }
+
+    /// The command under bubblewrap: the whole file system read-only, a private /tmp, and only the
+    /// workspace and the bot's HOME writable; the sandbox dies with Kiln. It stays in the step's
+    /// process group, so a timeout or cancel kills it like any step.
+    func sandboxed(_ command: StepCommand) -> StepCommand {
+        let mirrors = layout.mirrors
+        var arguments = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        if FileManager.default.fileExists(atPath: mirrors) { arguments += ["--ro-bind", mirrors, mirrors] }
+        arguments += ["--bind", directory, directory, "--bind", home, home, "--die-with-parent", "--chdir", directory, "--", command.executable]
+        return StepCommand("bwrap", arguments + command.arguments)
+    }
+
+    /// Kills the processes an integration of this data directory left behind (a server killed
+    /// mid-integration); returns how many there were.
+    @discardableResult
+    public static func killLeftovers(of integration: Integration, in layout: DataDirectory) -> Int {
+        ProcessRunner.killMarked(layout.processMark(bot: integration.bot, number: integration.number))
+    }
+}

@@ -1,0 +1,41 @@
+/// Every path under a data directory (the server file's `data:`), named in one place: no other
+/// code builds a path below it.
+///
+/// ```
+/// <data>/kiln.sqlite            the embedded store (SQLite)
+/// <data>/mirrors/               bare mirrors, one per repository; known_hosts
+/// <data>/workspaces/<bot>/      each bot's checkout, with its .build
+/// <data>/workspaces/.<bot>.cleaned   when the bot's workspace was last wiped (`clean:`)
+/// <data>/homes/<bot>/           HOME of the bot's processes
+/// <data>/logs/<bot>/<n>.log     integration logs
+/// ```
+public struct DataDirectory: Sendable, Hashable {
+    /// The data directory itself, absolute.
+    public let path: String
+
+    public init(_ path: String) {
+        self.path = path
+    }
+
+    public var database: String { "\(path)/kiln.sqlite" }
+    public var mirrors: String { "\(path)/mirrors" }
+    public var workspaces: String { "\(path)/workspaces" }
+    public var logs: String { "\(path)/logs" }
+
+    public func workspace(of bot: String) -> String { "\(workspaces)/\(bot)" }
+    /// Its modification time is when the bot's workspace was last wiped.
+    public func cleanMarker(of bot: String) -> String { "\(workspaces)/.\(bot).cleaned" }
+    public func home(of bot: String) -> String { "\(path)/homes/\(bot)" }
+    public func log(of bot: String, number: Int) -> String { "\(logs)/\(bot)/\(number).log" }
+    /// Where `swift test` writes Swift Testing's event stream while the integration runs.
+    public func testEvents(of bot: String, number: Int) -> String { "\(logs)/\(bot)/\(number).events.jsonl" }
+}
+
+extension DataDirectory {
+    /// The mark every process of an integration carries in its environment (`KILN_MARK`): this
+    /// data directory, the bot and the number, so that two servers on one machine never mix up
+    /// each other's processes when killing what an integration left behind.
+    public func processMark(bot: String, number: Int) -> String {
+        "\(path):\(bot)#\(number)"
+    }
+}

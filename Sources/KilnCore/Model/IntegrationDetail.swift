@@ -1,0 +1,31 @@
+/// One integration with everything recorded about it.
+public struct IntegrationDetail: Sendable, Hashable {
+    public var integration: Integration
+    public var steps: [StepTiming]
+    public var commits: [Commit]
+    public var issues: [IntegrationIssue]
+    public var tests: [TestCase]
+    public var triggers: [TriggerRun]
+
+    public init(
+        integration: Integration, steps: [StepTiming], commits: [Commit], issues: [IntegrationIssue], tests: [TestCase], triggers: [TriggerRun]
+    ) {
+        self.integration = integration
+        self.steps = steps
+        self.commits = commits
+        self.issues = issues
+        self.tests = tests
+        self.triggers = triggers
+    }
+}
+
+/// A bot's integration by its public identity.
+public struct IntegrationReference: Sendable, Hashable, Codable {
+    public var bot: String
+    public var number: Int
+
+    public init(bot: String, number: Int) {
+        self.bot = bot
+        self.number = number
+    }
+}

@@ -1,0 +1,49 @@
+/// What an integration produced, as its sequencer hands it to the store to be recorded.
+public struct IntegrationOutcome: Sendable {
+    public var result: IntegrationResult
+    public var reason: String?
+    public var errors: Int
+    public var warnings: Int
+    public var tests: [TestCase]
+    public var coverage: Double?
+    /// Issues found, without status: the store marks them against the previous integration.
+    public var issues: [IntegrationIssue]
+    public var commits: [Commit]
+    public var triggers: [TriggerRun]
+
+    public init(
+        result: IntegrationResult, reason: String? = nil, errors: Int = 0, warnings: Int = 0, tests: [TestCase] = [], coverage: Double? = nil,
+        issues: [IntegrationIssue] = [], commits: [Commit] = [], triggers: [TriggerRun] = []
+    ) {
+        self.result = result
+        self.reason = reason
+        self.errors = errors
+        self.warnings = warnings
+        self.tests = tests
+        self.coverage = coverage
+        self.issues = issues
+        self.commits = commits
+        self.triggers = triggers
+    }
+
+    /// The counts of this outcome, without changes (the store computes those against the previous
+    /// integration).
+    public var summary: Summary {
+        Summary(errors: errors, warnings: warnings, tests: tests.count, testFailures: tests.filter { $0.status == .failed }.count, coverage: coverage)
+    }
+}
+
+/// A script trigger that ran.
+public struct TriggerRun: Sendable, Hashable {
+    public var name: String
+    public var phase: TriggerPhase
+    public var exitStatus: Int
+    public var duration: Double
+
+    public init(name: String, phase: TriggerPhase, exitStatus: Int, duration: Double) {
+        self.name = name
+        self.phase = phase
+        self.exitStatus = exitStatus
+        self.duration = duration
+    }
+}

@@ -1,0 +1,64 @@
+/// A request to integrate a bot, as the store queues it.
+public struct QueueRequest: Sendable, Hashable {
+    public var bot: String
+    public var cause: IntegrationCause
+    public var commit: String?
+    public var branch: String
+    /// A running integration of another commit is asked to stop.
+    public var cancelSuperseded: Bool
+
+    public init(bot: String, cause: IntegrationCause, commit: String? = nil, branch: String, cancelSuperseded: Bool = true) {
+        self.bot = bot
+        self.cause = cause
+        self.commit = commit
+        self.branch = branch
+        self.cancelSuperseded = cancelSuperseded
+    }
+
+    /// What `cause` queues for `bot`: the one rule behind webhooks, polls, schedules, `kiln trigger`
+    /// and `kiln run`. A push (webhook or poll) names its commit and, when the bot says so, stops an
+    /// integration of an older one; a schedule or a person integrates the branch head and stops nothing.
+    public init(_ bot: Bot, cause: IntegrationCause, commit: String? = nil) {
+        let isPush = cause == .webhook || cause == .poll
+        self.init(
+            bot: bot.name, cause: cause, commit: isPush ? commit : nil, branch: bot.repository.branch,
+            cancelSuperseded: isPush && bot.cancelSuperseded)
+    }
+}
+
+/// What queueing did.
+public struct QueueOutcome: Sendable, Hashable {
+    /// The queued integration: a new one, or the one this request was coalesced into.
+    public var integration: Integration
+    public var coalesced: Bool
+    /// Running integrations asked to stop because this commit superseded theirs.
+    public var superseded: [Int64]
+
+    public init(integration: Integration, coalesced: Bool, superseded: [Int64]) {
+        self.integration = integration
+        self.coalesced = coalesced
+        self.superseded = superseded
+    }
+}
+
+/// A push as a forge reports it, reduced to what decides which bots integrate it.
+public struct Push: Sendable, Hashable {
+    /// Identities (`RepositoryURL.identity`) of every URL the payload gives for the repository.
+    public var repositories: Set<String>
+    public var branch: String
+    public var commit: String?
+
+    public init(repositories: Set<String>, branch: String, commit: String?) {
+        self.repositories = repositories
+        self.branch = branch
+        self.commit = commit
+    }
+
+    /// The integrations this push queues: one per on-commit bot that follows its repository and
+    /// branch and that `accepts` (the web checks which secret signed the delivery).
+    public func requests(for bots: [Bot], accepts: (Bot) -> Bool = { _ in true }) -> [QueueRequest] {
+        bots.filter { bot in
+            bot.schedule.onCommit && bot.repository.branch == branch && repositories.contains(bot.repository.url.identity) && accepts(bot)
+        }.map { QueueRequest($0, cause: .webhook, commit: commit) }
+    }
+}

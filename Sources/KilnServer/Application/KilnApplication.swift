@@ -1,0 +1,151 @@
+import Foundation
+import KilnBuild
+import KilnCore
+import KilnGit
+import KilnMail
+import KilnStore
+import KilnWeb
+import Logging
+import ServiceLifecycle
+import UnixSignals
+
+/// The server's settings once the config file and the command line have been combined.
+public struct ServerSettings: Sendable {
+    public var config: ServerConfig
+    public var logLevel: Logger.Level
+    /// Where secrets and PATH for builds come from.
+    public var environment: [String: String]
+
+    public init(config: ServerConfig, logLevel: Logger.Level = .info, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.config = config
+        self.logLevel = logLevel
+        self.environment = environment
+    }
+}
+
+/// Kiln built from its settings: the one composition root, which `kiln serve`, `kiln run` and the
+/// tests all call. Like Hummingbird's `Application`, it owns its services and runs them.
+///
+/// Building opens the store (ending what a crashed process left running and killing that
+/// integration's leftover processes) and wires the bot registry, the mirrors and the integration
+/// sequencer; a server (`Role.server`) adds the scheduler, the mailer and the HTTP application.
+public struct KilnApplication: Sendable {
+    /// What the application is for.
+    public enum Role: Sendable {
+        /// `kiln serve`: scheduler, executors, mail and HTTP.
+        case server(onListening: @Sendable (Int) async -> Void)
+        /// `kiln run`: one integration in the foreground; nothing runs in the background.
+        case foreground
+    }
+
+    public let settings: ServerSettings
+    public let store: any Store
+    public let registry: BotRegistry
+    public let sequencer: IntegrationSequencer
+    /// The scheduler of a server; nil in the foreground.
+    public let scheduler: Scheduler?
+    /// What runs until shutdown (none in the foreground).
+    public let services: [any Service]
+    /// Integrations a previous, crashed process left running, now ended as internal-error.
+    public let recovered: [Integration]
+    let logger: Logger
+
+    public static func build(settings: ServerSettings, role: Role, logger: Logger) async throws(ServerSetupError) -> KilnApplication {
+        let config = settings.config
+        let layout = config.dataDirectory
+        let store: any Store
+        let recovered: [Integration]
+        do {
+            store = try StoreLocation.open(layout)
+            recovered = try await store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date())
+        } catch {
+            throw .store(error)
+        }
+        for integration in recovered { Workspace.killLeftovers(of: integration, in: layout) }
+        let registry = BotRegistry(directory: config.bots, store: store, logger: logger)
+        let sequencer = IntegrationSequencer(
+            store: store, mirrors: Mirrors(directory: layout.mirrors, sshKeyFile: config.sshKeyFile), layout: layout,
+            serverEnvironment: settings.environment, logger: logger)
+        guard case .server(let onListening) = role else {
+            return KilnApplication(
+                settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: nil, services: [], recovered: recovered,
+                logger: logger)
+        }
+        let timeZone = config.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
+        let scheduler = Scheduler(
+            registry: registry, store: store, sequencer: sequencer,
+            settings: Scheduler.Settings(executors: config.executors, timeZone: timeZone, retention: config.retention), logger: logger)
+        let mailer = Mailer(store: store, registry: registry, delivery: try mailDelivery(settings, store: store), logger: logger)
+        let web = buildWebApplication(
+            WebDependencies(
+                store: store, bots: { await registry.catalog.bots.map(\.bot) }, assets: try webAssets(settings),
+                webhookSecret: try webhookSecret(config), listen: config.listen),
+            logger: logger, onListening: onListening)
+        return KilnApplication(
+            settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler, services: [web, scheduler, mailer],
+            recovered: recovered, logger: logger)
+    }
+
+    /// Loads the bot files and records them in the store; a server's scheduler then follows
+    /// their changes without reading them a second time.
+    public func loadBots() async throws(ConfigError) -> BotCatalog {
+        if let scheduler { return try await scheduler.loadBots() }
+        return try await registry.reload()
+    }
+
+    /// Runs every service until they end: on one of `signals` gracefully (integrations canceled
+    /// and recorded, the listener closed), at once when the task is canceled.
+    public func run(gracefulShutdownSignals signals: [UnixSignal] = []) async throws {
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }, gracefulShutdownSignals: signals,
+                cancellationSignals: [], logger: logger))
+        try await group.run()
+    }
+
+    private static func webAssets(_ settings: ServerSettings) throws(ServerSetupError) -> WebAssets {
+        do {
+            return try WebAssets.load(environment: settings.environment)
+        } catch {
+            throw .assets(error)
+        }
+    }
+
+    private static func webhookSecret(_ config: ServerConfig) throws(ServerSetupError) -> [UInt8]? {
+        guard let path = config.webhookSecretFile else { return nil }
+        guard let secret = SecretFile.read(path) else { throw .webhookSecret(path: path) }
+        return secret
+    }
+
+    private static func mailDelivery(_ settings: ServerSettings, store: any Store) throws(ServerSetupError) -> Mailer.Delivery? {
+        let config = settings.config
+        guard let smtp = config.smtp else { return nil }
+        do {
+            let notifier = Notifier(
+                store: store, templates: try MailTemplates.load(environment: settings.environment), from: smtp.from,
+                publicURL: config.publicURL ?? "http://\(config.listen)", reports: config.reports,
+                timeZone: config.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current)
+            return Mailer.Delivery(notifier: notifier, client: try SMTPClient(settings: smtp), sender: smtp.from.address)
+        } catch {
+            throw .mail("\(error)")
+        }
+    }
+}
+
+/// Why Kiln could not be built from its settings.
+public enum ServerSetupError: Error, Sendable, CustomStringConvertible {
+    case store(StoreError)
+    case assets(WebAssetsError)
+    case webhookSecret(path: String)
+    case mail(String)
+
+    public var description: String {
+        switch self {
+        case .store(let error): "\(error)"
+        case .assets(let error): "\(error)"
+        case .webhookSecret(let path):
+            "cannot read the webhook secret file \(path) (webhooks.secret-file): create it with the secret, or remove the key"
+        case .mail(let reason): reason
+        }
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+
+// What the mail templates render. Stored properties only (Mustache reads them by reflection).
+
+struct IssueLine {
+    var type: String
+    var location: String?
+    var message: String
+    var commit: String
+}
+
+struct TestLine {
+    var name: String
+    var duration: String
+}
+
+struct NewIssuesMail {
+    var name: String
+    var bot: String
+    var number: Int
+    var result: String
+    var count: Int
+    var url: String
+    var issues: [IssueLine]
+}
+
+struct ReportMail {
+    var bot: String
+    var number: Int
+    var result: String
+    var headline: String?
+    var reason: String?
+    var cause: String
+    var commit: String
+    var duration: String
+    var errors: Int
+    var warnings: Int
+    var tests: Int
+    var testFailures: Int
+    var coverage: String?
+    var newIssues: [IssueLine]
+    var hasNewIssues: Bool
+    var failingTests: [TestLine]
+    var hasFailingTests: Bool
+    var url: String
+}
+
+struct ResultCount {
+    var result: String
+    var count: Int
+}
+
+struct DigestBot {
+    var name: String
+    var url: String
+    var status: String
+    var count: Int
+    var results: [ResultCount]
+    var trend: String
+    var averageDuration: String
+    var introduced: Int
+    var resolved: Int
+    var slowest: [TestLine]
+    var hasSlowest: Bool
+}
+
+struct DigestMail {
+    var period: String
+    var from: String
+    var to: String
+    var bots: [DigestBot]
+}

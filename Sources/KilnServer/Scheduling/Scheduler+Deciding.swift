@@ -1,0 +1,104 @@
+import Foundation
+import KilnCore
+import KilnGit
+import KilnStore
+
+/// What makes a bot integrate: its files changing, its branch moving, its schedule coming round.
+extension Scheduler {
+    // MARK: Bots
+
+    /// Loads the bots now (the server reports them before it starts serving); later changes are
+    /// picked up by `reloadIfChanged`, which this load spares a second read of the same files.
+    public func loadBots() async throws(ConfigError) -> BotCatalog {
+        directoryFingerprint = fingerprintOfBotFiles()
+        return try await registry.reload()
+    }
+
+    func reloadIfChanged() async {
+        let fingerprint = fingerprintOfBotFiles()
+        guard fingerprint != directoryFingerprint else { return }
+        directoryFingerprint = fingerprint
+        do {
+            let catalog = try await registry.reload()
+            logger.info("bots loaded", metadata: ["bots": "\(catalog.bots.count)", "broken": "\(catalog.broken.count)"])
+        } catch {
+            logger.error("cannot read the bots directory", metadata: ["error": "\(error)"])
+        }
+    }
+
+    /// Names, sizes and modification times of the bot files: changes when any file does.
+    private func fingerprintOfBotFiles() -> String {
+        let files = (try? BotCatalog.files(in: registry.directory)) ?? []
+        return files.map { file -> String in
+            var info = stat()
+            _ = stat(file, &info)
+            return "\(file) \(info.st_size) \(info.st_mtim.tv_sec) \(info.st_mtim.tv_nsec)"
+        }.joined(separator: "\n")
+    }
+
+    // MARK: Polls
+
+    /// Asks the remote head of every on-commit bot whose poll is due, and queues an integration
+    /// (cause `poll`) of each head the store does not know yet — queued, running or integrated,
+    /// by this host or any other, from a poll or a webhook.
+    func pollRemotes() async {
+        let bots = await registry.catalog.bots.map(\.bot).filter { $0.schedule.onCommit && $0.schedule.poll > .zero }
+        let clock = ContinuousClock.now
+        let due = bots.filter { bot in lastPoll[bot.name].map { clock - $0 >= bot.schedule.poll } ?? true }
+        guard !due.isEmpty else { return }
+        for bot in due { lastPoll[bot.name] = clock }
+        let mirrors = sequencer.mirrors
+        // Remote heads are asked in parallel, a few at a time.
+        let heads = await withTaskGroup(of: (Bot, Result<String, GitError>).self) { group in
+            var results: [(Bot, Result<String, GitError>)] = []
+            var pending = due[...]
+            for _ in 0..<min(8, pending.count) {
+                let bot = pending.removeFirst()
+                group.addTask { (bot, await Self.remoteHead(bot, mirrors: mirrors)) }
+            }
+            while let result = await group.next() {
+                results.append(result)
+                if let bot = pending.popFirst() { group.addTask { (bot, await Self.remoteHead(bot, mirrors: mirrors)) } }
+            }
+            return results
+        }
+        for (bot, result) in heads {
+            switch result {
+            case .failure(let error):
+                logger.warning("cannot poll the remote", metadata: ["bot": "\(bot.name)", "error": "\(error)"])
+            case .success(let head):
+                let known = try? await store.predecessor(.withCommit, bot: bot.name, before: nil)?.commit
+                guard known != head else { continue }
+                await queue(bot, cause: .poll, commit: head, why: "the branch moved to \(head.prefix(12))")
+            }
+        }
+    }
+
+    private static func remoteHead(_ bot: Bot, mirrors: Mirrors) async -> Result<String, GitError> {
+        do {
+            return .success(try await mirrors.remoteHead(bot.repository))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    // MARK: Schedules
+
+    func queuePeriodic() async {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = settings.timeZone
+        let current = now()
+        for bot in await registry.catalog.bots.map(\.bot) {
+            guard let periodic = bot.schedule.periodic else { continue }
+            if lastPeriodic[bot.name] == nil {
+                // Since the last periodic integration the store knows of, else since this start.
+                let last = (try? await store.integrations(bot: bot.name, limit: 200, before: nil))?.first { $0.cause == .periodic }?.queuedAt
+                lastPeriodic[bot.name] = last ?? startedAt
+            }
+            guard let last = lastPeriodic[bot.name], let next = periodic.next(after: last, in: calendar), next <= current else { continue }
+            // However many periods were missed, one integration, and the next one after now.
+            lastPeriodic[bot.name] = current
+            await queue(bot, cause: .periodic, commit: nil, why: "\(periodic.text) came round")
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import Foundation
+import KilnCore
+import KilnStore
+import Logging
+import ServiceLifecycle
+
+/// Decides when bots integrate and runs their integrations on a bounded pool of executors.
+///
+/// - Bot files are reloaded within a second of any change in the bots directory.
+/// - on-commit bots have their remote head polled at their `poll` interval; a new head queues an
+///   integration (cause `poll`), coalescing with a queued one and superseding a running one.
+/// - periodic bots queue an integration (cause `periodic`) when their schedule comes round, in the
+///   configured time zone; a period missed while the server was down runs once at start.
+/// - Queued integrations — from here, webhooks or `kiln trigger` in another process — are claimed as
+///   soon as an executor is free, and a request to cancel reaches its integration at once: both
+///   arrive through the store's change stream.
+/// - On graceful shutdown every running integration is canceled (its processes killed) and recorded.
+public actor Scheduler: Service {
+    public struct Settings: Sendable {
+        public var executors: Int
+        public var timeZone: TimeZone
+        /// Integrations per bot that keep their logs, issues and tests (`retention.integrations`).
+        public var retention: Int
+        /// How often the loops look at the clock and the bots directory, and — in case a change
+        /// notification was missed — at the queue.
+        public var tick: Duration
+
+        public init(executors: Int, timeZone: TimeZone = .current, retention: Int = 500, tick: Duration = .seconds(1)) {
+            self.executors = executors
+            self.timeZone = timeZone
+            self.retention = retention
+            self.tick = tick
+        }
+    }
+
+    let registry: BotRegistry
+    let store: any Store
+    let sequencer: IntegrationSequencer
+    let settings: Settings
+    let logger: Logger
+    let owner: String
+    let now: @Sendable () -> Date
+
+    /// Per bot: when its remote was last polled.
+    var lastPoll: [String: ContinuousClock.Instant] = [:]
+    /// Per bot: when its periodic schedule last queued an integration.
+    var lastPeriodic: [String: Date] = [:]
+    var directoryFingerprint = ""
+    let startedAt: Date
+
+    /// Integrations running now, each with the signal that stops it.
+    private var running: [Int64: AsyncStream<Void>.Continuation] = [:]
+
+    public init(
+        registry: BotRegistry, store: any Store, sequencer: IntegrationSequencer, settings: Settings, logger: Logger,
+        owner: String = ProcessOwner.current, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.registry = registry
+        self.store = store
+        self.sequencer = sequencer
+        self.settings = settings
+        self.logger = logger
+        self.owner = owner
+        self.now = now
+        self.startedAt = now()
+    }
+
+    public func run() async throws {
+        await reloadIfChanged()
+        await applyRetention(bot: nil)
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask { await self.every(self.settings.tick) { await $0.reloadIfChanged() } }
+                group.addTask { await self.every(self.settings.tick) { await $0.pollRemotes() } }
+                group.addTask { await self.every(self.settings.tick) { await $0.queuePeriodic() } }
+                group.addTask { await self.dispatch() }
+            }
+        }
+        logger.info("scheduler stopped")
+    }
+
+    /// Runs `body` now and then every `interval` until the task is canceled.
+    nonisolated func every(_ interval: Duration, _ body: @Sendable (Scheduler) async -> Void) async {
+        while !Task.isCancelled {
+            await body(self)
+            try? await Task.sleep(for: interval)
+        }
+    }
+
+    /// Queues what `cause` asks for `bot` (`QueueRequest`'s rule), and logs it.
+    func queue(_ bot: Bot, cause: IntegrationCause, commit: String?, why: String) async {
+        do {
+            let outcome = try await store.enqueue(QueueRequest(bot, cause: cause, commit: commit), now: now())
+            logger.info(
+                outcome.coalesced ? "coalesced" : "queued",
+                metadata: ["bot": "\(bot.name)", "number": "\(outcome.integration.number)", "cause": "\(cause.rawValue)", "why": "\(why)"])
+        } catch {
+            logger.error("cannot queue", metadata: ["bot": "\(bot.name)", "error": "\(error)"])
+        }
+    }
+
+    // MARK: Running
+
+    /// Claims queued integrations while an executor is free and runs each in a child task. The
+    /// queue and the cancel requests are looked at whenever the store changes (in any process),
+    /// when an executor frees up, and once a tick in case a change was missed.
+    private func dispatch() async {
+        let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let changes = store.changes()
+        let tick = settings.tick
+        await withDiscardingTaskGroup { group in
+            group.addTask {
+                for await _ in changes { wake.yield() }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: tick)
+                    wake.yield()
+                }
+            }
+            wake.yield()
+            for await _ in wakeups {
+                await stopCanceled()
+                while running.count < settings.executors, let (integration, bot) = await claim() {
+                    let (stops, stop) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+                    running[integration.id] = stop
+                    group.addTask {
+                        await self.execute(integration, of: bot, until: stops)
+                        await self.executorFreed(integration.id)
+                        wake.yield()
+                    }
+                }
+            }
+        }
+    }
+
+    private func executorFreed(_ id: Int64) {
+        running[id]?.finish()
+        running[id] = nil
+    }
+
+    /// Stops the running integrations someone asked to stop (cancel-superseded, a closed pull request).
+    private func stopCanceled() async {
+        guard !running.isEmpty, let requests = try? await store.cancelRequests(owner: owner) else { return }
+        for request in requests { running[request.id]?.yield() }
+    }
+
+    private func claim() async -> (Integration, Bot?)? {
+        do {
+            guard let integration = try await store.claimNext(owner: owner, now: now()) else { return nil }
+            return (integration, await registry.catalog.bot(named: integration.bot))
+        } catch {
+            logger.error("cannot claim", metadata: ["error": "\(error)"])
+            return nil
+        }
+    }
+
+    /// Runs one integration until it completes or `stops` says stop (then it is canceled and recorded).
+    private nonisolated func execute(_ integration: Integration, of bot: Bot?, until stops: AsyncStream<Void>) async {
+        guard let bot else {
+            _ = try? await store.complete(
+                integration.id, outcome: IntegrationOutcome(result: .canceled, reason: "the bot's file is gone or broken"), now: now())
+            return
+        }
+        logger.info("started", metadata: ["bot": "\(bot.name)", "number": "\(integration.number)", "cause": "\(integration.cause.rawValue)"])
+        let ended = await withTaskGroup(of: Integration?.self) { group in
+            group.addTask { await self.sequencer.run(integration, of: bot) }
+            group.addTask {
+                for await _ in stops { return nil }
+                return nil
+            }
+            var completed: Integration?
+            while let next = await group.next() {
+                if let next { completed = next }
+                // Either the integration completed or it was told to stop: end the other child.
+                group.cancelAll()
+            }
+            return completed
+        }
+        await applyRetention(bot: bot.name)
+        logger.info(
+            "ended", metadata: ["bot": "\(bot.name)", "number": "\(integration.number)", "result": "\(ended?.result?.rawValue ?? "unknown")"])
+    }
+
+    private nonisolated func applyRetention(bot: String?) async {
+        do {
+            let expired = try await store.applyRetention(keep: settings.retention, bot: bot)
+            if expired > 0 { logger.info("retention", metadata: ["expired": "\(expired)"]) }
+        } catch {
+            logger.error("cannot apply retention", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import Hummingbird
+import KilnCore
+import KilnStore
+import Logging
+import Prometheus
+import ServiceLifecycle
+
+/// What the HTTP application reads and writes.
+public struct WebDependencies: Sendable {
+    public var store: any Store
+    /// The bots as last loaded (webhooks match pushes against them).
+    public var bots: @Sendable () async -> [Bot]
+    public var assets: WebAssets
+    /// The server-wide webhook secret (`webhooks.secret-file`), if any.
+    public var webhookSecret: [UInt8]?
+    public var listen: ListenAddress
+
+    public init(
+        store: any Store, bots: @escaping @Sendable () async -> [Bot], assets: WebAssets, webhookSecret: [UInt8]?, listen: ListenAddress
+    ) {
+        self.store = store
+        self.bots = bots
+        self.assets = assets
+        self.webhookSecret = webhookSecret
+        self.listen = listen
+    }
+}
+
+/// The HTTP application: every route of DESIGN.md and the listener, as one `Service`.
+/// `onListening` hears the port once it listens (port 0 picks a free one).
+public func buildWebApplication(
+    _ web: WebDependencies, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
+) -> some Service {
+    let metrics = PrometheusCollectorRegistry()
+    let cache = ResponseCache(store: web.store)
+    let router = Router()
+    router.add(middleware: HTTPMetricsMiddleware(registry: metrics))
+    HealthController().addRoutes(to: router)
+    PagesController(store: web.store, assets: web.assets, cache: cache).addRoutes(to: router)
+    LogController(store: web.store).addRoutes(to: router)
+    APIController(store: web.store, cache: cache).addRoutes(to: router)
+    WebhookController(store: web.store, bots: web.bots, secret: web.webhookSecret, logger: logger).addRoutes(to: router)
+    MetricsController(store: web.store, registry: metrics).addRoutes(to: router)
+    let listen = web.listen
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "kiln"),
+        services: [cache],
+        onServerRunning: { channel in await onListening(channel.localAddress?.port ?? listen.port) },
+        logger: logger
+    )
+}
