@@ -87,7 +87,7 @@ let package = Package(
         ),
 
         .executableTarget(name: "kiln-store-stress", dependencies: ["KilnCore", "KilnStore"], path: "Tests/KilnStoreStress"),
-        .target(name: "KilnTestSupport", dependencies: ["KilnCore"], path: "Tests/KilnTestSupport"),
+        .target(name: "KilnTestSupport", dependencies: ["KilnCore", "KilnStore"], path: "Tests/KilnTestSupport"),
         .testTarget(name: "KilnCoreTests", dependencies: ["KilnCore", "KilnTestSupport"]),
         .testTarget(name: "KilnGitTests", dependencies: ["KilnGit", "KilnTestSupport"]),
         .testTarget(name: "KilnStoreTests", dependencies: ["KilnStore", "KilnTestSupport"], exclude: ["Fixtures"]),

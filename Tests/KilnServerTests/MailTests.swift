@@ -42,14 +42,12 @@ struct MailFixture {
     @discardableResult
     func integrate(_ bot: String, _ result: IntegrationResult, issues: [IntegrationIssue] = [], tests: [TestCase] = []) async throws -> Integration {
         let now = clock.now
-        let queued = try await store.enqueue(QueueRequest(bot: bot, cause: .manual, commit: "abc1234", branch: "main"), now: now)
-        let claimed = try #require(try await store.claim(queued.integration.id, owner: "test", now: now))
-        let integration = try await store.complete(
-            claimed.id,
+        let integration = try await store.record(
+            bot,
             outcome: IntegrationOutcome(
                 result: result, errors: issues.filter { $0.type == .error }.count, tests: tests, issues: issues,
                 commits: [Commit(sha: "abc1234", author: "Alice", email: "alice@example.com", date: now, subject: "Change things")]),
-            now: now.addingTimeInterval(30))
+            commit: "abc1234", at: now, duration: 30)
         clock.set(now.addingTimeInterval(60))
         return integration
     }

@@ -20,10 +20,7 @@ struct TestStore {
     /// Queues, claims and completes one integration of `bot`.
     @discardableResult
     func integrate(_ bot: String, outcome: IntegrationOutcome, at seconds: Double = 0, commit: String? = nil) async throws -> Integration {
-        let queued = try await store.enqueue(QueueRequest(bot: bot, cause: .manual, commit: commit, branch: "main"), now: at(seconds))
-        guard let claimed = try await store.claimNext(owner: "test", now: at(seconds + 1)) else { throw StoreError.notFound(what: "a queued integration") }
-        precondition(claimed.id == queued.integration.id)
-        return try await store.complete(claimed.id, outcome: outcome, now: at(seconds + 10))
+        try await store.record(bot, outcome: outcome, commit: commit, at: at(seconds))
     }
 }
 

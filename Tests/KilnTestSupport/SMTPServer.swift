@@ -63,7 +63,7 @@ public final class SMTPServer: @unchecked Sendable {
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = arguments
         process.standardOutput = FileHandle.nullDevice
-        FileManager.default.createFile(atPath: directory.url("stderr"), contents: nil)
+        _ = FileManager.default.createFile(atPath: directory.url("stderr"), contents: nil)
         process.standardError = FileHandle(forWritingAtPath: directory.url("stderr"))
         let input = Pipe()
         process.standardInput = input

@@ -98,14 +98,8 @@ final class WebFixture: Sendable {
     func integrate(_ bot: String, result: IntegrationResult, outcome: IntegrationOutcome? = nil, log: String = "", commit: String = "abc1234")
         async throws -> Integration
     {
-        let queued = try await store.enqueue(QueueRequest(bot: bot, cause: .manual, commit: commit, branch: "main"), now: Date())
-        let claimed = try #require(try await store.claim(queued.integration.id, owner: "test", now: Date()))
-        if let path = store.logLocation(bot: bot, number: claimed.number) {
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try log.write(toFile: path, atomically: true, encoding: .utf8)
-        }
-        try await store.advance(claimed.id, to: .building, now: Date())
-        return try await store.complete(claimed.id, outcome: outcome ?? IntegrationOutcome(result: result), now: Date().addingTimeInterval(3))
+        try await store.record(
+            bot, outcome: outcome ?? IntegrationOutcome(result: result), commit: commit, at: Date(), duration: 3, steps: [.building], log: log)
     }
 }
 
