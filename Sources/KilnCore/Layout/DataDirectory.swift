@@ -32,10 +32,12 @@ public struct DataDirectory: Sendable, Hashable {
 }
 
 extension DataDirectory {
-    /// The mark every process of an integration carries in its environment (`KILN_MARK`): this
-    /// data directory, the bot and the number, so that two servers on one machine never mix up
-    /// each other's processes when killing what an integration left behind.
-    public func processMark(bot: String, number: Int) -> String {
-        "\(path):\(bot)#\(number)"
+    /// The mark every process of a bot's integrations carries in its environment (`KILN_MARK`):
+    /// this data directory and the bot, so that two servers on one machine never mix up each
+    /// other's processes when killing what an integration left behind. A bot runs one integration
+    /// at a time, so the mark names it; it stays the same from one integration to the next, as
+    /// SwiftPM's environment must for warm builds to stay fast.
+    public func processMark(bot: String) -> String {
+        "\(path):\(bot)"
     }
 }
