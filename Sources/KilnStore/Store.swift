@@ -13,10 +13,11 @@ import KilnCore
 /// Errors: every method throws `StoreError` for infrastructure faults only (the database cannot
 /// be reached or written); "nothing found" is an empty or nil result, not an error.
 public protocol Store: MailStore, WebhookStore {
-    /// A new subscription to the store's changes, from this process or any other: the scheduler
-    /// wakes on it to claim queued integrations and to stop canceled ones, and the page cache
-    /// drops stale pages. It ends when the subscriber stops iterating.
-    func changes() -> AsyncStream<StoreChange>
+    /// A new subscription to the store's changes, from this process or any other: each element
+    /// says "something changed, look again". The scheduler wakes on it to claim queued
+    /// integrations and to stop canceled ones, and the page cache drops stale pages. A busy
+    /// subscriber hears of several changes once. It ends when the subscriber stops iterating.
+    func changes() -> AsyncStream<Void>
 
     /// Records the bots as just loaded; bots whose files are gone are kept, marked not loaded.
     func syncBots(_ bots: [BotState], now: Date) async throws(StoreError)
@@ -79,18 +80,6 @@ public protocol Store: MailStore, WebhookStore {
 
     /// The size of an integration's log in bytes; nil when it has no log.
     func logSize(bot: String, number: Int) async throws(StoreError) -> Int?
-}
-
-/// What changed in the store, as far as its engine can tell (SQLite cannot: it says `.all`).
-public struct StoreChange: OptionSet, Sendable, Hashable {
-    public let rawValue: Int
-    public init(rawValue: Int) { self.rawValue = rawValue }
-
-    /// Integrations were queued, claimed or completed.
-    public static let queue = StoreChange(rawValue: 1)
-    /// Someone asked a running integration to stop.
-    public static let cancel = StoreChange(rawValue: 2)
-    public static let all: StoreChange = [.queue, .cancel]
 }
 
 /// A request that a running integration stop.

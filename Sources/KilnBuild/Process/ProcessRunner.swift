@@ -39,6 +39,18 @@ public enum ProcessEnd: Sendable, Hashable {
     public var succeeded: Bool { self == .exited(0) }
 }
 
+extension ProcessEnd: CustomStringConvertible {
+    /// "exited with status 1", "was killed by signal 9", …: how a step's process ended, in a sentence.
+    public var description: String {
+        switch self {
+        case .exited(let code): "exited with status \(code)"
+        case .signaled(let signal): "was killed by signal \(signal)"
+        case .timedOut: "timed out"
+        case .canceled: "was canceled"
+        }
+    }
+}
+
 public enum ProcessError: Error, Sendable, CustomStringConvertible {
     case cannotStart(command: String, reason: String)
 

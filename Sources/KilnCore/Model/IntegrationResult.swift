@@ -23,7 +23,8 @@ public enum IntegrationResult: String, CaseIterable, Codable, Sendable, Hashable
     public var isBuilt: Bool { Self.built.contains(self) }
 }
 
-/// Which earlier integration of the same bot something is compared with. Each rule is here once.
+/// Which earlier integration of the same bot something is compared with: each rule is named here
+/// once, and `Store.predecessor` finds it.
 public enum Predecessor: Sendable, Hashable {
     /// The newest that names a commit, in any step: where a new integration's commit range starts,
     /// and the head a poll compares the remote with.
@@ -34,13 +35,6 @@ public enum Predecessor: Sendable, Hashable {
     /// The newest completed one that was not canceled: whether a bot broke or was fixed.
     case ended
 
-    public func matches(_ integration: Integration) -> Bool {
-        switch self {
-        case .withCommit: integration.commit != nil
-        case .built: integration.step == .completed && (integration.result?.isBuilt ?? false)
-        case .ended: integration.step == .completed && integration.result != nil && integration.result != .canceled
-        }
-    }
 }
 
 /// Where an integration is in its life.

@@ -7,7 +7,7 @@ import Synchronization
 /// when several commits land hears of them once, and looks at the store afresh.
 final class ChangeHub: Sendable {
     private struct State {
-        var subscribers: [Int: AsyncStream<StoreChange>.Continuation] = [:]
+        var subscribers: [Int: AsyncStream<Void>.Continuation] = [:]
         var nextID = 0
         var watcher: ChangeWatcher?
     }
@@ -19,8 +19,8 @@ final class ChangeHub: Sendable {
         self.databasePath = databasePath
     }
 
-    func subscribe() -> AsyncStream<StoreChange> {
-        let (stream, continuation) = AsyncStream.makeStream(of: StoreChange.self, bufferingPolicy: .bufferingNewest(1))
+    func subscribe() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let id = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
@@ -36,7 +36,7 @@ final class ChangeHub: Sendable {
 
     private func broadcast() {
         let subscribers = state.withLock { Array($0.subscribers.values) }
-        for subscriber in subscribers { subscriber.yield(.all) }
+        for subscriber in subscribers { subscriber.yield() }
     }
 
     private func unsubscribe(_ id: Int) {

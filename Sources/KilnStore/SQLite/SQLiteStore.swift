@@ -43,7 +43,7 @@ public struct SQLiteStore: Store {
         return try open(path: directory.database, logsDirectory: directory.logs)
     }
 
-    public func changes() -> AsyncStream<StoreChange> {
+    public func changes() -> AsyncStream<Void> {
         hub.subscribe()
     }
 

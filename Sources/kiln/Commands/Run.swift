@@ -26,14 +26,14 @@ struct Run: AsyncParsableCommand {
     var bot: String
 
     func run() async throws {
-        let (config, _, bot) = try location.loadBot(named: self.bot)
+        let (config, catalog, bot) = try location.loadBot(named: self.bot)
         var logger = Logger(label: "kiln")
         logger.logLevel = .warning
         let integration: Integration
         let application: KilnApplication
         do {
             application = try await KilnApplication.build(settings: ServerSettings(config: config), role: .foreground, logger: logger)
-            _ = try await application.loadBots()
+            try await application.store.syncBots(catalog.states, now: Date())
             let queued = try await application.store.enqueue(QueueRequest(bot, cause: .manual), now: Date())
             guard let claimed = try await application.store.claim(queued.integration.id, owner: ProcessOwner.current, now: Date()) else {
                 Console.error("error: \(bot.name) is integrating already (another kiln is running it); #\(queued.integration.number) is queued")
@@ -46,8 +46,6 @@ struct Run: AsyncParsableCommand {
         } catch let error as StoreError {
             Console.error("error: \(error)")
             throw ExitCode.failure
-        } catch let error as ConfigError {
-            throw fail(with: error)
         }
         let sequencer = application.sequencer
         let store = application.store

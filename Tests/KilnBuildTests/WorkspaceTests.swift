@@ -1,0 +1,43 @@
+import Foundation
+import KilnBuild
+import KilnCore
+import KilnTestSupport
+import Testing
+
+@Suite("A bot's workspace and the environment of its processes")
+struct WorkspaceTests {
+    /// Runs `env` as `step` of integration `number` and returns the variables it saw.
+    func environment(seenBy step: IntegrationStep, number: Int, in data: TemporaryDirectory) async throws -> [String: String] {
+        let bot = Bot(name: "app", repository: Repository(url: try RepositoryURL(parsing: "/srv/git/app.git", relativeTo: "/")))
+        let layout = DataDirectory(data.path)
+        try FileManager.default.createDirectory(atPath: layout.workspace(of: "app"), withIntermediateDirectories: true)
+        let log = IntegrationLog(path: layout.log(of: "app", number: number), secrets: [])
+        let workspace = Workspace(
+            bot: bot, number: number, layout: layout, serverEnvironment: ["PATH": "/usr/bin:/bin"], log: log, deadline: .now + .seconds(60))
+        let lines = Lines()
+        let end = try await workspace.run(StepCommand("env"), step: step, commit: String(repeating: "\(number)", count: 40), onLine: lines.append)
+        await log.close()
+        #expect(end == .exited(0))
+        return Dictionary(lines.all.compactMap { line in line.firstIndex(of: "=").map { (String(line[..<$0]), String(line[line.index(after: $0)...])) } }) {
+            first, _ in first
+        }
+    }
+
+    @Test("Triggers see the integration's own variables; swift build and swift test see the same environment every integration")
+    func stableBuildEnvironment() async throws {
+        let data = try TemporaryDirectory()
+        let trigger = try await environment(seenBy: .beforeTriggers, number: 7, in: data)
+        #expect(trigger["KILN_INTEGRATION"] == "7")
+        #expect(trigger["KILN_COMMIT"] == String(repeating: "7", count: 40))
+        #expect(trigger["KILN_LOG"] == DataDirectory(data.path).log(of: "app", number: 7))
+        #expect(trigger["KILN_BOT"] == "app")
+
+        // SwiftPM evaluates the manifest again when its environment changes: builds must not see one.
+        let first = try await environment(seenBy: .building, number: 1, in: data)
+        let second = try await environment(seenBy: .testing, number: 2, in: data)
+        #expect(first == second)
+        #expect(first["KILN_INTEGRATION"] == nil && first["KILN_COMMIT"] == nil && first["KILN_LOG"] == nil)
+        #expect(first["KILN_BOT"] == "app" && first["HOME"] == DataDirectory(data.path).home(of: "app"))
+        #expect(first["KILN_MARK"] == DataDirectory(data.path).processMark(bot: "app"))
+    }
+}
