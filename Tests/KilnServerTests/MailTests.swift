@@ -119,14 +119,21 @@ struct MailTests {
         let bot =
             "repository: {url: 'https://example.com/app.git'}\nschedule: {poll: 0}\ntriggers: [{email: report, every: change, to: [team@example.com]}]\n"
         let fixture = try await MailFixture(bots: ["app": bot], smtpURL: server.url)
+        let tests = [
+            TestCase(suite: "AppTests", name: "testA", status: .failed, duration: 0.1),
+            TestCase(suite: "AppTests", name: "testB", status: .passed, duration: 0.1),
+        ]
         for result in [IntegrationResult.succeeded, .warnings, .testFailures, .canceled, .buildErrors, .succeeded, .succeeded] {
-            try await fixture.integrate("app", result)
+            try await fixture.integrate("app", result, tests: result == .testFailures ? tests : [])
             await fixture.mailer.round()
         }
         let messages = try await server.waitForMessages(2)
         #expect(messages.map(\.subject) == ["[app] #3 broken: test-failures", "[app] #6 fixed: succeeded"])
         #expect(messages.allSatisfy { $0.to == ["team@example.com"] })
-        #expect(messages.first?.parts["text/plain"]?.contains("app #3: test-failures (broken)") == true)
+        let broken = try #require(messages.first?.parts["text/plain"])
+        #expect(broken.contains("app #3: test-failures (broken)"))
+        #expect(broken.contains("Errors 0, warnings 0, test failures 1 of 2 tests"))
+        #expect(messages.first?.parts["text/html"]?.contains("Errors 0, warnings 0, test failures 1 of 2 tests") == true)
     }
 
     @Test("The SMTP server down at first: the mail waits with its error, then is delivered exactly once")

@@ -47,6 +47,23 @@ struct PagesTests {
         #expect(try await web.get("/health").text == "ok")
     }
 
+    @Test("The front page, a bot's history and an integration show each figure with its change since the last integration")
+    func figures() async throws {
+        let web = try await WebFixture.start(bots: ["app": Bots.app])
+        defer { Task { await web.stop() } }
+        try await web.integrate("app", result: .succeeded, outcome: IntegrationOutcome(result: .succeeded, warnings: 3))
+        let second = try await web.integrate("app", result: .testFailures, outcome: Self.hostileOutcome)
+        let change = { (figure: Int, change: String) in "\(figure) <span class=\"change\">\(change)</span>" }
+        for path in ["/", "/bots/app"] {
+            let page = try await web.get(path).text
+            #expect(page.contains(change(1, "−2")), "warnings 1, two fewer, on \(path)")
+            #expect(page.contains(change(1, "+1")), "test failures 1, one more, on \(path)")
+            #expect(page.contains(change(2, "+2")), "tests 2, two more, on \(path)")
+        }
+        let page = try await web.get("/bots/app/integrations/\(second.number)").text
+        #expect(page.contains("1 warnings<span class=\"change\"> −2</span>, 1 test failures<span class=\"change\"> +1</span> of 2 tests"))
+    }
+
     @Test("Commit messages, authors, issue messages and test names come out escaped on every page")
     func escaping() async throws {
         let web = try await WebFixture.start(bots: ["app": Bots.app])

@@ -10,7 +10,7 @@ public enum WebDirectory {
         if let configured = environment["KILN_WEB"] { candidates.append(configured) }
         let binary = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
         candidates.append(binary.deletingLastPathComponent().appendingPathComponent("share/kiln/Web").path)
-        // Sources/KilnCore/Web/WebDirectory.swift → the package's Web/.
+        // Sources/KilnCore/Layout/WebDirectory.swift → the package's Web/.
         var source = URL(fileURLWithPath: #filePath)
         for _ in 0..<4 { source.deleteLastPathComponent() }
         candidates.append(source.appendingPathComponent("Web").path)

@@ -1,4 +1,5 @@
 import Foundation
+import KilnCore
 
 // What the mail templates render. Stored properties only (Mustache reads them by reflection).
 
@@ -33,11 +34,7 @@ struct ReportMail {
     var cause: String
     var commit: String
     var duration: String
-    var errors: Int
-    var warnings: Int
-    var tests: Int
-    var testFailures: Int
-    var coverage: String?
+    var figures: SummaryFigures
     var newIssues: [IssueLine]
     var hasNewIssues: Bool
     var failingTests: [TestLine]

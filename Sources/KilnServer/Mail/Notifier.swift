@@ -117,15 +117,13 @@ public struct Notifier: Sendable {
         let integration = detail.integration
         let to = trigger.to.filter(trigger.allows)
         guard !to.isEmpty else { return [] }
-        let summary = integration.summary
         let newIssues = detail.issues.filter { $0.status == .new }
         let failing = detail.tests.filter { $0.status == .failed }
         let result = integration.result?.rawValue ?? ""
         let view = ReportMail(
             bot: integration.bot, number: integration.number, result: result, headline: headline, reason: integration.reason,
             cause: integration.cause.rawValue, commit: String((integration.commit ?? "unknown").prefix(12)),
-            duration: DurationText.prose(integration.duration), errors: summary?.errors ?? 0, warnings: summary?.warnings ?? 0,
-            tests: summary?.tests ?? 0, testFailures: summary?.testFailures ?? 0, coverage: summary?.coverageText,
+            duration: DurationText.prose(integration.duration), figures: SummaryFigures(integration.summary),
             newIssues: newIssues.prefix(50).map { IssueLine(type: $0.type.rawValue, location: Self.location($0), message: $0.message, commit: "") },
             hasNewIssues: !newIssues.isEmpty, failingTests: failing.prefix(50).map { TestLine(name: "\($0.suite).\($0.name)", duration: "") },
             hasFailingTests: !failing.isEmpty, url: url(of: integration))

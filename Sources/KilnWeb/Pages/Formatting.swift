@@ -20,17 +20,6 @@ enum Formatting {
         return date.formatted(.iso8601)
     }
 
-    /// `+2`, `−1`, or empty when nothing changed or there is nothing to compare with.
-    static func change(_ value: Int?) -> String {
-        guard let value, value != 0 else { return "" }
-        return value > 0 ? "+\(value)" : "−\(-value)"
-    }
-
-    static func change(_ value: Double?) -> String {
-        guard let value, abs(value) >= 0.05 else { return "" }
-        return value > 0 ? String(format: "+%.1f", value) : String(format: "−%.1f", -value)
-    }
-
     /// The CSS class that colours a result; the word is always shown beside it.
     static func tone(_ result: IntegrationResult?) -> String {
         switch result {

@@ -16,15 +16,7 @@ struct IntegrationSummaryView {
     var ago: String
     var endedAt: String
     var duration: String
-    var errors: Int
-    var errorsChange: String
-    var warnings: Int
-    var warningsChange: String
-    var tests: Int
-    var testsChange: String
-    var testFailures: Int
-    var testFailuresChange: String
-    var coverage: String?
+    var figures: SummaryFigures
 
     init(_ integration: Integration, now: Date) {
         number = integration.number
@@ -36,16 +28,7 @@ struct IntegrationSummaryView {
         ago = Formatting.ago(integration.endedAt ?? integration.startedAt ?? integration.queuedAt, now: now)
         endedAt = Formatting.iso(integration.endedAt)
         duration = DurationText.prose(integration.duration)
-        let summary = integration.summary
-        errors = summary?.errors ?? 0
-        errorsChange = Formatting.change(summary?.errorsChange)
-        warnings = summary?.warnings ?? 0
-        warningsChange = Formatting.change(summary?.warningsChange)
-        tests = summary?.tests ?? 0
-        testsChange = Formatting.change(summary?.testsChange)
-        testFailures = summary?.testFailures ?? 0
-        testFailuresChange = Formatting.change(summary?.testFailuresChange)
-        coverage = summary?.coverageText
+        figures = SummaryFigures(integration.summary)
     }
 }
 

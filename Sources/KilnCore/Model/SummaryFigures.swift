@@ -1,0 +1,35 @@
+import Foundation
+
+/// A summary as pages and mails write it: the counts, each change as `+2` or `−1` (empty when
+/// nothing changed or there is nothing to compare with) and coverage as `87.5 %`. The templates
+/// read it as `figures`; stored properties only, since Mustache reads them by reflection.
+public struct SummaryFigures: Sendable, Hashable {
+    public var errors: Int
+    public var errorsChange: String
+    public var warnings: Int
+    public var warningsChange: String
+    public var tests: Int
+    public var testsChange: String
+    public var testFailures: Int
+    public var testFailuresChange: String
+    public var coverage: String?
+
+    /// The figures of `summary`; all zero when the integration has none (it never built).
+    public init(_ summary: Summary?) {
+        let summary = summary ?? Summary()
+        errors = summary.errors
+        errorsChange = Self.change(summary.errorsChange)
+        warnings = summary.warnings
+        warningsChange = Self.change(summary.warningsChange)
+        tests = summary.tests
+        testsChange = Self.change(summary.testsChange)
+        testFailures = summary.testFailures
+        testFailuresChange = Self.change(summary.testFailuresChange)
+        coverage = summary.coverageText
+    }
+
+    static func change(_ value: Int?) -> String {
+        guard let value, value != 0 else { return "" }
+        return value > 0 ? "+\(value)" : "−\(-value)"
+    }
+}
