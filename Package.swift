@@ -24,6 +24,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CMalloc"),
 
         .target(
             name: "KilnCore",
@@ -69,7 +70,7 @@ let package = Package(
         .executableTarget(
             name: "kiln",
             dependencies: [
-                "KilnCore", "KilnGit", "KilnStore", "KilnServer", "KilnWeb",
+                "CMalloc", "KilnCore", "KilnGit", "KilnStore", "KilnServer", "KilnWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

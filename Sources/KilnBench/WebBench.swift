@@ -60,7 +60,9 @@ struct WebBench {
         let base = "http://127.0.0.1:\(port)"
         try await waitForHTTP(base + "/health")
 
-        for (path, name) in [("/", "GET /"), ("/api/bots", "GET /api/bots")] {
+        // The first seconds after a start expire 75,000 integrations (retention keeps 500 per bot),
+        // a burst of writes that each make the page stale: measured apart from the steady state.
+        for (path, name) in [("/", "GET / in the first 8 s after a start"), ("/", "GET /"), ("/api/bots", "GET /api/bots")] {
             let (rate, p99) = try wrk(base + path)
             table.add(
                 "\(name), 100,000 integrations stored", target: "> 5,000 req/s, p99 < 20 ms",

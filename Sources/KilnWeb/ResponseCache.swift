@@ -16,8 +16,14 @@ actor ResponseCache: Service {
         var body: ByteBuffer
     }
 
+    /// A render under way, which every request that must wait for a new copy shares.
+    private struct Render {
+        var generation: Int
+        var task: Task<ByteBuffer, any Error>
+    }
+
     private var entries: [String: Entry] = [:]
-    private var refreshing: Set<String> = []
+    private var renders: [String: Render] = [:]
     private var generation = 0
     private let store: any Store
     private let maximumAge: Duration
@@ -46,26 +52,34 @@ actor ResponseCache: Service {
     /// new copy is made. Made before the store's latest change: answered only while a new copy is
     /// being made or if it is younger than `minimumInterval` (then a new copy is started), so a
     /// burst of writes costs at most one render per interval and a page is never staler than that.
+    /// Requests that must wait for a new copy (none yet, or too stale) share one render.
     func body(for key: String, make: @escaping @Sendable () async throws -> ByteBuffer) async throws -> ByteBuffer {
-        let current = generation
-        let now = ContinuousClock.now
         if let entry = entries[key] {
-            let age = now - entry.madeAt
-            if entry.generation == current, age < maximumAge { return entry.body }
-            if entry.generation == current || refreshing.contains(key) || age < minimumInterval {
-                if refreshing.insert(key).inserted { Task { await self.refresh(key, generation: current, make: make) } }
+            let age = ContinuousClock.now - entry.madeAt
+            if entry.generation == generation, age < maximumAge { return entry.body }
+            if entry.generation == generation || renders[key] != nil || age < minimumInterval {
+                _ = render(key, make: make)
                 return entry.body
             }
         }
-        let body = try await make()
-        entries[key] = Entry(generation: current, madeAt: now, body: body)
-        return body
+        return try await render(key, make: make).value
     }
 
-    private func refresh(_ key: String, generation: Int, make: @Sendable () async throws -> ByteBuffer) async {
-        defer { refreshing.remove(key) }
+    /// The render of `key` under way for the current generation, or a new one.
+    private func render(_ key: String, make: @escaping @Sendable () async throws -> ByteBuffer) -> Task<ByteBuffer, any Error> {
+        if let render = renders[key], render.generation == generation { return render.task }
+        let generation = self.generation
         let madeAt = ContinuousClock.now
-        guard let body = try? await make() else { return }
+        let task = Task { try await make() }
+        renders[key] = Render(generation: generation, task: task)
+        Task { await self.finish(key, generation: generation, madeAt: madeAt, task: task) }
+        return task
+    }
+
+    private func finish(_ key: String, generation: Int, madeAt: ContinuousClock.Instant, task: Task<ByteBuffer, any Error>) async {
+        let body = try? await task.value
+        if renders[key]?.generation == generation { renders[key] = nil }
+        guard let body else { return }
         if let entry = entries[key], entry.generation > generation { return }
         entries[key] = Entry(generation: generation, madeAt: madeAt, body: body)
     }

@@ -44,14 +44,17 @@ public final class ChangeWatcher: @unchecked Sendable {
             guard ready > 0 else { continue }
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             guard count > 0 else { continue }
-            // Events name files in the directory: only the database's own files matter.
+            // Events name files in the directory: only the database and its WAL matter. Not the
+            // `-shm` index, which every read writes to (its read marks): a change heard there
+            // would make each read look like a change, and a page rebuilt on a change reads.
             var offset = 0
             var relevant = false
             while offset + MemoryLayout<inotify_event>.size <= count {
                 let length = buffer.withUnsafeBytes { $0.load(fromByteOffset: offset + 12, as: UInt32.self) }
                 let nameStart = offset + MemoryLayout<inotify_event>.size
                 let nameBytes = buffer[nameStart..<min(count, nameStart + Int(length))].prefix { $0 != 0 }
-                if String(decoding: nameBytes, as: UTF8.self).hasPrefix(name) { relevant = true }
+                let file = String(decoding: nameBytes, as: UTF8.self)
+                if file == name || file == name + "-wal" { relevant = true }
                 offset = nameStart + Int(length)
             }
             if relevant { onChange() }

@@ -26,6 +26,7 @@ struct Run: AsyncParsableCommand {
     var bot: String
 
     func run() async throws {
+        MallocArenas.limit()
         let (config, catalog, bot) = try location.loadBot(named: self.bot)
         var logger = Logger(label: "kiln")
         logger.logLevel = .warning

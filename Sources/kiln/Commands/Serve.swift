@@ -41,6 +41,7 @@ struct Serve: AsyncParsableCommand {
     }
 
     func run() async throws {
+        MallocArenas.limit()
         var config: ServerConfig
         do {
             config = try location.serverConfig()
