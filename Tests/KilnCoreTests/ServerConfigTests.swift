@@ -5,6 +5,16 @@ import Testing
 
 @Suite("Server config: kiln.yml")
 struct ServerConfigTests {
+    /// What decoding `yaml` as /etc/kiln/kiln.yml reports, one line per problem.
+    static func problems(_ yaml: String) -> [String] {
+        do {
+            _ = try ServerConfigFile.decode(yaml, file: "kiln.yml", directory: "/etc/kiln")
+            return []
+        } catch {
+            return error.diagnostics.map(\.description)
+        }
+    }
+
     @Test("No file, or an empty one, means the documented defaults")
     func defaults() throws {
         let config = try ServerConfigFile.decode("", file: "/etc/kiln/kiln.yml", directory: "/etc/kiln")
@@ -19,6 +29,9 @@ struct ServerConfigTests {
         #expect(config.smtp == nil)
         #expect(config.reports == ReportTimes(dailyHour: 8, dailyMinute: 0, weeklyOn: .mon))
         #expect(config.retention == 500)
+        #expect(config.database == nil, "SQLite in the data directory")
+        #expect(config.host == ProcessInfo.processInfo.hostName)
+        #expect(config.hostLease == .seconds(30))
     }
 
     @Test("Every key is decoded; relative paths are resolved against the file's directory")
@@ -45,6 +58,11 @@ struct ServerConfigTests {
               weekly-on: fri
             retention:
               integrations: 50
+            database:
+              url: postgres://kiln@db.example.com:5432/kiln
+              password-file: database-password
+            host: build-2
+            host-lease: 45s
             """
         let config = try ServerConfigFile.decode(yaml, file: "/etc/kiln/kiln.yml", directory: "/etc/kiln")
         #expect(config.listen == ListenAddress(host: "::1", port: 9090))
@@ -63,6 +81,30 @@ struct ServerConfigTests {
                     from: EmailAddress(name: "Kiln", address: "kiln@example.com"), starttls: .required))
         #expect(config.reports == ReportTimes(dailyHour: 7, dailyMinute: 30, weeklyOn: .fri))
         #expect(config.retention == 50)
+        #expect(config.database == DatabaseSettings(url: "postgres://kiln@db.example.com:5432/kiln", passwordFile: "/etc/kiln/database-password"))
+        #expect(config.host == "build-2")
+        #expect(config.hostLease == .seconds(45))
+    }
+
+    @Test("The database keys: a socket directory is a host too; mistakes are named with their position, a password never")
+    func databaseKeys() throws {
+        let socket = try ServerConfigFile.decode("database: {url: 'postgres://kiln@/kiln?host=/run/postgresql'}\n", file: "k.yml", directory: "/")
+        #expect(socket.database?.url == "postgres://kiln@/kiln?host=/run/postgresql")
+        let yaml = """
+            database:
+              url: mysql://kiln:hunter2@db/kiln
+              pasword-file: x
+            host: "build 2"
+            host-lease: 1s
+            """
+        let reported = Self.problems(yaml)
+        #expect(
+            reported == [
+                "kiln.yml:2:8: error: 'url' must be postgres://user@host:5432/name (or postgres://user@/name?host=/socket/dir), not 'mysql://kiln:***@db/kiln'",
+                "kiln.yml:3:3: error: unknown key 'pasword-file' in 'database' (did you mean 'password-file'?)",
+                "kiln.yml:4:7: error: 'host' must be a name of letters, digits, '-', '_' and '.', such as build-2, not 'build 2'",
+                "kiln.yml:5:13: error: 'host-lease' must be 3s or more (hosts heartbeat every third of it)",
+            ])
     }
 
     @Test("Every problem in the server file is reported with its position")
@@ -79,12 +121,7 @@ struct ServerConfigTests {
             retention: {integrations: -1}
             lissen: 1
             """
-        var reported: [String] = []
-        do {
-            _ = try ServerConfigFile.decode(yaml, file: "kiln.yml", directory: "/etc/kiln")
-        } catch {
-            reported = error.diagnostics.map(\.description)
-        }
+        let reported = Self.problems(yaml)
         #expect(
             reported == [
                 "kiln.yml:1:9: error: 'listen' must be HOST:PORT such as 127.0.0.1:8080, not 'localhost'",

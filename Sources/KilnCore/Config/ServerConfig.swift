@@ -20,6 +20,12 @@ public struct ServerConfig: Sendable, Hashable {
     public var reports: ReportTimes
     /// Integrations per bot whose logs, issues and tests are kept; summaries are kept forever.
     public var retention: Int
+    /// A PostgreSQL database that several hosts share; nil: SQLite in the data directory.
+    public var database: DatabaseSettings?
+    /// This host's name among several (`host`); the machine's host name by default.
+    public var host: String
+    /// How long a host may stay silent before the others take it as gone (`host-lease`).
+    public var hostLease: Duration
 
     /// The paths under `data`.
     public var dataDirectory: DataDirectory { DataDirectory(data) }
@@ -35,7 +41,10 @@ public struct ServerConfig: Sendable, Hashable {
         sshKeyFile: String? = nil,
         smtp: SMTPSettings? = nil,
         reports: ReportTimes = ReportTimes(),
-        retention: Int = 500
+        retention: Int = 500,
+        database: DatabaseSettings? = nil,
+        host: String = ProcessInfo.processInfo.hostName,
+        hostLease: Duration = .seconds(30)
     ) {
         self.listen = listen
         self.data = data
@@ -48,6 +57,30 @@ public struct ServerConfig: Sendable, Hashable {
         self.smtp = smtp
         self.reports = reports
         self.retention = retention
+        self.database = database
+        self.host = host
+        self.hostLease = hostLease
+    }
+}
+
+/// `database:` in kiln.yml: where the shared PostgreSQL database is.
+public struct DatabaseSettings: Sendable, Hashable {
+    /// `postgres://user@host:port/name`, or `postgres://user@/name?host=/run/postgresql` for a
+    /// Unix socket directory.
+    public var url: String
+    /// A file holding the password; the URL may carry one too.
+    public var passwordFile: String?
+
+    public init(url: String, passwordFile: String? = nil) {
+        self.url = url
+        self.passwordFile = passwordFile
+    }
+
+    /// The URL with any password in it replaced by `***`, for messages and logs.
+    public var redactedURL: String {
+        guard var components = URLComponents(string: url), components.password != nil else { return url }
+        components.password = "***"
+        return components.string ?? url
     }
 }
 

@@ -5,6 +5,7 @@ import Yams
 public enum ServerConfigFile {
     static let rootKeys = [
         "listen", "data", "bots", "executors", "public-url", "time-zone", "webhooks", "git", "smtp", "reports", "retention",
+        "database", "host", "host-lease",
     ]
 
     /// Reads `path`; relative paths inside it (data, bots, secret files) are resolved against its directory.
@@ -75,8 +76,44 @@ public enum ServerConfigFile {
                 config.retention = value
             }
         }
+        if let node = fields["database"] { config.database = decodeDatabase(node, path: fields.path("database"), resolve: resolve, reader: reader) }
+        if let node = fields["host"], let text = reader.string(node, path: fields.path("host"), expected: "a host name") {
+            if !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) {
+                config.host = text
+            } else {
+                reader.error("'host' must be a name of letters, digits, '-', '_' and '.', such as build-2, not '\(text)'", at: node, path: fields.path("host"))
+            }
+        }
+        if let node = fields["host-lease"], let value = reader.duration(node, path: fields.path("host-lease"), allowZero: false) {
+            if value >= .seconds(3) {
+                config.hostLease = value
+            } else {
+                reader.error("'host-lease' must be 3s or more (hosts heartbeat every third of it)", at: node, path: fields.path("host-lease"))
+            }
+        }
         guard reader.diagnostics.isEmpty else { throw .invalid(reader.diagnostics) }
         return config
+    }
+
+    private static func decodeDatabase(_ node: Node, path: ConfigPath, resolve: (String) -> String, reader: ConfigReader) -> DatabaseSettings? {
+        guard let fields = reader.mapping(node, path: path, keys: ["url", "password-file"]) else { return nil }
+        var url: String?
+        if let node = fields.required("url", in: reader, hint: " (postgres://user@host:5432/name)"),
+            let text = reader.string(node, path: fields.path("url"), expected: "a URL")
+        {
+            if let components = URLComponents(string: text), ["postgres", "postgresql"].contains(components.scheme?.lowercased()),
+                components.host?.isEmpty == false || components.queryItems?.contains(where: { $0.name == "host" }) == true
+            {
+                url = text
+            } else {
+                reader.error(
+                    "'url' must be postgres://user@host:5432/name (or postgres://user@/name?host=/socket/dir), not '\(DatabaseSettings(url: text).redactedURL)'",
+                    at: node, path: fields.path("url"))
+            }
+        }
+        let passwordFile = fields["password-file"].flatMap { reader.string($0, path: fields.path("password-file"), expected: "a file path") }
+        guard let url else { return nil }
+        return DatabaseSettings(url: url, passwordFile: passwordFile.map(resolve))
     }
 
     private static func decodeSMTP(_ node: Node, path: ConfigPath, resolve: (String) -> String, reader: ConfigReader) -> SMTPSettings? {
