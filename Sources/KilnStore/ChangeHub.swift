@@ -1,22 +1,29 @@
 import Synchronization
 
-/// Fans the SQLite file's changes out to every subscriber of `Store.changes()`.
+/// Where an engine hears of changes: SQLite's inotify watch on its file, PostgreSQL's LISTEN.
+protocol ChangeSource: Sendable {
+    func stop()
+}
+
+/// Fans an engine's change signal out to every subscriber of `Store.changes()`.
 ///
-/// One inotify watcher (`ChangeWatcher`) runs while anyone subscribes, and stops with the last
-/// subscriber. Each subscriber's stream keeps only the newest wake-up: a subscriber that is busy
-/// when several commits land hears of them once, and looks at the store afresh.
+/// One source runs while anyone subscribes, and stops with the last subscriber. Each subscriber's
+/// stream keeps only the newest wake-up: a subscriber that is busy when several commits land
+/// hears of them once, and looks at the store afresh.
 final class ChangeHub: Sendable {
+    typealias StartSource = @Sendable (_ onChange: @escaping @Sendable () -> Void) -> (any ChangeSource)?
+
     private struct State {
         var subscribers: [Int: AsyncStream<Void>.Continuation] = [:]
         var nextID = 0
-        var watcher: ChangeWatcher?
+        var source: (any ChangeSource)?
     }
 
-    private let databasePath: String
+    private let start: StartSource
     private let state = Mutex(State())
 
-    init(databasePath: String) {
-        self.databasePath = databasePath
+    init(start: @escaping StartSource) {
+        self.start = start
     }
 
     func subscribe() -> AsyncStream<Void> {
@@ -25,8 +32,8 @@ final class ChangeHub: Sendable {
             let id = state.nextID
             state.nextID += 1
             state.subscribers[id] = continuation
-            if state.watcher == nil {
-                state.watcher = ChangeWatcher(databasePath: databasePath) { [weak self] in self?.broadcast() }
+            if state.source == nil {
+                state.source = start { [weak self] in self?.broadcast() }
             }
             return id
         }
@@ -34,22 +41,23 @@ final class ChangeHub: Sendable {
         return stream
     }
 
-    private func broadcast() {
+    /// Wakes every subscriber.
+    func broadcast() {
         let subscribers = state.withLock { Array($0.subscribers.values) }
         for subscriber in subscribers { subscriber.yield() }
     }
 
     private func unsubscribe(_ id: Int) {
-        let idle = state.withLock { state -> ChangeWatcher? in
+        let idle = state.withLock { state -> (any ChangeSource)? in
             state.subscribers[id] = nil
             guard state.subscribers.isEmpty else { return nil }
-            defer { state.watcher = nil }
-            return state.watcher
+            defer { state.source = nil }
+            return state.source
         }
         idle?.stop()
     }
 
     deinit {
-        state.withLock { $0.watcher?.stop() }
+        state.withLock { $0.source?.stop() }
     }
 }

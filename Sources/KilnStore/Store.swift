@@ -96,12 +96,15 @@ public struct CancelRequest: Sendable, Hashable {
 /// Why the store could not do what was asked.
 public enum StoreError: Error, Sendable, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
+    /// A database server could not be reached or refused us (`url` has its password redacted).
+    case unreachable(url: String, reason: String)
     case query(what: String, reason: String)
     case notFound(what: String)
 
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open the database \(path): \(reason) (check that its directory exists and is writable)"
+        case .unreachable(let url, let reason): "cannot use the database \(url): \(reason) (check that PostgreSQL runs there and that database.url names it)"
         case .query(let what, let reason): "\(what) failed: \(reason)"
         case .notFound(let what): "\(what) does not exist"
         }

@@ -16,19 +16,23 @@ final class Calls: @unchecked Sendable {
 
 @Suite("Watching the store for changes")
 struct ChangeWatcherTests {
-    @Test("A commit from another connection is seen within milliseconds, without polling")
-    func seesCommits() async throws {
-        let test = try TestStore()
+    @Test("A commit from another store on the same database reaches every subscriber within milliseconds; reads are no change", arguments: Engine.allCases)
+    func seesCommits(engine: Engine) async throws {
+        let test = try await TestStore(engine)
         let calls = Calls()
-        let watcher = try #require(ChangeWatcher(databasePath: test.store.path) { calls.add() })
-        defer { watcher.stop() }
-        try await Task.sleep(for: .milliseconds(100))
+        let subscriptions = (0..<2).map { _ in test.store.changes() }
+        let listeners = subscriptions.map { changes in Task { for await _ in changes { calls.add() } } }
+        defer { for listener in listeners { listener.cancel() } }
+        try await Task.sleep(for: .milliseconds(300))
         let before = calls.value
-        // Another process would do the same: open the file and commit.
-        let other = try SQLiteStore.open(path: test.store.path)
+        for _ in 0..<5 { _ = try await test.store.botOverviews() }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(calls.value == before, "reading made the store look changed")
+        // Another process, or host, would do the same: open the database and commit.
+        let other = try await test.another()
         _ = try await other.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
         let deadline = ContinuousClock.now + .milliseconds(500)
-        while calls.value == before, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(calls.value > before, "no change noticed within 500 ms")
+        while calls.value < before + 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(calls.value >= before + 2, "both subscribers hear of the commit within 500 ms")
     }
 }

@@ -6,9 +6,9 @@ import Testing
 
 @Suite("Store: completing, recovery, retention")
 struct CompletionTests {
-    @Test("Completion stores issues, tests, commits and steps, and computes changes against the previous build")
-    func completion() async throws {
-        let test = try TestStore()
+    @Test("Completion stores issues, tests, commits and steps, and computes changes against the previous build", arguments: Engine.allCases)
+    func completion(engine: Engine) async throws {
+        let test = try await TestStore(engine)
         let alice = Committer(name: "Alice", email: "alice@example.com", commit: "c1")
         let first = try await test.integrate(
             "app",
@@ -58,9 +58,9 @@ struct CompletionTests {
         #expect(missing == nil)
     }
 
-    @Test("A failed build neither resolves the warnings and test failures it could not see, nor makes them new after")
-    func failedBuildKeepsBaseline() async throws {
-        let test = try TestStore()
+    @Test("A failed build neither resolves the warnings and test failures it could not see, nor makes them new after", arguments: Engine.allCases)
+    func failedBuildKeepsBaseline(engine: Engine) async throws {
+        let test = try await TestStore(engine)
         let warning = IntegrationIssue(type: .warning, message: "unused", file: "a.swift", line: 2, fingerprint: "w")
         let failure = IntegrationIssue(type: .testFailure, message: "S.t: nope", fingerprint: "t")
         try await test.integrate("app", outcome: IntegrationOutcome(result: .testFailures, warnings: 1, issues: [warning, failure]))
@@ -73,9 +73,9 @@ struct CompletionTests {
         #expect(fixed.issues.map(\.status) == [.unresolved, .unresolved, .resolved])
     }
 
-    @Test("Steps are timed as the integration moves through them")
-    func steps() async throws {
-        let test = try TestStore()
+    @Test("Steps are timed as the integration moves through them", arguments: Engine.allCases)
+    func steps(engine: Engine) async throws {
+        let test = try await TestStore(engine)
         _ = try await test.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: test.at(0))
         let claimed = try #require(try await test.store.claimNext(owner: "me", now: test.at(1)))
         try await test.store.setCommit(claimed.id, commit: "abc")
@@ -115,9 +115,9 @@ struct CompletionTests {
         #expect(try await store.integrityCheck() == "ok")
     }
 
-    @Test("Retention keeps summaries forever and the last N logs, issues and tests")
-    func retention() async throws {
-        let test = try TestStore()
+    @Test("Retention keeps summaries forever and the last N logs, issues and tests", arguments: Engine.allCases)
+    func retention(engine: Engine) async throws {
+        let test = try await TestStore(engine)
         for index in 0..<5 {
             let number = index + 1
             try test.directory.write("logs/app/\(number).log", "log \(number)\n")
@@ -142,9 +142,9 @@ struct CompletionTests {
         #expect(try await test.store.integrations(bot: "app", limit: 10, before: nil).count == 5)
     }
 
-    @Test("Bots as last loaded: problems recorded, removed files kept as not loaded")
-    func bots() async throws {
-        let test = try TestStore()
+    @Test("Bots as last loaded: problems recorded, removed files kept as not loaded", arguments: Engine.allCases)
+    func bots(engine: Engine) async throws {
+        let test = try await TestStore(engine)
         try await test.store.syncBots(
             [
                 BotState(name: "app", file: "Bots/app.yml", repository: "https://example.com/app.git", branch: "main"),
@@ -159,9 +159,9 @@ struct CompletionTests {
         #expect(overviews.last?.state.problems == [])
     }
 
-    @Test("History pages by number, newest first")
-    func paging() async throws {
-        let test = try TestStore()
+    @Test("History pages by number, newest first", arguments: Engine.allCases)
+    func paging(engine: Engine) async throws {
+        let test = try await TestStore(engine)
         for index in 0..<7 { try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), at: Double(index * 100)) }
         #expect(try await test.store.integrations(bot: "app", limit: 3, before: nil).map(\.number) == [7, 6, 5])
         #expect(try await test.store.integrations(bot: "app", limit: 3, before: 5).map(\.number) == [4, 3, 2])

@@ -8,7 +8,8 @@ import Testing
 struct StoreMigrationTests {
     @Test("A new file is created, migrated, in WAL mode, and sound")
     func newFile() async throws {
-        let test = try TestStore()
+        let directory = try TemporaryDirectory()
+        let test = (directory: directory, store: try SQLiteStore.open(dataDirectory: directory.path))
         #expect(try await test.store.journalMode() == "wal")
         #expect(try await test.store.appliedMigrations() == ["v1", "v2: notifications"])
         #expect(try await test.store.integrityCheck() == "ok")
@@ -46,9 +47,9 @@ struct StoreMigrationTests {
 
 @Suite("Store: the queue")
 struct QueueTests {
-    @Test("Queueing numbers integrations per bot from 1")
-    func numbering() async throws {
-        let test = try TestStore()
+    @Test("Queueing numbers integrations per bot from 1", arguments: Engine.allCases)
+    func numbering(engine: Engine) async throws {
+        let test = try await TestStore(engine)
         let a1 = try await test.integrate("a", outcome: IntegrationOutcome(result: .succeeded))
         let b1 = try await test.integrate("b", outcome: IntegrationOutcome(result: .succeeded))
         let a2 = try await test.integrate("a", outcome: IntegrationOutcome(result: .succeeded), at: 100)
@@ -57,9 +58,9 @@ struct QueueTests {
         #expect(a2.step == .completed && a2.result == .succeeded)
     }
 
-    @Test("A second trigger while one is queued coalesces into it, moving it to the newest commit")
-    func coalescing() async throws {
-        let test = try TestStore()
+    @Test("A second trigger while one is queued coalesces into it, moving it to the newest commit", arguments: Engine.allCases)
+    func coalescing(engine: Engine) async throws {
+        let test = try await TestStore(engine)
         let first = try await test.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main"), now: test.at(0))
         let second = try await test.store.enqueue(QueueRequest(bot: "app", cause: .poll, commit: "c2", branch: "main"), now: test.at(1))
         let third = try await test.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: test.at(2))
@@ -74,9 +75,9 @@ struct QueueTests {
         #expect(!fourth.coalesced && fourth.integration.number == 2)
     }
 
-    @Test("A push of the commit being integrated, or last integrated, reaches that integration; manual triggers run anew")
-    func samePush() async throws {
-        let test = try TestStore()
+    @Test("A push of the commit being integrated, or last integrated, reaches that integration; manual triggers run anew", arguments: Engine.allCases)
+    func samePush(engine: Engine) async throws {
+        let test = try await TestStore(engine)
         let push = QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main")
         let first = try await test.store.enqueue(push, now: test.at(0))
         let running = try #require(try await test.store.claimNext(owner: "test", now: test.at(1)))
@@ -96,9 +97,9 @@ struct QueueTests {
         #expect(!retried.coalesced && retried.integration.number == 3)
     }
 
-    @Test("Claiming runs at most one integration per bot, oldest first across bots")
-    func claiming() async throws {
-        let test = try TestStore()
+    @Test("Claiming runs at most one integration per bot, oldest first across bots", arguments: Engine.allCases)
+    func claiming(engine: Engine) async throws {
+        let test = try await TestStore(engine)
         _ = try await test.store.enqueue(QueueRequest(bot: "b", cause: .manual, branch: "main"), now: test.at(0))
         _ = try await test.store.enqueue(QueueRequest(bot: "a", cause: .manual, branch: "main"), now: test.at(1))
         let first = try #require(try await test.store.claimNext(owner: "test", now: test.at(2)))
@@ -112,9 +113,9 @@ struct QueueTests {
         #expect(try await test.store.claimNext(owner: "test", now: test.at(7))?.number == 2)
     }
 
-    @Test("A newer commit asks the integration running for an older one to stop; the option turns it off")
-    func cancelSuperseded() async throws {
-        let test = try TestStore()
+    @Test("A newer commit asks the integration running for an older one to stop; the option turns it off", arguments: Engine.allCases)
+    func cancelSuperseded(engine: Engine) async throws {
+        let test = try await TestStore(engine)
         _ = try await test.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main"), now: test.at(0))
         let running = try #require(try await test.store.claimNext(owner: "me", now: test.at(1)))
         let same = try await test.store.enqueue(QueueRequest(bot: "app", cause: .poll, commit: "c1", branch: "main"), now: test.at(2))
@@ -127,7 +128,7 @@ struct QueueTests {
         #expect(requests.first?.reason == "superseded by a newer commit, c2")
         #expect(try await test.store.cancelRequests(owner: "someone-else").isEmpty)
 
-        let other = try TestStore()
+        let other = try await TestStore(engine)
         _ = try await other.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main"), now: other.at(0))
         _ = try await other.store.claimNext(owner: "me", now: other.at(1))
         let kept = try await other.store.enqueue(
@@ -136,9 +137,9 @@ struct QueueTests {
         #expect(try await other.store.cancelRequests(owner: "me").isEmpty)
     }
 
-    @Test("Many tasks queueing at once: numbers unique and gapless")
-    func concurrentTasks() async throws {
-        let test = try TestStore()
+    @Test("Many tasks queueing at once: numbers unique and gapless", arguments: Engine.allCases)
+    func concurrentTasks(engine: Engine) async throws {
+        let test = try await TestStore(engine)
         let store = test.store
         try await withThrowingTaskGroup(of: Void.self) { group in
             for task in 0..<8 {

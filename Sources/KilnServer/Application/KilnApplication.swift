@@ -56,7 +56,7 @@ public struct KilnApplication: Sendable {
         let store: any Store
         let recovered: [Integration]
         do {
-            store = try StoreLocation.open(layout)
+            store = try await StoreLocation.open(config, logger: logger)
             recovered = try await store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date())
         } catch {
             throw .store(error)

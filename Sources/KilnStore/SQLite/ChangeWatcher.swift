@@ -5,7 +5,7 @@ import Foundation
 /// SQLite in WAL mode appends every commit to `<db>-wal`; an inotify watch on the database's
 /// directory sees those writes. A thread of its own blocks in poll(2) (waking once a second to
 /// notice `stop()`), so an idle server spends no CPU on watching.
-public final class ChangeWatcher: @unchecked Sendable {
+public final class ChangeWatcher: ChangeSource, @unchecked Sendable {
     // `descriptor` is written once in init and read by the watching thread; `stopped` is guarded
     // by `lock`.
     private let descriptor: Int32

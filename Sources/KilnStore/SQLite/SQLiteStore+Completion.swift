@@ -16,27 +16,18 @@ extension SQLiteStore {
             // Two processes may race to end one integration (recovery, cancel): the first wins.
             if integration.step == .completed { return integration }
             let previous = try Self.predecessor(db, .built, bot: integration.bot, before: integration.number)
-            var previousIssues = try previous.map { try Self.issues(db, integrationId: $0.id) } ?? []
+            let previousIssues = try previous.map { try Self.issues(db, integrationId: $0.id) } ?? []
+            var beforeFailedBuild: [IntegrationIssue] = []
             if let previous, previous.result == .buildErrors {
-                // A failed build hid its warnings and ran no tests: what was open before it still is.
+                let tested = "(" + StoreRules.testedResults.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
                 let before = try Row.fetchOne(
                     db,
-                    sql: """
-                        SELECT id FROM integration WHERE bot = ? AND number < ? AND step = 'completed'
-                            AND result IN ('succeeded', 'warnings', 'test-failures') ORDER BY number DESC LIMIT 1
-                        """, arguments: [integration.bot, previous.number])
-                if let id = before?["id"] as Int64? {
-                    let known = Set(previousIssues.map(\.fingerprint))
-                    previousIssues += try Self.issues(db, integrationId: id).filter {
-                        $0.type != .error && $0.status != .resolved && !known.contains($0.fingerprint)
-                    }
-                }
+                    sql: "SELECT id FROM integration WHERE bot = ? AND number < ? AND step = 'completed' AND result IN \(tested) ORDER BY number DESC LIMIT 1",
+                    arguments: [integration.bot, previous.number])
+                if let id = before?["id"] as Int64? { beforeFailedBuild = try Self.issues(db, integrationId: id) }
             }
-
-            let built = outcome.result.isBuilt
-            let summary = built ? outcome.summary.changed(from: previous?.summary) : outcome.summary
-            let known: Set<IssueType> = outcome.result == .buildErrors ? [.error] : Set(IssueType.allCases)
-            let issues = built ? IntegrationIssue.statuses(current: outcome.issues, previous: previousIssues, known: known) : outcome.issues
+            let (summary, issues) = StoreRules.completion(
+                outcome, previous: previous, previousIssues: previousIssues, beforeFailedBuild: beforeFailedBuild)
 
             try Self.closeSteps(db, id, now: now)
             try db.cachedStatement(

@@ -9,14 +9,7 @@ extension SQLiteStore {
                 (integration: Integration(row: $0), owner: $0["owner"] as String? ?? "")
             }
         }
-        var recovered: [Integration] = []
-        for (integration, owner) in running where !isAlive(owner) {
-            let reason =
-                "the Kiln process running this integration (\(owner.isEmpty ? "unknown" : owner)) stopped during step '\(integration.step.rawValue)'; it was ended when Kiln started again"
-            if let log = logLocation(bot: integration.bot, number: integration.number) { Self.append("\n*** \(reason)\n", toLog: log) }
-            recovered.append(try await complete(integration.id, outcome: IntegrationOutcome(result: .internalError, reason: reason), now: now))
-        }
-        return recovered
+        return try await endAbandoned(running, isAlive: isAlive, now: now)
     }
 
     public func applyRetention(keep: Int, bot: String?) async throws(StoreError) -> Int {
@@ -35,7 +28,7 @@ extension SQLiteStore {
                 ).map { (id: $0["id"] as Int64, bot: bot, number: $0["number"] as Int) }
             }
         }
-        for batch in stride(from: 0, to: expiring.count, by: 200).map({ expiring[$0..<min($0 + 200, expiring.count)] }) {
+        for batch in stride(from: 0, to: expiring.count, by: StoreRules.retentionBatch).map({ expiring[$0..<min($0 + StoreRules.retentionBatch, expiring.count)] }) {
             try await write("applying retention") { db in
                 for entry in batch {
                     try db.cachedStatement(sql: "DELETE FROM issue WHERE integrationId = ?").execute(arguments: [entry.id])
@@ -48,14 +41,5 @@ extension SQLiteStore {
             }
         }
         return expiring.count
-    }
-
-    static func append(_ text: String, toLog path: String) {
-        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-        guard let handle = FileHandle(forWritingAtPath: path) else { return }
-        defer { try? handle.close() }
-        _ = try? handle.seekToEnd()
-        try? handle.write(contentsOf: Data(text.utf8))
     }
 }

@@ -48,15 +48,10 @@ extension SQLiteStore {
             }
             return QueueOutcome(integration: integration, coalesced: true, superseded: superseded)
         }
-        // A push of the commit the bot is integrating, or last integrated (a webhook and a poll
-        // seeing the same push, a forge redelivering), reaches that integration instead of
-        // repeating it. `kiln trigger` and schedules always integrate anew.
-        if request.cause == .webhook || request.cause == .poll, let commit = request.commit,
-            let latest = try Row.fetchOne(
-                try db.cachedStatement(sql: "SELECT * FROM integration WHERE bot = ? AND step != 'pending' ORDER BY number DESC LIMIT 1"),
-                arguments: [request.bot]),
-            (latest["commitSha"] as String?) == commit, (latest["cancelRequested"] as String?) == nil,
-            !["canceled", "internal-error"].contains(latest["result"] as String? ?? "")
+        if let latest = try Row.fetchOne(
+            try db.cachedStatement(sql: "SELECT * FROM integration WHERE bot = ? AND step != 'pending' ORDER BY number DESC LIMIT 1"),
+            arguments: [request.bot]),
+            StoreRules.reaches(request, latest: Integration(row: latest), cancelRequested: (latest["cancelRequested"] as String?) != nil)
         {
             return QueueOutcome(integration: Integration(row: latest), coalesced: true, superseded: superseded)
         }

@@ -7,7 +7,7 @@ import KilnCore
 /// GRDB's `DatabasePool` serialises writes (in IMMEDIATE transactions, so writers in several
 /// processes queue on SQLite's lock instead of failing) and runs reads concurrently, so the store is
 /// a `Sendable` struct rather than an actor.
-public struct SQLiteStore: Store {
+public struct SQLiteStore: LogFileStore {
     let pool: DatabasePool
     public let path: String
     /// Where integration logs live (`<logs>/<bot>/<number>.log`), for recovery and retention.
@@ -31,7 +31,7 @@ public struct SQLiteStore: Store {
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             let pool = try DatabasePool(path: path, configuration: configuration)
             try Schema.migrator.migrate(pool)
-            return SQLiteStore(pool: pool, path: path, logsDirectory: logsDirectory, hub: ChangeHub(databasePath: path))
+            return SQLiteStore(pool: pool, path: path, logsDirectory: logsDirectory, hub: ChangeHub { onChange in ChangeWatcher(databasePath: path, onChange: onChange) })
         } catch {
             throw .cannotOpen(path: path, reason: "\(error)")
         }

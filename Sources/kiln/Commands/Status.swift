@@ -33,7 +33,7 @@ struct Status: AsyncParsableCommand {
         let bots: [API.Bot]
         let outbox: Outbox
         do {
-            let store = try StoreLocation.open(config.dataDirectory)
+            let store = try await StoreLocation.open(config)
             bots = try await API.bots(from: store)
             outbox = try await store.outbox(limit: 10)
         } catch {

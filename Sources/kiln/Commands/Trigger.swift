@@ -24,7 +24,7 @@ struct Trigger: AsyncParsableCommand {
     func run() async throws {
         let (config, _, found) = try location.loadBot(named: bot)
         do {
-            let store = try StoreLocation.open(config.dataDirectory)
+            let store = try await StoreLocation.open(config)
             let outcome = try await store.enqueue(QueueRequest(found, cause: .manual), now: Date())
             let number = outcome.integration.number
             Console.out(outcome.coalesced ? "\(found.name) #\(number) was already queued; the trigger joins it" : "queued \(found.name) #\(number)")

@@ -1,0 +1,179 @@
+import PostgresNIO
+
+/// The numbered migrations of the PostgreSQL schema, applied in order under an advisory lock, so
+/// that several hosts starting at once migrate once. A shipped migration is never edited.
+///
+/// The same model as SQLite's schema, in PostgreSQL's words: snake_case names, bigserial ids,
+/// booleans. Times are seconds since 1970 (`double precision`) like the embedded store's, so that
+/// `kiln migrate` copies them as they are; hosts' heartbeats use the database's own `now()`.
+enum PostgresSchema {
+    static let migrations: [(name: String, sql: [String])] = [
+        (
+            "v1",
+            [
+                """
+                CREATE TABLE bot (
+                    name text PRIMARY KEY,
+                    file text NOT NULL DEFAULT '',
+                    repository text NOT NULL DEFAULT '',
+                    branch text NOT NULL DEFAULT '',
+                    problems text NOT NULL DEFAULT '[]',
+                    loaded boolean NOT NULL DEFAULT true,
+                    next_number bigint NOT NULL DEFAULT 1,
+                    updated_at double precision NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE integration (
+                    id bigserial PRIMARY KEY,
+                    bot text NOT NULL REFERENCES bot(name),
+                    number bigint NOT NULL,
+                    cause text NOT NULL,
+                    commit_sha text,
+                    branch text NOT NULL,
+                    step text NOT NULL,
+                    result text,
+                    queued_at double precision NOT NULL,
+                    started_at double precision,
+                    ended_at double precision,
+                    owner text,
+                    cancel_requested text,
+                    reason text,
+                    errors bigint,
+                    warnings bigint,
+                    tests bigint,
+                    test_failures bigint,
+                    coverage double precision,
+                    errors_change bigint,
+                    warnings_change bigint,
+                    tests_change bigint,
+                    test_failures_change bigint,
+                    coverage_change double precision,
+                    expired boolean NOT NULL DEFAULT false,
+                    notified_at double precision,
+                    UNIQUE (bot, number)
+                )
+                """,
+                "CREATE INDEX integration_active ON integration (bot, step) WHERE step <> 'completed'",
+                "CREATE INDEX integration_to_notify ON integration (id) WHERE notified_at IS NULL",
+                """
+                CREATE TABLE step (
+                    integration_id bigint NOT NULL REFERENCES integration(id) ON DELETE CASCADE,
+                    name text NOT NULL,
+                    started_at double precision NOT NULL,
+                    duration double precision,
+                    PRIMARY KEY (integration_id, name)
+                )
+                """,
+                """
+                CREATE TABLE issue (
+                    id bigserial PRIMARY KEY,
+                    integration_id bigint NOT NULL REFERENCES integration(id) ON DELETE CASCADE,
+                    type text NOT NULL,
+                    message text NOT NULL,
+                    file text,
+                    line bigint,
+                    fingerprint text NOT NULL,
+                    status text NOT NULL,
+                    introduced_by text NOT NULL DEFAULT '[]'
+                )
+                """,
+                "CREATE INDEX issue_integration ON issue (integration_id)",
+                """
+                CREATE TABLE test_case (
+                    id bigserial PRIMARY KEY,
+                    integration_id bigint NOT NULL REFERENCES integration(id) ON DELETE CASCADE,
+                    suite text NOT NULL,
+                    name text NOT NULL,
+                    status text NOT NULL,
+                    duration double precision NOT NULL,
+                    message text,
+                    file text,
+                    line bigint
+                )
+                """,
+                "CREATE INDEX test_case_integration ON test_case (integration_id)",
+                """
+                CREATE TABLE integration_commit (
+                    integration_id bigint NOT NULL REFERENCES integration(id) ON DELETE CASCADE,
+                    position bigint NOT NULL,
+                    sha text NOT NULL,
+                    author text NOT NULL,
+                    email text NOT NULL,
+                    date double precision NOT NULL,
+                    subject text NOT NULL,
+                    PRIMARY KEY (integration_id, position)
+                )
+                """,
+                """
+                CREATE TABLE trigger_run (
+                    id bigserial PRIMARY KEY,
+                    integration_id bigint NOT NULL REFERENCES integration(id) ON DELETE CASCADE,
+                    name text NOT NULL,
+                    phase text NOT NULL,
+                    exit_status bigint NOT NULL,
+                    duration double precision NOT NULL
+                )
+                """,
+                "CREATE INDEX trigger_run_integration ON trigger_run (integration_id)",
+                """
+                CREATE TABLE outbox (
+                    id bigserial PRIMARY KEY,
+                    created_at double precision NOT NULL,
+                    bot text,
+                    integration_id bigint REFERENCES integration(id) ON DELETE SET NULL,
+                    dedupe_key text UNIQUE,
+                    recipients text NOT NULL,
+                    subject text NOT NULL,
+                    message bytea NOT NULL,
+                    state text NOT NULL DEFAULT 'queued',
+                    attempts bigint NOT NULL DEFAULT 0,
+                    next_attempt_at double precision NOT NULL,
+                    last_error text,
+                    sent_at double precision
+                )
+                """,
+                "CREATE INDEX outbox_due ON outbox (next_attempt_at) WHERE state = 'queued'",
+                """
+                CREATE TABLE webhook_delivery (
+                    id bigserial PRIMARY KEY,
+                    received_at double precision NOT NULL,
+                    forge text NOT NULL,
+                    event text NOT NULL,
+                    repository text,
+                    branch text,
+                    commit_sha text,
+                    outcome text NOT NULL,
+                    status_code bigint NOT NULL,
+                    integrations text NOT NULL DEFAULT '[]',
+                    detail text
+                )
+                """,
+            ]
+        )
+    ]
+
+    /// An arbitrary key for `pg_advisory_xact_lock`: Kiln's migrations.
+    static let lockKey: Int64 = 0x6B69_6C6E
+
+    static func migrate(_ store: PostgresStore) async throws(StoreError) {
+        try await store.write("migrating the database") { connection in
+            let logger = store.logger
+            try await connection.execute("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
+            try await connection.execute(
+                "CREATE TABLE IF NOT EXISTS kiln_migration (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())", logger: logger)
+            let applied = Set(try await connection.rows("SELECT name FROM kiln_migration", logger: logger).map { try $0("name", as: String.self) })
+            for migration in migrations where !applied.contains(migration.name) {
+                for statement in migration.sql { try await connection.execute(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                try await connection.execute("INSERT INTO kiln_migration (name) VALUES (\(migration.name))", logger: logger)
+            }
+        }
+    }
+
+    /// The migrations applied, oldest first.
+    static func applied(_ store: PostgresStore) async throws(StoreError) -> [String] {
+        try await store.read("reading the migrations") { connection in
+            try await connection.rows("SELECT name FROM kiln_migration ORDER BY applied_at, name", logger: store.logger).map { try $0("name") }
+        }
+    }
+}

@@ -1,0 +1,45 @@
+import KilnCore
+
+/// The rules every engine applies inside its transactions, written once in Swift so that no
+/// engine's SQL carries them.
+enum StoreRules {
+    /// Whether `request` reaches `latest`, the bot's newest integration that left the queue,
+    /// instead of queueing anew: a push of the commit the bot is integrating, or last integrated
+    /// (a webhook and a poll seeing the same push, a forge redelivering). `kiln trigger` and
+    /// schedules always integrate anew; an integration asked to stop, canceled or ended by a
+    /// fault does not count.
+    static func reaches(_ request: QueueRequest, latest: Integration, cancelRequested: Bool) -> Bool {
+        guard request.cause == .webhook || request.cause == .poll, let commit = request.commit else { return false }
+        return latest.commit == commit && !cancelRequested && latest.result != .canceled && latest.result != .internalError
+    }
+
+    /// A completion's summary and issues. `previous` is the predecessor that built
+    /// (`Predecessor.built`) with its issues; `beforeFailedBuild`, when `previous` failed to
+    /// build, the issues of the last integration before it that ran its tests: a failed build
+    /// hid its warnings and ran no tests, so what was open before it still is.
+    static func completion(
+        _ outcome: IntegrationOutcome, previous: Integration?, previousIssues: [IntegrationIssue], beforeFailedBuild: [IntegrationIssue]
+    ) -> (summary: Summary, issues: [IntegrationIssue]) {
+        var previousIssues = previousIssues
+        let known = Set(previousIssues.map(\.fingerprint))
+        previousIssues += beforeFailedBuild.filter { $0.type != .error && $0.status != .resolved && !known.contains($0.fingerprint) }
+        guard outcome.result.isBuilt else { return (outcome.summary, outcome.issues) }
+        let types: Set<IssueType> = outcome.result == .buildErrors ? [.error] : Set(IssueType.allCases)
+        return (
+            outcome.summary.changed(from: previous?.summary),
+            IntegrationIssue.statuses(current: outcome.issues, previous: previousIssues, known: types)
+        )
+    }
+
+    /// The results whose integration ran its tests: what `beforeFailedBuild` looks back to.
+    static let testedResults: [IntegrationResult] = [.succeeded, .warnings, .testFailures]
+
+    /// Why an integration left running by a process that is gone was ended.
+    static func abandonedReason(owner: String, step: IntegrationStep) -> String {
+        "the Kiln process running this integration (\(owner.isEmpty ? "unknown" : owner)) stopped during step '\(step.rawValue)'; it was ended when Kiln started again"
+    }
+
+    /// Retention expires integrations in batches of this many, so that the queue never waits
+    /// long for a write.
+    static let retentionBatch = 200
+}

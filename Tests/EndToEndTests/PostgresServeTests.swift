@@ -1,0 +1,60 @@
+import Foundation
+import KilnCore
+import KilnStore
+import KilnTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("kiln serve on PostgreSQL (database.url in kiln.yml)")
+struct PostgresServeTests {
+    @Test("A trigger from another process integrates at once; the pages, the log and kiln status read it from the database")
+    func integrates() async throws {
+        let url = try await PostgresServer.shared.database()
+        let repo = try ServerTests.quickRepository()
+        let served = try await ServedHome(
+            bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"],
+            config: "executors: 1\ndatabase: {url: '\(url)'}\nhost: build-1\n")
+        let store = try await PostgresStore.open(DatabaseSettings(url: url), logsDirectory: nil)
+        let trigger = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        #expect(trigger.status == 0, "\(trigger.standardError)")
+        #expect(trigger.standardOutput == "queued app #1\n")
+        try await served.eventually("the integration to end") {
+            try await store.integrations(bot: "app", limit: 1, before: nil).first?.step == .completed
+        }
+        let integration = try #require(try await store.integrations(bot: "app", limit: 1, before: nil).first)
+        #expect(integration.result == .buildErrors, "a repository without a package")
+        #expect(integration.commit == (try repo.head()))
+        #expect(!FileManager.default.fileExists(atPath: served.home.url(".kiln/kiln.sqlite")), "no SQLite file beside PostgreSQL")
+
+        let port = try await served.server.waitForPort()
+        let (page, _) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/bots/app/integrations/1")))
+        #expect(String(decoding: page, as: UTF8.self).contains("build-errors"))
+        let (log, _) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/bots/app/integrations/1/log")))
+        #expect(String(decoding: log, as: UTF8.self).contains("=== checkout"))
+        let status = try runProcess(Executables.kiln, ["status", "--json"], in: served.home.path)
+        #expect(status.status == 0, "\(status.standardError)")
+        #expect(status.standardOutput.contains("\"build-errors\""))
+        let output = try await served.server.terminate()
+        #expect(output.status == 0)
+    }
+
+    @Test("An unreachable database at start: one line naming the URL without its password, and exit 1")
+    func unreachable() throws {
+        let home = try TemporaryDirectory()
+        let port = SMTPServer.freePort()
+        try home.write("kiln.yml", "database: {url: 'postgres://kiln:hunter2@127.0.0.1:\(port)/kiln'}\n")
+        try home.write("Bots/app.yml", "repository: {url: /srv/git/app.git}\n")
+        for command in [["serve", "--listen", "127.0.0.1:0"], ["trigger", "app"], ["status"]] {
+            let result = try runProcess(Executables.kiln, command, in: home.path)
+            #expect(result.status == 1, "kiln \(command[0])")
+            let lines = result.standardError.split(separator: "\n")
+            #expect(lines.count == 1, "kiln \(command[0]): \(result.standardError)")
+            #expect(result.standardError.contains("postgres://kiln:***@127.0.0.1:\(port)/kiln"), "kiln \(command[0]): \(result.standardError)")
+            #expect(result.standardError.contains("Connection refused"), "kiln \(command[0]): \(result.standardError)")
+            #expect(!result.standardError.contains("hunter2"))
+        }
+    }
+}

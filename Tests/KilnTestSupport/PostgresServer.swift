@@ -1,0 +1,142 @@
+import Foundation
+
+/// A real PostgreSQL server for the tests: Debian's `postgresql`, initialised in a temp dir and
+/// started with `pg_ctl` on 127.0.0.1 and a Unix socket, once per test process and stopped when
+/// it exits. Each caller gets a database of its own (`database()`).
+///
+/// As root (CI, this machine) the server runs as the `postgres` user, which the package creates.
+public actor PostgresServer {
+    public enum StartError: Error, CustomStringConvertible {
+        case notInstalled
+        case failed(String)
+
+        public var description: String {
+            switch self {
+            case .notInstalled: "PostgreSQL is not installed: apt-get install postgresql (make test installs it)"
+            case .failed(let output): "PostgreSQL did not start: \(output)"
+            }
+        }
+    }
+
+    public static let shared = PostgresServer()
+
+    public let user = "kiln"
+    private var started: (port: Int, socketDirectory: String)?
+    private var databases = 0
+
+    /// Where the tests' server is, started on first use.
+    public func address() throws -> (port: Int, socketDirectory: String) {
+        if let started { return started }
+        let server = try Self.start()
+        started = server
+        return server
+    }
+
+    /// A new, empty database on the shared server: its URL over TCP on 127.0.0.1.
+    public func database() async throws -> String {
+        let (port, socketDirectory) = try address()
+        databases += 1
+        let name = "kiln_\(getpid())_\(databases)"
+        try await psql("CREATE DATABASE \(name)", port: port, socketDirectory: socketDirectory)
+        return "postgres://\(user)@127.0.0.1:\(port)/\(name)?sslmode=disable"
+    }
+
+    /// Runs `sql` on the server's `postgres` database.
+    public func psql(_ sql: String, database: String = "postgres") async throws {
+        let (port, socketDirectory) = try address()
+        try await psql(sql, port: port, socketDirectory: socketDirectory, database: database)
+    }
+
+    private func psql(_ sql: String, port: Int, socketDirectory: String, database: String = "postgres") async throws {
+        let result = try await runProcessAsync(
+            "/usr/bin/psql", ["-h", socketDirectory, "-p", "\(port)", "-U", user, "-d", database, "-v", "ON_ERROR_STOP=1", "-qc", sql])
+        guard result.status == 0 else { throw StartError.failed("psql \(sql): \(result.standardError)") }
+    }
+
+    /// The binaries of the newest PostgreSQL installed (`/usr/lib/postgresql/N/bin`).
+    static func binaries() throws(StartError) -> String {
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
+        guard let newest = versions.last, FileManager.default.isExecutableFile(atPath: "\(root)/\(newest)/bin/pg_ctl"),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/psql")
+        else { throw .notInstalled }
+        return "\(root)/\(newest)/bin"
+    }
+
+    nonisolated(unsafe) private static var dataDirectory: String?
+
+    /// Stops the server of `data` at once (SIGQUIT to the postmaster) and removes its directory.
+    static func stop(_ data: String) {
+        if let pidFile = try? String(contentsOfFile: data + "/postmaster.pid", encoding: .utf8),
+            let pid = pidFile.split(separator: "\n").first.flatMap({ Int32($0) })
+        {
+            kill(pid, SIGQUIT)
+        }
+        try? FileManager.default.removeItem(atPath: (data as NSString).deletingLastPathComponent)
+    }
+
+    /// Servers left by test processes that were killed before they could stop them.
+    static func stopAbandoned() {
+        let temporary = FileManager.default.temporaryDirectory.path
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where entry.hasPrefix("kiln-postgres-") {
+            let base = temporary + "/" + entry
+            guard let owner = try? String(contentsOfFile: base + "/test-process", encoding: .utf8), let pid = Int32(owner),
+                kill(pid, 0) != 0
+            else { continue }
+            stop(base + "/data")
+        }
+    }
+
+    private static func start() throws -> (port: Int, socketDirectory: String) {
+        let bin = try binaries()
+        stopAbandoned()
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-postgres-\(UUID().uuidString.prefix(8))").path
+        let data = base + "/data"
+        let socketDirectory = base + "/socket"
+        try FileManager.default.createDirectory(atPath: socketDirectory, withIntermediateDirectories: true)
+        let asRoot = getuid() == 0
+        func run(_ tool: String, _ arguments: [String]) throws -> ProcessOutput {
+            asRoot ? try runProcess("/usr/sbin/runuser", ["-u", "postgres", "--", "\(bin)/\(tool)"] + arguments) : try runProcess("\(bin)/\(tool)", arguments)
+        }
+        if asRoot {
+            let chown = try runProcess("/usr/bin/chown", ["-R", "postgres:postgres", base])
+            guard chown.status == 0 else { throw StartError.failed("chown: \(chown.standardError) (is the postgres user there? apt-get install postgresql)") }
+        }
+        let initdb = try run("initdb", ["-D", data, "-A", "trust", "-U", "kiln", "-E", "UTF8", "--no-sync"])
+        guard initdb.status == 0 else { throw StartError.failed("initdb: \(initdb.standardError)") }
+        // The server runs as a child of this process, not daemonised by pg_ctl: Foundation's
+        // Process learns that a child ended only once all its descendants let go of it.
+        for _ in 0..<5 {
+            let port = SMTPServer.freePort()
+            let server = Process()
+            let postgres = ["\(bin)/postgres", "-D", data, "-p", "\(port)", "-k", socketDirectory] + [
+                "listen_addresses=127.0.0.1", "fsync=off", "max_connections=300", "synchronous_commit=off",
+            ].flatMap { ["-c", $0] }
+            server.executableURL = URL(fileURLWithPath: asRoot ? "/usr/sbin/runuser" : postgres[0])
+            server.arguments = asRoot ? ["-u", "postgres", "--"] + postgres : Array(postgres.dropFirst())
+            _ = FileManager.default.createFile(atPath: base + "/server.log", contents: nil)
+            let log = FileHandle(forWritingAtPath: base + "/server.log")
+            server.standardOutput = log
+            server.standardError = log
+            server.standardInput = FileHandle.nullDevice
+            try server.run()
+            let deadline = Date().addingTimeInterval(30)
+            while server.isRunning, Date() < deadline {
+                if try runProcess("\(bin)/pg_isready", ["-q", "-h", socketDirectory, "-p", "\(port)"]).status == 0 {
+                    dataDirectory = data
+                    try "\(getpid())".write(toFile: base + "/test-process", atomically: true, encoding: .utf8)
+                    // No process may be started while this one exits: the server is told to stop with a signal.
+                    atexit {
+                        guard let data = PostgresServer.dataDirectory else { return }
+                        PostgresServer.stop(data)
+                    }
+                    return (port, socketDirectory)
+                }
+                Thread.sleep(forTimeInterval: 0.1)
+            }
+            if server.isRunning { server.terminate() }
+        }
+        let log = (try? String(contentsOfFile: base + "/server.log", encoding: .utf8)) ?? ""
+        throw StartError.failed("pg_ctl start failed: \(log.suffix(2000))")
+    }
+}
