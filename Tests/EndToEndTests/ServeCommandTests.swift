@@ -27,4 +27,43 @@ struct ServeCommandTests {
         #expect(output.standardOutput.contains("bot broken: broken (Bots/broken.yml)"))
         #expect(output.standardOutput.contains("Bots/broken.yml:2:1: error: unknown key 'shedule' (did you mean 'schedule'?)"))
     }
+
+    @Test("A second kiln serve on a data directory in use is refused, naming the running one; after a kill -9 the directory is free")
+    func oneServerPerDataDirectory() async throws {
+        let home = try TemporaryDirectory()
+        try home.write("Bots/app.yml", "repository: {url: /srv/git/app.git}\nschedule: {poll: 0}\n")
+        let first = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
+        _ = try await first.waitForPort()
+        let second = try await runProcessAsync(Executables.kiln, ["serve", "--listen", "127.0.0.1:0"], in: home.path)
+        #expect(second.status == 1)
+        let lines = second.standardError.split(separator: "\n")
+        #expect(lines.count == 1, "\(second.standardError)")
+        #expect(second.standardError.hasPrefix("error: the data directory \(home.path)/.kiln is in use by another kiln serve (pid "))
+        #expect(second.standardError.contains("listening on 127.0.0.1:0"))
+        // kiln trigger and kiln status run beside the server.
+        #expect(try runProcess(Executables.kiln, ["trigger", "app"], in: home.path).status == 0)
+        first.kill()
+        try await Task.sleep(for: .milliseconds(300))
+        let third = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
+        _ = try await third.waitForPort()
+        #expect(try await third.terminate().status == 0)
+    }
+
+    @Test("A listen address in use is refused in one sentence that says what to change")
+    func addressInUse() async throws {
+        let busy = try TemporaryDirectory()
+        try busy.write("Bots/app.yml", "repository: {url: /srv/git/app.git}\nschedule: {poll: 0}\n")
+        let holder = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: busy.path)
+        let port = try await holder.waitForPort()
+        defer { holder.kill() }
+        let home = try TemporaryDirectory()
+        try home.write("Bots/app.yml", "repository: {url: /srv/git/app.git}\nschedule: {poll: 0}\n")
+        let result = try await runProcessAsync(Executables.kiln, ["serve", "--listen", "127.0.0.1:\(port)"], in: home.path)
+        #expect(result.status == 1)
+        #expect(
+            result.standardError.hasSuffix(
+                "error: cannot listen on 127.0.0.1:\(port): the address is in use by another program (choose another with --listen or listen: in kiln.yml)\n"),
+            "\(result.standardError)")
+        #expect(!result.standardError.contains("errno"))
+    }
 }

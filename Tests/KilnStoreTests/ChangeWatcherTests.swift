@@ -23,6 +23,13 @@ struct ChangeWatcherTests {
         let subscriptions = (0..<2).map { _ in test.store.changes() }
         let listeners = subscriptions.map { changes in Task { for await _ in changes { calls.add() } } }
         defer { for listener in listeners { listener.cancel() } }
+        if engine == .postgres {
+            // PostgreSQL's listener wakes its subscribers once it is listening (it may have missed
+            // changes while it connected): from then on, every commit is heard.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while calls.value == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+            #expect(calls.value > 0, "the listener connected within 20 s")
+        }
         try await Task.sleep(for: .milliseconds(300))
         let before = calls.value
         for _ in 0..<5 { _ = try await test.store.botOverviews() }

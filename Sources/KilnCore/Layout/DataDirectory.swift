@@ -21,6 +21,8 @@ public struct DataDirectory: Sendable, Hashable {
     public var mirrors: String { "\(path)/mirrors" }
     public var workspaces: String { "\(path)/workspaces" }
     public var logs: String { "\(path)/logs" }
+    /// Held (flock) by the `kiln serve` that uses this directory; says which one it is.
+    public var serveLock: String { "\(path)/serve.lock" }
 
     public func workspace(of bot: String) -> String { "\(workspaces)/\(bot)" }
     /// Its modification time is when the bot's workspace was last wiped.

@@ -6,6 +6,7 @@ import KilnMail
 import KilnStore
 import KilnWeb
 import Logging
+import NIOCore
 import ServiceLifecycle
 import UnixSignals
 
@@ -46,6 +47,8 @@ public struct KilnApplication: Sendable {
     public let scheduler: Scheduler?
     /// What runs until shutdown (none in the foreground).
     public let services: [any Service]
+    /// A server's hold on its data directory (`ServeLock`), kept for the application's life.
+    let lock: ServeLock?
     /// Integrations a previous, crashed process left running, now ended as internal-error.
     public let recovered: [Integration]
     let logger: Logger
@@ -53,6 +56,8 @@ public struct KilnApplication: Sendable {
     public static func build(settings: ServerSettings, role: Role, logger: Logger) async throws(ServerSetupError) -> KilnApplication {
         let config = settings.config
         let layout = config.dataDirectory
+        var lock: ServeLock?
+        if case .server = role { lock = try ServeLock.acquire(layout, listen: config.listen) }
         let store: any Store
         let recovered: [Integration]
         do {
@@ -68,7 +73,7 @@ public struct KilnApplication: Sendable {
             serverEnvironment: settings.environment, logger: logger)
         guard case .server(let onListening) = role else {
             return KilnApplication(
-                settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: nil, services: [], recovered: recovered,
+                settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: nil, services: [], lock: nil, recovered: recovered,
                 logger: logger)
         }
         let timeZone = config.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
@@ -83,7 +88,7 @@ public struct KilnApplication: Sendable {
             logger: logger, onListening: onListening)
         return KilnApplication(
             settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler, services: [web, scheduler, mailer],
-            recovered: recovered, logger: logger)
+            lock: lock, recovered: recovered, logger: logger)
     }
 
     /// Loads the bot files and records them in the store; a server's scheduler then follows
@@ -100,7 +105,11 @@ public struct KilnApplication: Sendable {
             configuration: ServiceGroupConfiguration(
                 services: services.map { ServiceGroupConfiguration.ServiceConfiguration(service: $0) }, gracefulShutdownSignals: signals,
                 cancellationSignals: [], logger: logger))
-        try await group.run()
+        do {
+            try await group.run()
+        } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw ServerSetupError.addressInUse(settings.config.listen)
+        }
     }
 
     private static func webAssets(_ settings: ServerSettings) throws(ServerSetupError) -> WebAssets {
@@ -138,6 +147,9 @@ public enum ServerSetupError: Error, Sendable, CustomStringConvertible {
     case assets(WebAssetsError)
     case webhookSecret(path: String)
     case mail(String)
+    case dataDirectory(String)
+    /// The listen address is taken by another program.
+    case addressInUse(ListenAddress)
 
     public var description: String {
         switch self {
@@ -146,6 +158,9 @@ public enum ServerSetupError: Error, Sendable, CustomStringConvertible {
         case .webhookSecret(let path):
             "cannot read the webhook secret file \(path) (webhooks.secret-file): create it with the secret, or remove the key"
         case .mail(let reason): reason
+        case .dataDirectory(let reason): reason
+        case .addressInUse(let address):
+            "cannot listen on \(address): the address is in use by another program (choose another with --listen or listen: in kiln.yml)"
         }
     }
 }

@@ -82,6 +82,16 @@ struct Serve: AsyncParsableCommand {
             for problem in broken.problems { Console.out("  \(problem)") }
         }
         // The application handles the first SIGTERM or SIGINT gracefully; a second one exits at once.
+        do {
+            try await serve(application)
+        } catch let error as ServerSetupError {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
+        }
+        Console.out("kiln stopped")
+    }
+
+    private func serve(_ application: KilnApplication) async throws {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await application.run(gracefulShutdownSignals: [.sigterm, .sigint]) }
             tasks.addTask {
@@ -97,6 +107,5 @@ struct Serve: AsyncParsableCommand {
             try await tasks.next()
             tasks.cancelAll()
         }
-        Console.out("kiln stopped")
     }
 }

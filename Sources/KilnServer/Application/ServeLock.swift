@@ -1,0 +1,38 @@
+import Foundation
+import KilnCore
+
+/// One data directory, one `kiln serve`: the server holds an exclusive `flock` on
+/// `<data>/serve.lock` for its whole life, and writes into it who it is. The kernel lets go of the
+/// lock when the process ends, however it ends, so a killed server never leaves the directory
+/// locked. `kiln trigger`, `kiln status` and `kiln run` take no lock: they may run beside a server.
+final class ServeLock: Sendable {
+    private let descriptor: Int32
+
+    private init(descriptor: Int32) {
+        self.descriptor = descriptor
+    }
+
+    /// Takes the lock of `layout`, or says which server holds it.
+    static func acquire(_ layout: DataDirectory, listen: ListenAddress) throws(ServerSetupError) -> ServeLock {
+        let path = layout.serveLock
+        try? FileManager.default.createDirectory(atPath: layout.path, withIntermediateDirectories: true)
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw .dataDirectory("cannot create \(path): \(String(cString: strerror(errno)))") }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let holder = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+            close(descriptor)
+            throw .dataDirectory(
+                "the data directory \(layout.path) is in use by another kiln serve (\(holder.isEmpty ? "unknown" : holder)): stop it, or give this one its own data directory (--data)"
+            )
+        }
+        let started = Date().formatted(.iso8601)
+        let holder = "pid \(getpid()) on \(ProcessInfo.processInfo.hostName), listening on \(listen), since \(started)\n"
+        _ = ftruncate(descriptor, 0)
+        _ = holder.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+        return ServeLock(descriptor: descriptor)
+    }
+
+    deinit {
+        close(descriptor)
+    }
+}
