@@ -91,9 +91,22 @@ public final class PostgresStore: LogFileStore {
 
     func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
         let client = client
+        let logger = logger
         let result = await Task { () -> Result<T, any Error> in
             do {
-                return .success(try await client.withConnection { try await body($0) })
+                // One snapshot for all the statements of a read, as SQLite's reads have.
+                return .success(
+                    try await client.withConnection { connection in
+                        try await connection.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+                        do {
+                            let value = try await body(connection)
+                            try await connection.query("COMMIT", logger: logger)
+                            return value
+                        } catch {
+                            _ = try? await connection.query("ROLLBACK", logger: logger)
+                            throw error
+                        }
+                    })
             } catch {
                 return .failure(error)
             }
