@@ -90,6 +90,9 @@ struct ServerConfigTests {
     func databaseKeys() throws {
         let socket = try ServerConfigFile.decode("database: {url: 'postgres://kiln@/kiln?host=/run/postgresql'}\n", file: "k.yml", directory: "/")
         #expect(socket.database?.url == "postgres://kiln@/kiln?host=/run/postgresql")
+        #expect(DatabaseSettings(url: "postgres://kiln:hunter 2@db:5432/kiln").redactedURL == "postgres://kiln:***@db:5432/kiln", "not a valid URL")
+        #expect(DatabaseSettings(url: "postgres://kiln:p@ss@db/kiln").redactedURL == "postgres://kiln:***@db/kiln")
+        #expect(DatabaseSettings(url: "postgres://kiln@db/kiln").redactedURL == "postgres://kiln@db/kiln")
         let yaml = """
             database:
               url: mysql://kiln:hunter2@db/kiln

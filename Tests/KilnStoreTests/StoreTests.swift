@@ -35,6 +35,17 @@ struct StoreMigrationTests {
         #expect(next.integration.number == 3)
     }
 
+    @Test("Hosts starting at once on a new PostgreSQL database migrate it once, and both can use it")
+    func postgresMigratesOnce() async throws {
+        let settings = DatabaseSettings(url: try await PostgresServer.shared.database())
+        async let first = PostgresStore.open(settings, logsDirectory: nil)
+        async let second = PostgresStore.open(settings, logsDirectory: nil)
+        let stores = try await [first, second]
+        for store in stores { #expect(try await store.appliedMigrations() == ["v1"]) }
+        _ = try await stores[0].enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
+        #expect(try await stores[1].claimNext(owner: "other host", now: Date())?.number == 1)
+    }
+
     @Test("A database in an unwritable place is a clear error")
     func unwritable() {
         #expect {

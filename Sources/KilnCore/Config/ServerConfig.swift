@@ -78,9 +78,13 @@ public struct DatabaseSettings: Sendable, Hashable {
 
     /// The URL with any password in it replaced by `***`, for messages and logs.
     public var redactedURL: String {
-        guard var components = URLComponents(string: url), components.password != nil else { return url }
-        components.password = "***"
-        return components.string ?? url
+        // What sits between `scheme://user:` and the last `@` of the authority is the password,
+        // whether or not the rest of the text is a valid URL.
+        guard let scheme = url.range(of: "://") else { return url }
+        let authorityEnd = url[scheme.upperBound...].firstIndex(of: "/") ?? url.endIndex
+        let authority = url[scheme.upperBound..<authorityEnd]
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else { return url }
+        return url[..<url.index(after: colon)] + "***" + url[at...]
     }
 }
 

@@ -57,7 +57,7 @@ public struct KilnApplication: Sendable {
         let config = settings.config
         let layout = config.dataDirectory
         var lock: ServeLock?
-        if case .server = role { lock = try ServeLock.acquire(layout, listen: config.listen) }
+        if case .server = role { lock = try ServeLock.acquire(layout, host: config.host, listen: config.listen) }
         let store: any Store
         let recovered: [Integration]
         do {

@@ -13,7 +13,7 @@ final class ServeLock: Sendable {
     }
 
     /// Takes the lock of `layout`, or says which server holds it.
-    static func acquire(_ layout: DataDirectory, listen: ListenAddress) throws(ServerSetupError) -> ServeLock {
+    static func acquire(_ layout: DataDirectory, host: String, listen: ListenAddress) throws(ServerSetupError) -> ServeLock {
         let path = layout.serveLock
         try? FileManager.default.createDirectory(atPath: layout.path, withIntermediateDirectories: true)
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -26,7 +26,7 @@ final class ServeLock: Sendable {
             )
         }
         let started = Date().formatted(.iso8601)
-        let holder = "pid \(getpid()) on \(ProcessInfo.processInfo.hostName), listening on \(listen), since \(started)\n"
+        let holder = "pid \(getpid()) on \(host), listening on \(listen), since \(started)\n"
         _ = ftruncate(descriptor, 0)
         _ = holder.withCString { pwrite(descriptor, $0, strlen($0), 0) }
         return ServeLock(descriptor: descriptor)

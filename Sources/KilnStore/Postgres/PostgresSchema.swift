@@ -169,11 +169,13 @@ enum PostgresSchema {
             }
         }
     }
+}
 
+extension PostgresStore {
     /// The migrations applied, oldest first.
-    static func applied(_ store: PostgresStore) async throws(StoreError) -> [String] {
-        try await store.read("reading the migrations") { connection in
-            try await connection.rows("SELECT name FROM kiln_migration ORDER BY applied_at, name", logger: store.logger).map { try $0("name") }
+    public func appliedMigrations() async throws(StoreError) -> [String] {
+        try await read("reading the migrations") { [logger] connection in
+            try await connection.rows("SELECT name FROM kiln_migration ORDER BY applied_at, name", logger: logger).map { try $0("name") }
         }
     }
 }

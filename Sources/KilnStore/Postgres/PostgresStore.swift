@@ -6,13 +6,12 @@ import PostgresNIO
 /// The shared store: one PostgreSQL database that several `kiln serve` hosts use at once.
 ///
 /// `PostgresClient` is the connection pool; the store runs it for its whole life. Every method is
-/// one transaction, and every write transaction ends with `NOTIFY kiln`, which a connection of
+/// one transaction, and every transaction that wrote ends with `NOTIFY kiln`, which a connection of
 /// the store's own (`PostgresListener`) hears, on this host and every other, and turns into
 /// `changes()`. Claims take rows with `FOR UPDATE … SKIP LOCKED` and the bot's row with them, so
 /// "one integration per bot at a time" holds across hosts without a coordinator.
 public final class PostgresStore: LogFileStore {
     let client: PostgresClient
-    let configuration: PostgresClient.Configuration
     /// The URL as messages may show it (password redacted).
     public let location: String
     /// Where integration logs live on this host (`<logs>/<bot>/<number>.log`).
@@ -36,7 +35,7 @@ public final class PostgresStore: LogFileStore {
             try await PostgresSchema.migrate(store)
         } catch {
             store.close()
-            throw .unreachable(url: location, reason: error.reason)
+            throw error
         }
         return store
     }
@@ -61,7 +60,6 @@ public final class PostgresStore: LogFileStore {
     private init(configuration: PostgresClient.Configuration, location: String, logsDirectory: String?, logger: Logger) {
         var configuration = configuration
         configuration.options.connectTimeout = .seconds(5)
-        self.configuration = configuration
         self.location = location
         self.logsDirectory = logsDirectory
         self.logger = logger
@@ -90,49 +88,47 @@ public final class PostgresStore: LogFileStore {
     // integration must still be recorded as canceled, and a write that was asked for lands.
 
     func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
-        let client = client
-        let logger = logger
-        let result = await Task { () -> Result<T, any Error> in
-            do {
+        let (client, logger) = (client, logger)
+        return try await Self.detached(what) {
+            try await client.withConnection { connection in
                 // One snapshot for all the statements of a read, as SQLite's reads have.
-                return .success(
-                    try await client.withConnection { connection in
-                        try await connection.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
-                        do {
-                            let value = try await body(connection)
-                            try await connection.query("COMMIT", logger: logger)
-                            return value
-                        } catch {
-                            _ = try? await connection.query("ROLLBACK", logger: logger)
-                            throw error
-                        }
-                    })
-            } catch {
-                return .failure(error)
+                try await connection.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
+                do {
+                    let value = try await body(connection)
+                    try await connection.query("COMMIT", logger: logger)
+                    return value
+                } catch {
+                    _ = try? await connection.query("ROLLBACK", logger: logger)
+                    throw error
+                }
             }
-        }.value
-        return try Self.unwrap(result, what)
+        }
     }
 
     func write<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
-        let client = client
-        let logger = logger
+        let (client, logger) = (client, logger)
+        return try await Self.detached(what) {
+            try await client.withTransaction(logger: logger) { connection in
+                let value = try await body(connection)
+                // Only a transaction that wrote is news: an idle claim that found nothing must
+                // not wake every scheduler (its own included) to claim again.
+                try await connection.query(
+                    "SELECT pg_notify('kiln', '') WHERE pg_current_xact_id_if_assigned() IS NOT NULL", logger: logger)
+                return value
+            }
+        }
+    }
+
+    /// Runs `work` in a task of its own, so that canceling the caller does not cancel it, and
+    /// turns what it throws into a `StoreError` about `what`.
+    private static func detached<T: Sendable>(_ what: String, _ work: @escaping @Sendable () async throws -> T) async throws(StoreError) -> T {
         let result = await Task { () -> Result<T, any Error> in
             do {
-                return .success(
-                    try await client.withTransaction(logger: logger) { connection in
-                        let value = try await body(connection)
-                        try await connection.query("NOTIFY kiln", logger: logger)
-                        return value
-                    })
+                return .success(try await work())
             } catch {
                 return .failure(error)
             }
         }.value
-        return try Self.unwrap(result, what)
-    }
-
-    private static func unwrap<T>(_ result: Result<T, any Error>, _ what: String) throws(StoreError) -> T {
         switch result {
         case .success(let value): return value
         case .failure(let error as StoreError): throw error
@@ -140,7 +136,6 @@ public final class PostgresStore: LogFileStore {
         }
     }
 }
-
 extension Error {
     /// What went wrong, in PostgreSQL's words where it said something: PSQLError's description
     /// hides everything by design.
@@ -168,7 +163,7 @@ extension PostgresConnection {
         try await rows(query, logger: logger).first
     }
 
-    /// How many rows `query` changed.
+    /// Runs `query` for its effect.
     func execute(_ query: PostgresQuery, logger: Logger) async throws {
         try await self.query(query, logger: logger)
     }
