@@ -48,7 +48,7 @@ struct StoreBench {
             let bot = bots[index % bots.count]
             _ = try await store.enqueue(QueueRequest(bot: bot, cause: .poll, commit: String(format: "%040d", index), branch: "main"), now: Date())
             guard let claimed = try await store.claimNext(owner: "bench", now: Date()) else { throw BenchError.unexpected("nothing to claim") }
-            try await store.complete(claimed.id, outcome: outcome, now: Date())
+            try await store.complete(claimed, outcome: outcome, now: Date())
         }
     }
 }

@@ -12,6 +12,9 @@ public actor BotRegistry {
     private let store: (any Store)?
     private let logger: Logger
     public private(set) var catalog = BotCatalog()
+    /// A digest of the bot files as last loaded (names and contents): hosts that show different
+    /// digests read different bot files.
+    public private(set) var digest = ""
 
     public init(directory: String, store: (any Store)? = nil, logger: Logger) {
         self.directory = directory
@@ -31,11 +34,25 @@ public actor BotRegistry {
                 "bot broken", metadata: ["bot": "\(broken.name)", "file": "\(broken.file)", "problems": "\(broken.problems.map(\.description))"])
         }
         catalog = loaded
+        digest = Self.digest(of: (try? BotCatalog.files(in: directory)) ?? [])
         do {
             try await store?.syncBots(loaded.states, now: Date())
         } catch {
             logger.error("cannot record the loaded bots", metadata: ["error": "\(error)"])
         }
         return loaded
+    }
+
+    /// FNV-1a (64 bits) over each file's name and contents, in name order.
+    static func digest(of files: [String]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for file in files {
+            let bytes = Array((file as NSString).lastPathComponent.utf8) + [0] + Array((FileManager.default.contents(atPath: file) ?? Data())) + [0]
+            for byte in bytes {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01B3
+            }
+        }
+        return String(hash, radix: 16)
     }
 }

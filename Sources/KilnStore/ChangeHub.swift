@@ -5,16 +5,22 @@ protocol ChangeSource: Sendable {
     func stop()
 }
 
-/// Fans an engine's change signal out to every subscriber of `Store.changes()`.
+/// What changed: the store's data (`Store.changes()`), or an integration's log (`Store.logChanges()`).
+enum ChangeKind: Sendable {
+    case data
+    case log
+}
+
+/// Fans an engine's change signals out to every subscriber of `Store.changes()` and `logChanges()`.
 ///
 /// One source runs while anyone subscribes, and stops with the last subscriber. Each subscriber's
 /// stream keeps only the newest wake-up: a subscriber that is busy when several commits land
 /// hears of them once, and looks at the store afresh.
 final class ChangeHub: Sendable {
-    typealias StartSource = @Sendable (_ onChange: @escaping @Sendable () -> Void) -> (any ChangeSource)?
+    typealias StartSource = @Sendable (_ onChange: @escaping @Sendable (ChangeKind) -> Void) -> (any ChangeSource)?
 
     private struct State {
-        var subscribers: [Int: AsyncStream<Void>.Continuation] = [:]
+        var subscribers: [Int: (kind: ChangeKind, continuation: AsyncStream<Void>.Continuation)] = [:]
         var nextID = 0
         var source: (any ChangeSource)?
     }
@@ -26,14 +32,14 @@ final class ChangeHub: Sendable {
         self.start = start
     }
 
-    func subscribe() -> AsyncStream<Void> {
+    func subscribe(to kind: ChangeKind = .data) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let id = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
-            state.subscribers[id] = continuation
+            state.subscribers[id] = (kind, continuation)
             if state.source == nil {
-                state.source = start { [weak self] in self?.broadcast() }
+                state.source = start { [weak self] kind in self?.broadcast(kind) }
             }
             return id
         }
@@ -41,9 +47,9 @@ final class ChangeHub: Sendable {
         return stream
     }
 
-    /// Wakes every subscriber.
-    func broadcast() {
-        let subscribers = state.withLock { Array($0.subscribers.values) }
+    /// Wakes every subscriber to `kind`.
+    func broadcast(_ kind: ChangeKind = .data) {
+        let subscribers = state.withLock { $0.subscribers.values.filter { $0.kind == kind }.map(\.continuation) }
         for subscriber in subscribers { subscriber.yield() }
     }
 

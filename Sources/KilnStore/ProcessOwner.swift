@@ -5,22 +5,29 @@ import Foundation
 /// `host pid start-time`: the start time (from /proc) tells a live process apart from a new one
 /// that reused the pid after a reboot or a crash.
 public enum ProcessOwner {
-    /// This process's owner name.
-    public static var current: String {
+    /// This process's owner name on `host` (`host:` in kiln.yml).
+    public static func current(host: String) -> String {
         let pid = getpid()
-        return "\(hostName) \(pid) \(startTime(of: pid) ?? "0")"
+        return "\(word(host)) \(pid) \(startTime(of: pid) ?? "0")"
     }
 
-    /// Whether the process named by `owner` still runs. An owner on another host is assumed alive
-    /// (this host cannot know); an empty or malformed one is not.
-    public static func isAlive(_ owner: String) -> Bool {
+    /// The host part of `owner`: the name hosts know each other by.
+    public static func host(of owner: String) -> String {
+        owner.split(separator: " ").first.map(String.init) ?? owner
+    }
+
+    /// Whether the process named by `owner` still runs, as seen from `host`. An owner on another
+    /// host is assumed alive (this host cannot know: the other hosts' leases tell); an empty or
+    /// malformed one is not.
+    public static func isAlive(_ owner: String, onHost host: String) -> Bool {
         let parts = owner.split(separator: " ")
         guard parts.count == 3, let pid = Int32(parts[1]) else { return false }
-        guard parts[0] == hostName else { return true }
+        guard parts[0] == word(host) else { return true }
         return startTime(of: pid) == String(parts[2])
     }
 
-    static var hostName: String { ProcessInfo.processInfo.hostName.replacingOccurrences(of: " ", with: "_") }
+    /// `host` as one word of an owner name.
+    static func word(_ host: String) -> String { host.replacingOccurrences(of: " ", with: "_") }
 
     /// Field 22 of /proc/PID/stat: the process's start time in clock ticks since boot.
     static func startTime(of pid: Int32) -> String? {

@@ -27,34 +27,55 @@ public protocol Store: MailStore, WebhookStore {
     func enqueue(_ request: QueueRequest, now: Date) async throws(StoreError) -> QueueOutcome
 
     /// Moves the oldest queued integration whose bot has none running to `checkout`, owned by
-    /// `owner`; nil when there is nothing to run. Safe for several executors and processes.
-    func claimNext(owner: String, now: Date) async throws(StoreError) -> Integration?
+    /// `owner` (`ProcessOwner`, whose first word is the host); nil when there is nothing to run.
+    /// Safe for several executors, processes and hosts.
+    func claimNext(owner: String, now: Date) async throws(StoreError) -> Claim?
 
     /// Claims one particular queued integration (for `kiln run`), if its bot has none running;
     /// nil when it is not queued any more or must wait.
-    func claim(_ id: Int64, owner: String, now: Date) async throws(StoreError) -> Integration?
+    func claim(_ id: Int64, owner: String, now: Date) async throws(StoreError) -> Claim?
 
     /// Records that the integration entered `step` (ending the previous step's timing).
-    func advance(_ id: Int64, to step: IntegrationStep, now: Date) async throws(StoreError)
+    /// Throws `claimLost` when the claim no longer holds, as every write about a claimed integration does.
+    func advance(_ claim: Claim, to step: IntegrationStep, now: Date) async throws(StoreError)
 
     /// Records the commit a running integration is checking out.
-    func setCommit(_ id: Int64, commit: String) async throws(StoreError)
+    func setCommit(_ claim: Claim, commit: String) async throws(StoreError)
 
     /// Ends an integration with its outcome: marks issues new, unresolved or resolved against the
     /// previous one, computes the summary's changes, and stores issues, tests and commits.
     @discardableResult
-    func complete(_ id: Int64, outcome: IntegrationOutcome, now: Date) async throws(StoreError) -> Integration
+    func complete(_ claim: Claim, outcome: IntegrationOutcome, now: Date) async throws(StoreError) -> Integration
 
     /// Asks a running integration to stop; its owner hears of it through `changes()` and
-    /// `cancelRequests(owner:)`.
+    /// `stopRequests(for:)`.
     func requestCancel(_ id: Int64, reason: String) async throws(StoreError)
 
-    /// Running integrations of `owner` that someone asked to stop, with the reason.
-    func cancelRequests(owner: String) async throws(StoreError) -> [CancelRequest]
+    /// Which of `claims` must stop: those someone asked to stop, and those whose claim was lost
+    /// (another host ended them, taking this one as gone).
+    func stopRequests(for claims: [Claim]) async throws(StoreError) -> [CancelRequest]
 
-    /// Ends integrations left running by processes that are gone as `internal-error`, with the
-    /// reason appended to their logs; returns them.
+    /// Ends integrations left running by processes of this host that are gone as `internal-error`,
+    /// with the reason appended to their logs; returns them.
     func recoverAbandoned(isAlive: @Sendable (String) -> Bool, now: Date) async throws(StoreError) -> [Integration]
+
+    // MARK: Hosts
+
+    /// Records that `host` is alive, on the database's clock; its lease runs from now.
+    func heartbeat(_ host: HostReport) async throws(StoreError)
+
+    /// Every host that has reported, by name.
+    func hosts() async throws(StoreError) -> [HostRecord]
+
+    /// Ends the running integrations of hosts whose lease ran out as `internal-error` (naming the
+    /// host and when it was last heard) and queues each one's commit again, once; returns the
+    /// ended integrations.
+    func recoverLostHosts(now: Date) async throws(StoreError) -> [Integration]
+
+    /// Takes or keeps the lease `name` for `holder` for `duration` on the database's clock; true
+    /// while `holder` holds it. What must happen once across hosts (polls, schedules) runs on
+    /// the holder only.
+    func holdLease(_ name: String, holder: String, for duration: Duration) async throws(StoreError) -> Bool
 
     /// Keeps the logs, issues and tests of the last `keep` integrations of `bot` (of every bot
     /// when nil); older ones keep their summary and are marked expired. Returns how many expired.
@@ -72,8 +93,16 @@ public protocol Store: MailStore, WebhookStore {
     /// The integration of `bot` numbered below `number` (below none when nil) that `kind` compares with.
     func predecessor(_ kind: Predecessor, bot: String, before number: Int?) async throws(StoreError) -> Integration?
 
-    /// Where the log of an integration is written while it runs; nil when the store keeps no logs.
+    /// Where this host keeps the log file of an integration: on SQLite the log itself, on
+    /// PostgreSQL a local copy (what scripts read as `KILN_LOG`); nil when there is none.
     func logLocation(bot: String, number: Int) -> String?
+
+    /// Where the log of a claimed integration goes besides its file, as it is written: nil when
+    /// the file is the log. Writes after the claim was lost are dropped.
+    func logSink(for claim: Claim) -> (any LogSink)?
+
+    /// A change of an integration's log: wakes followers of live logs (on every host).
+    func logChanges() -> AsyncStream<Void>
 
     /// Up to `limit` bytes of an integration's log from byte `offset`; nil when it has no log.
     func readLog(bot: String, number: Int, from offset: Int, limit: Int) async throws(StoreError) -> [UInt8]?
@@ -86,10 +115,14 @@ public protocol Store: MailStore, WebhookStore {
 public struct CancelRequest: Sendable, Hashable {
     public var id: Int64
     public var reason: String
+    /// The claim was lost: the integration has been ended by another host and this one's result
+    /// will be refused, so it must not record one.
+    public var lost: Bool
 
-    public init(id: Int64, reason: String) {
+    public init(id: Int64, reason: String, lost: Bool = false) {
         self.id = id
         self.reason = reason
+        self.lost = lost
     }
 }
 
@@ -100,6 +133,9 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     case unreachable(url: String, reason: String)
     case query(what: String, reason: String)
     case notFound(what: String)
+    /// A write about an integration whose claim no longer holds: another host took this one as
+    /// gone and ended it.
+    case claimLost(id: Int64, reason: String)
 
     public var description: String {
         switch self {
@@ -107,6 +143,7 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
         case .unreachable(let url, let reason): "cannot use the database \(url): \(reason) (check that PostgreSQL runs there and that database.url names it)"
         case .query(let what, let reason): "\(what) failed: \(reason)"
         case .notFound(let what): "\(what) does not exist"
+        case .claimLost(let id, let reason): "integration \(id) is no longer this host's: \(reason)"
         }
     }
 }
@@ -130,7 +167,9 @@ public protocol MailStore: Sendable {
     @discardableResult
     func queueMail(_ mail: OutgoingMail, now: Date) async throws(StoreError) -> Bool
 
-    /// Queued mails whose next attempt is due, oldest first.
+    /// Claims queued mails whose next attempt is due, oldest first: each is not due again for
+    /// `MailClaim.duration`, so that of several hosts only one sends it; `mailSent` or
+    /// `mailFailed` then records the attempt.
     func dueMails(now: Date, limit: Int) async throws(StoreError) -> [QueuedMail]
 
     /// When the next queued mail is due; nil when the outbox has none queued.
@@ -157,4 +196,10 @@ public protocol MailStore: Sendable {
 
     /// What a digest says about a bot over `[from, to)`.
     func digest(bot: String, from: Date, to: Date) async throws(StoreError) -> DigestFigures
+}
+
+/// How long a claimed mail waits before another sender may take it: longer than any SMTP
+/// attempt takes (libcurl's timeouts end one well within it).
+public enum MailClaim {
+    public static let duration: TimeInterval = 300
 }

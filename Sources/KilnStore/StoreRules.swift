@@ -1,3 +1,4 @@
+import Foundation
 import KilnCore
 
 /// The rules every engine applies inside its transactions, written once in Swift so that no
@@ -37,6 +38,41 @@ enum StoreRules {
     /// Why an integration left running by a process that is gone was ended.
     static func abandonedReason(owner: String, step: IntegrationStep) -> String {
         "the Kiln process running this integration (\(owner.isEmpty ? "unknown" : owner)) stopped during step '\(step.rawValue)'; it was ended when Kiln started again"
+    }
+
+    /// A fresh claim token.
+    static func newToken() -> String {
+        UUID().uuidString.lowercased()
+    }
+
+    /// Why a write carrying `claim` is refused, given the integration's row as it is now (nil
+    /// values: the row is gone); nil when the claim holds.
+    static func refusal(of claim: Claim, step: IntegrationStep?, token: String?, reason: String?) -> StoreError? {
+        guard let step else { return .claimLost(id: claim.id, reason: "the integration is gone") }
+        if step == .completed { return .claimLost(id: claim.id, reason: "it was ended already\(reason.map { ": \($0)" } ?? "")") }
+        if token != claim.token { return .claimLost(id: claim.id, reason: "it was claimed again since") }
+        return nil
+    }
+
+    /// What the holder of `claim` must do now, given the integration's row: stop because its
+    /// claim was lost, stop because someone asked, or nothing (nil).
+    static func stopRequest(for claim: Claim, step: IntegrationStep?, token: String?, reason: String?, cancelRequested: String?) -> CancelRequest? {
+        if case .claimLost(_, let why) = refusal(of: claim, step: step, token: token, reason: reason) {
+            return CancelRequest(id: claim.id, reason: why, lost: true)
+        }
+        return cancelRequested.map { CancelRequest(id: claim.id, reason: $0) }
+    }
+
+    /// Why an integration of a host whose lease ran out was ended.
+    static func lostHostReason(host: String, lastHeard: Date?, step: IntegrationStep) -> String {
+        let heard = lastHeard.map { "last heard at \($0.formatted(.iso8601))" } ?? "never heard from"
+        return "host '\(host)' stopped answering (\(heard)) during step '\(step.rawValue)'; another host ended this integration and queued its commit again"
+    }
+
+    /// The request that queues a lost integration's commit again (once: a re-queued integration
+    /// that is lost in turn is not queued a third time).
+    static func requeue(_ integration: Integration) -> QueueRequest {
+        QueueRequest(bot: integration.bot, cause: integration.cause, commit: integration.commit, branch: integration.branch, cancelSuperseded: false)
     }
 
     /// Retention expires integrations in batches of this many, so that the queue never waits

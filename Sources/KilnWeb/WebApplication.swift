@@ -15,10 +15,14 @@ public struct WebDependencies: Sendable {
     /// The server-wide webhook secret (`webhooks.secret-file`), if any.
     public var webhookSecret: [UInt8]?
     public var listen: ListenAddress
+    /// This host's name (`host:`), the `host` label of `/metrics`.
+    public var host: String
 
     public init(
-        store: any Store, bots: @escaping @Sendable () async -> [Bot], assets: WebAssets, webhookSecret: [UInt8]?, listen: ListenAddress
+        store: any Store, bots: @escaping @Sendable () async -> [Bot], assets: WebAssets, webhookSecret: [UInt8]?, listen: ListenAddress,
+        host: String = ProcessInfo.processInfo.hostName
     ) {
+        self.host = host
         self.store = store
         self.bots = bots
         self.assets = assets
@@ -36,12 +40,13 @@ public func buildWebApplication(
     let cache = ResponseCache(store: web.store)
     let router = Router()
     router.add(middleware: HTTPMetricsMiddleware(registry: metrics))
+    router.add(middleware: StoreUnavailableMiddleware())
     HealthController().addRoutes(to: router)
     PagesController(store: web.store, assets: web.assets, cache: cache).addRoutes(to: router)
     LogController(store: web.store).addRoutes(to: router)
     APIController(store: web.store, cache: cache).addRoutes(to: router)
     WebhookController(store: web.store, bots: web.bots, secret: web.webhookSecret, logger: logger).addRoutes(to: router)
-    MetricsController(store: web.store, registry: metrics).addRoutes(to: router)
+    MetricsController(store: web.store, registry: metrics, host: web.host).addRoutes(to: router)
     let listen = web.listen
     return Application(
         router: router,

@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import KilnStore
 
 /// Why a request was not answered with what it asked for. Every handler throws these; this is the
 /// one place they become status codes. API and webhook routes answer JSON `{"error": "…"}`; pages
@@ -9,6 +10,8 @@ enum WebError: Error, HTTPResponseError {
     case badRequest(String)
     case unauthorized(String)
     case tooLarge(limit: Int)
+    /// The store cannot be reached (a database away): try again shortly.
+    case unavailable(String)
 
     var status: HTTPResponse.Status {
         switch self {
@@ -16,6 +19,7 @@ enum WebError: Error, HTTPResponseError {
         case .badRequest: .badRequest
         case .unauthorized: .unauthorized
         case .tooLarge: .contentTooLarge
+        case .unavailable: .serviceUnavailable
         }
     }
 
@@ -25,17 +29,39 @@ enum WebError: Error, HTTPResponseError {
         case .badRequest(let why): why
         case .unauthorized(let why): why
         case .tooLarge(let limit): "the body is larger than \(limit / 1024) KiB"
+        case .unavailable(let why): "Kiln cannot read its database just now (\(why)); try again in a few seconds"
         }
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
+        var headers: HTTPFields = [:]
+        if case .unavailable = self { headers[.retryAfter] = "5" }
         let path = request.uri.path
         if path.hasPrefix("/api/") || path.hasPrefix("/hooks/") {
             let body = (try? API.encode(API.Failure(error: message))) ?? Data("{}".utf8)
-            return Response(
-                status: status, headers: [.contentType: "application/json; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(bytes: body)))
+            headers[.contentType] = "application/json; charset=utf-8"
+            return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
         }
-        return Response(
-            status: status, headers: [.contentType: "text/plain; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+}
+
+/// Answers 503 with `Retry-After` when the store cannot be reached, instead of a bare 500: pages
+/// and forges try again, and a webhook not answered 2xx is redelivered.
+struct StoreUnavailableMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch let error as StoreError {
+            throw WebError.unavailable(Self.reason(error))
+        }
+    }
+
+    static func reason(_ error: StoreError) -> String {
+        switch error {
+        case .unreachable(let url, _): "\(url) does not answer"
+        default: "\(error)"
+        }
     }
 }

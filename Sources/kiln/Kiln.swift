@@ -1,4 +1,5 @@
 import ArgumentParser
+import KilnCore
 
 @main
 struct Kiln: AsyncParsableCommand {
@@ -14,7 +15,7 @@ struct Kiln: AsyncParsableCommand {
               kiln validate Bots/app.yml  # check one file
               kiln serve                  # run the server on 127.0.0.1:8080
             """,
-        version: "0.1.0",
+        version: KilnVersion.current,
         subcommands: [Serve.self, Run.self, Status.self, Trigger.self, Validate.self]
     )
 }

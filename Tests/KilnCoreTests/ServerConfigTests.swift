@@ -106,7 +106,7 @@ struct ServerConfigTests {
                 "kiln.yml:2:8: error: 'url' must be postgres://user@host:5432/name (or postgres://user@/name?host=/socket/dir), not 'mysql://kiln:***@db/kiln'",
                 "kiln.yml:3:3: error: unknown key 'pasword-file' in 'database' (did you mean 'password-file'?)",
                 "kiln.yml:4:7: error: 'host' must be a name of letters, digits, '-', '_' and '.', such as build-2, not 'build 2'",
-                "kiln.yml:5:13: error: 'host-lease' must be 3s or more (hosts heartbeat every third of it)",
+                "kiln.yml:5:13: error: 'host-lease' must be 3s or more (hosts heartbeat six times in it, and a lease must outlast a slow beat)",
             ])
     }
 

@@ -44,7 +44,7 @@ struct PeriodicScheduleTests {
 
     func runQueued(_ store: SQLiteStore, at date: Date) async throws {
         while let claimed = try await store.claimNext(owner: "test", now: date) {
-            try await store.complete(claimed.id, outcome: IntegrationOutcome(result: .succeeded), now: date)
+            try await store.complete(claimed, outcome: IntegrationOutcome(result: .succeeded), now: date)
         }
     }
 

@@ -14,7 +14,7 @@ guard arguments.count >= 4 else {
 let (mode, path, bot) = (arguments[1], arguments[2], arguments[3])
 do {
     let store = try SQLiteStore.open(path: path, logsDirectory: (path as NSString).deletingLastPathComponent + "/logs")
-    let owner = ProcessOwner.current
+    let owner = ProcessOwner.current(host: ProcessInfo.processInfo.hostName)
     switch mode {
     case "cycle":
         let count = arguments.count > 4 ? Int(arguments[4]) ?? 1 : 1
@@ -22,14 +22,14 @@ do {
         while done < count {
             _ = try await store.enqueue(QueueRequest(bot: bot, cause: .manual, branch: "main"), now: Date())
             guard let claimed = try await store.claimNext(owner: owner, now: Date()) else { continue }
-            try await store.complete(claimed.id, outcome: IntegrationOutcome(result: .succeeded), now: Date())
+            try await store.complete(claimed, outcome: IntegrationOutcome(result: .succeeded), now: Date())
             FileHandle.standardOutput.write(Data("\(claimed.number)\n".utf8))
             done += 1
         }
     case "hold":
         _ = try await store.enqueue(QueueRequest(bot: bot, cause: .manual, commit: String(repeating: "a", count: 40), branch: "main"), now: Date())
         guard let claimed = try await store.claimNext(owner: owner, now: Date()) else { exit(3) }
-        try await store.advance(claimed.id, to: .building, now: Date())
+        try await store.advance(claimed, to: .building, now: Date())
         FileHandle.standardOutput.write(Data("claimed \(claimed.number)\n".utf8))
         while true { sleep(60) }
     default:

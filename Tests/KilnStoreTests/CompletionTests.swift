@@ -78,12 +78,12 @@ struct CompletionTests {
         let test = try await TestStore(engine)
         _ = try await test.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: test.at(0))
         let claimed = try #require(try await test.store.claimNext(owner: "me", now: test.at(1)))
-        try await test.store.setCommit(claimed.id, commit: "abc")
-        try await test.store.advance(claimed.id, to: .building, now: test.at(3))
-        try await test.store.advance(claimed.id, to: .testing, now: test.at(10))
+        try await test.store.setCommit(claimed, commit: "abc")
+        try await test.store.advance(claimed, to: .building, now: test.at(3))
+        try await test.store.advance(claimed, to: .testing, now: test.at(10))
         let running = try #require(try await test.store.botOverviews().first?.running.first)
         #expect(running.step == .testing && running.commit == "abc")
-        try await test.store.complete(claimed.id, outcome: IntegrationOutcome(result: .succeeded), now: test.at(15))
+        try await test.store.complete(claimed, outcome: IntegrationOutcome(result: .succeeded), now: test.at(15))
         let detail = try #require(try await test.store.integration(bot: "app", number: 1))
         #expect(detail.steps.map(\.name) == [.checkout, .building, .testing])
         #expect(detail.steps.map(\.duration) == [2, 7, 5])
@@ -99,9 +99,9 @@ struct CompletionTests {
         try await holder.waitForOutput("claimed 1")
 
         let store = try SQLiteStore.open(path: path, logsDirectory: directory.url("logs"))
-        #expect(try await store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date()).isEmpty, "a live process keeps its integration")
+        #expect(try await store.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: ProcessInfo.processInfo.hostName) }, now: Date()).isEmpty, "a live process keeps its integration")
         holder.kill()
-        let recovered = try await store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date())
+        let recovered = try await store.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: ProcessInfo.processInfo.hostName) }, now: Date())
         #expect(recovered.map(\.number) == [1])
         #expect(recovered.first?.result == .internalError)
         let reason = try #require(recovered.first?.reason)
@@ -111,7 +111,7 @@ struct CompletionTests {
         #expect(log.contains("*** \(reason)"))
         // The bot integrates again afterwards.
         _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
-        #expect(try await store.claimNext(owner: ProcessOwner.current, now: Date())?.number == 2)
+        #expect(try await store.claimNext(owner: ProcessOwner.current(host: ProcessInfo.processInfo.hostName), now: Date())?.number == 2)
         #expect(try await store.integrityCheck() == "ok")
     }
 

@@ -11,7 +11,7 @@ struct StoreMigrationTests {
         let directory = try TemporaryDirectory()
         let test = (directory: directory, store: try SQLiteStore.open(dataDirectory: directory.path))
         #expect(try await test.store.journalMode() == "wal")
-        #expect(try await test.store.appliedMigrations() == ["v1", "v2: notifications"])
+        #expect(try await test.store.appliedMigrations() == ["v1", "v2: notifications", "v3: hosts and claims"])
         #expect(try await test.store.integrityCheck() == "ok")
     }
 
@@ -41,7 +41,7 @@ struct StoreMigrationTests {
         async let first = PostgresStore.open(settings, logsDirectory: nil)
         async let second = PostgresStore.open(settings, logsDirectory: nil)
         let stores = try await [first, second]
-        for store in stores { #expect(try await store.appliedMigrations() == ["v1"]) }
+        for store in stores { #expect(try await store.appliedMigrations() == ["v1", "v2: hosts, claims and logs"]) }
         _ = try await stores[0].enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
         #expect(try await stores[1].claimNext(owner: "other host", now: Date())?.number == 1)
     }
@@ -94,7 +94,7 @@ struct QueueTests {
         let running = try #require(try await test.store.claimNext(owner: "test", now: test.at(1)))
         let again = try await test.store.enqueue(push, now: test.at(2))
         #expect(again.coalesced && again.integration.id == running.id)
-        try await test.store.complete(running.id, outcome: IntegrationOutcome(result: .succeeded), now: test.at(3))
+        try await test.store.complete(running, outcome: IntegrationOutcome(result: .succeeded), now: test.at(3))
         let redelivered = try await test.store.enqueue(push, now: test.at(4))
         #expect(redelivered.coalesced && redelivered.integration.id == first.integration.id)
         let polled = try await test.store.enqueue(QueueRequest(bot: "app", cause: .poll, commit: "c1", branch: "main"), now: test.at(5))
@@ -103,7 +103,7 @@ struct QueueTests {
         #expect(!manual.coalesced && manual.integration.number == 2)
         // A canceled integration of that commit does not count as integrated.
         let claimed = try #require(try await test.store.claimNext(owner: "test", now: test.at(7)))
-        try await test.store.complete(claimed.id, outcome: IntegrationOutcome(result: .canceled), now: test.at(8))
+        try await test.store.complete(claimed, outcome: IntegrationOutcome(result: .canceled), now: test.at(8))
         let retried = try await test.store.enqueue(push, now: test.at(9))
         #expect(!retried.coalesced && retried.integration.number == 3)
     }
@@ -120,7 +120,7 @@ struct QueueTests {
         #expect(second.bot == "a")
         let blocked = try await test.store.claimNext(owner: "test", now: test.at(5))
         #expect(blocked == nil, "b's second waits while b's first runs")
-        try await test.store.complete(first.id, outcome: IntegrationOutcome(result: .succeeded), now: test.at(6))
+        try await test.store.complete(first, outcome: IntegrationOutcome(result: .succeeded), now: test.at(6))
         #expect(try await test.store.claimNext(owner: "test", now: test.at(7))?.number == 2)
     }
 
@@ -131,21 +131,21 @@ struct QueueTests {
         let running = try #require(try await test.store.claimNext(owner: "me", now: test.at(1)))
         let same = try await test.store.enqueue(QueueRequest(bot: "app", cause: .poll, commit: "c1", branch: "main"), now: test.at(2))
         #expect(same.superseded.isEmpty, "the same commit supersedes nothing")
-        #expect(try await test.store.cancelRequests(owner: "me").isEmpty)
+        #expect(try await test.store.stopRequests(for: [running]).isEmpty)
         let newer = try await test.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c2", branch: "main"), now: test.at(3))
         #expect(newer.superseded == [running.id])
-        let requests = try await test.store.cancelRequests(owner: "me")
+        let requests = try await test.store.stopRequests(for: [running])
         #expect(requests.map(\.id) == [running.id])
         #expect(requests.first?.reason == "superseded by a newer commit, c2")
-        #expect(try await test.store.cancelRequests(owner: "someone-else").isEmpty)
+        #expect(requests.first?.lost == false, "asked to stop is not lost")
 
         let other = try await TestStore(engine)
         _ = try await other.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main"), now: other.at(0))
-        _ = try await other.store.claimNext(owner: "me", now: other.at(1))
+        let otherRunning = try #require(try await other.store.claimNext(owner: "me", now: other.at(1)))
         let kept = try await other.store.enqueue(
             QueueRequest(bot: "app", cause: .webhook, commit: "c2", branch: "main", cancelSuperseded: false), now: other.at(2))
         #expect(kept.superseded.isEmpty)
-        #expect(try await other.store.cancelRequests(owner: "me").isEmpty)
+        #expect(try await other.store.stopRequests(for: [otherRunning]).isEmpty)
     }
 
     @Test("Many tasks queueing at once: numbers unique and gapless", arguments: Engine.allCases)
@@ -159,7 +159,7 @@ struct QueueTests {
                     while done < 15 {
                         _ = try await store.enqueue(QueueRequest(bot: "bot\(task % 3)", cause: .manual, branch: "main"), now: Date())
                         guard let claimed = try await store.claimNext(owner: "task\(task)", now: Date()) else { continue }
-                        try await store.complete(claimed.id, outcome: IntegrationOutcome(result: .succeeded), now: Date())
+                        try await store.complete(claimed, outcome: IntegrationOutcome(result: .succeeded), now: Date())
                         done += 1
                     }
                 }

@@ -15,11 +15,14 @@ extension Store {
         guard let claimed = try await claim(queued.integration.id, owner: "test", now: start.addingTimeInterval(1)) else {
             throw StoreError.notFound(what: "queued integration #\(queued.integration.number) of '\(bot)' to claim")
         }
-        if let log, let path = logLocation(bot: bot, number: claimed.number) {
+        if let log, let sink = logSink(for: claimed) {
+            sink.write(Array(log.utf8))
+            await sink.close()
+        } else if let log, let path = logLocation(bot: bot, number: claimed.number) {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try log.write(toFile: path, atomically: true, encoding: .utf8)
         }
-        for (index, step) in steps.enumerated() { try await advance(claimed.id, to: step, now: start.addingTimeInterval(1 + Double(index + 1) / 100)) }
-        return try await complete(claimed.id, outcome: outcome, now: start.addingTimeInterval(duration))
+        for (index, step) in steps.enumerated() { try await advance(claimed, to: step, now: start.addingTimeInterval(1 + Double(index + 1) / 100)) }
+        return try await complete(claimed, outcome: outcome, now: start.addingTimeInterval(duration))
     }
 }

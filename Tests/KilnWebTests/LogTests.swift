@@ -53,7 +53,7 @@ struct LogTests {
         #expect(await lines.next() == "second line")
         try handle.write(contentsOf: Data("last line\n".utf8))
         try handle.close()
-        try await web.store.complete(running.id, outcome: IntegrationOutcome(result: .succeeded), now: Date())
+        try await web.store.complete(running, outcome: IntegrationOutcome(result: .succeeded), now: Date())
         #expect(await lines.next() == "last line")
         #expect(await lines.next() == nil)
     }

@@ -32,6 +32,7 @@ final class WebFixture: Sendable {
         var config = ServerConfig(listen: ListenAddress(host: "127.0.0.1", port: 0))
         config.bots = directory.url("Bots")
         config.data = directory.url("data")
+        config.host = "web-1"
         // No executor: what the tests queue stays queued for them to see.
         config.executors = 0
         if let secret {

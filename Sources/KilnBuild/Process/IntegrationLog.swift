@@ -1,7 +1,8 @@
 import Foundation
+import KilnCore
 
 /// An integration's log file, `<data>/logs/<bot>/<number>.log`, written as output arrives so that it
-/// can be followed live.
+/// can be followed live; and, when the store keeps logs itself (PostgreSQL), sent to its `sink` too.
 ///
 /// Secret values are replaced by `***` line by line, before anything reaches the file. Past
 /// `limit` bytes one "log truncated" line is written and further output is dropped — the build
@@ -11,14 +12,16 @@ public actor IntegrationLog {
     public nonisolated let limit: Int
     private let secrets: [[UInt8]]
     private let handle: FileHandle?
+    private let sink: (any LogSink)?
     private var written = 0
     private var truncated = false
     private var partial: [UInt8] = []
 
     public static let defaultLimit = 50 * 1024 * 1024
 
-    public init(path: String, secrets: [String], limit: Int = IntegrationLog.defaultLimit) {
+    public init(path: String, sink: (any LogSink)? = nil, secrets: [String], limit: Int = IntegrationLog.defaultLimit) {
         self.path = path
+        self.sink = sink
         self.limit = limit
         // Longest first, so that a secret containing another is masked whole.
         self.secrets = secrets.filter { !$0.isEmpty }.sorted { $0.utf8.count > $1.utf8.count }.map { Array($0.utf8) }
@@ -63,10 +66,12 @@ public actor IntegrationLog {
         write(mask(rest) + [UInt8(ascii: "\n")])
     }
 
-    public func close() {
+    /// Writes what is left and waits until the sink has it.
+    public func close() async {
         flushPartial()
         try? handle?.synchronize()
         try? handle?.close()
+        await sink?.close()
     }
 
     /// Bytes written so far (the truncation line included).
@@ -79,10 +84,12 @@ public actor IntegrationLog {
             let line = Array("\n*** log truncated at \(limit / (1024 * 1024)) MiB: later output is not kept (the integration went on)\n".utf8)
             written += line.count
             try? handle?.write(contentsOf: Data(line))
+            sink?.write(line)
             return
         }
         written += bytes.count
         try? handle?.write(contentsOf: Data(bytes))
+        sink?.write(bytes)
     }
 
     func mask(_ bytes: [UInt8]) -> [UInt8] {

@@ -88,7 +88,7 @@ public enum ServerConfigFile {
             if value >= .seconds(3) {
                 config.hostLease = value
             } else {
-                reader.error("'host-lease' must be 3s or more (hosts heartbeat every third of it)", at: node, path: fields.path("host-lease"))
+                reader.error("'host-lease' must be 3s or more (hosts heartbeat six times in it, and a lease must outlast a slow beat)", at: node, path: fields.path("host-lease"))
             }
         }
         guard reader.diagnostics.isEmpty else { throw .invalid(reader.diagnostics) }

@@ -23,11 +23,15 @@ public struct Integration: Sendable, Hashable {
     public var reason: String?
     /// Retention removed its log, issues and tests; the summary stays.
     public var expired: Bool
+    /// The host that claimed it (`host:` in kiln.yml); nil while queued.
+    public var host: String?
+    /// The process that claimed it (`ProcessOwner`): how a later process tells whether it is gone.
+    public var owner: String?
 
     public init(
         id: Int64, bot: String, number: Int, cause: IntegrationCause, commit: String?, branch: String, step: IntegrationStep = .pending,
         result: IntegrationResult? = nil, queuedAt: Date, startedAt: Date? = nil, endedAt: Date? = nil, summary: Summary? = nil,
-        reason: String? = nil, expired: Bool = false
+        reason: String? = nil, expired: Bool = false, host: String? = nil, owner: String? = nil
     ) {
         self.id = id
         self.bot = bot
@@ -43,6 +47,8 @@ public struct Integration: Sendable, Hashable {
         self.summary = summary
         self.reason = reason
         self.expired = expired
+        self.host = host
+        self.owner = owner
     }
 
     /// Seconds from start to end; nil until it has both.

@@ -27,6 +27,9 @@ extension Duration {
     /// The duration in whole seconds.
     public var wholeSeconds: Int64 { components.seconds }
 
+    /// The duration in seconds, fractions included, as the store and the progress display count.
+    public var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+
     /// The shortest spelling `parsing(_:)` reads back: `1h30m`, `90s` is `1m30s`.
     public var configSpelling: String {
         var remaining = components.seconds

@@ -62,7 +62,8 @@ public struct KilnApplication: Sendable {
         let recovered: [Integration]
         do {
             store = try await StoreLocation.open(config, logger: logger)
-            recovered = try await store.recoverAbandoned(isAlive: ProcessOwner.isAlive, now: Date())
+            let host = config.host
+            recovered = try await store.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: host) }, now: Date())
         } catch {
             throw .store(error)
         }
@@ -79,15 +80,20 @@ public struct KilnApplication: Sendable {
         let timeZone = config.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
         let scheduler = Scheduler(
             registry: registry, store: store, sequencer: sequencer,
-            settings: Scheduler.Settings(executors: config.executors, timeZone: timeZone, retention: config.retention), logger: logger)
+            settings: Scheduler.Settings(
+                executors: config.executors, timeZone: timeZone, retention: config.retention, host: config.host, hostLease: config.hostLease),
+            logger: logger)
+        let keeper = HostKeeper(
+            store: store, scheduler: scheduler, registry: registry, host: config.host, executors: config.executors, lease: config.hostLease,
+            logger: logger)
         let mailer = Mailer(store: store, registry: registry, delivery: try mailDelivery(settings, store: store), logger: logger)
         let web = buildWebApplication(
             WebDependencies(
                 store: store, bots: { await registry.catalog.bots.map(\.bot) }, assets: try webAssets(settings),
-                webhookSecret: try webhookSecret(config), listen: config.listen),
+                webhookSecret: try webhookSecret(config), listen: config.listen, host: config.host),
             logger: logger, onListening: onListening)
         return KilnApplication(
-            settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler, services: [web, scheduler, mailer],
+            settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler, services: [web, scheduler, keeper, mailer],
             lock: lock, recovered: recovered, logger: logger)
     }
 

@@ -34,25 +34,46 @@ public struct IntegrationSequencer: Sendable {
         case stepEnded(IntegrationStep, seconds: Double)
     }
 
-    /// Runs `integration` (already claimed) of `bot` and returns it completed.
-    public func run(_ integration: Integration, of bot: Bot, progress: @escaping @Sendable (Progress) -> Void = { _ in }) async -> Integration {
+    /// Runs the claimed integration of `bot` and returns it completed; nil when the claim was
+    /// lost on the way (another host took this one as gone and ended it): then nothing of this
+    /// run is recorded beyond what was written while the claim held.
+    public func run(_ claim: Claim, of bot: Bot, progress: @escaping @Sendable (Progress) -> Void = { _ in }) async -> Integration? {
         let log = IntegrationLog(
-            path: store.logLocation(bot: bot.name, number: integration.number) ?? layout.log(of: bot.name, number: integration.number),
-            secrets: Workspace.secrets(of: bot, in: serverEnvironment))
+            path: store.logLocation(bot: bot.name, number: claim.number) ?? layout.log(of: bot.name, number: claim.number),
+            sink: store.logSink(for: claim), secrets: Workspace.secrets(of: bot, in: serverEnvironment))
         let workspace = Workspace(
-            bot: bot, number: integration.number, layout: layout, serverEnvironment: serverEnvironment, log: log, deadline: .now + bot.timeout)
-        var steps = IntegrationSteps(sequencer: self, integration: integration, workspace: workspace, progress: progress)
-        let outcome = await steps.run()
+            bot: bot, number: claim.number, layout: layout, serverEnvironment: serverEnvironment, log: log, deadline: .now + bot.timeout)
+        var steps = IntegrationSteps(sequencer: self, claim: claim, workspace: workspace, progress: progress)
+        guard let outcome = await steps.run() else {
+            await log.close()
+            return nil
+        }
         await log.note("result: \(outcome.result.rawValue)\(outcome.reason.map { " (\($0))" } ?? "")")
         await log.close()
-        do {
-            return try await store.complete(integration.id, outcome: outcome, now: Date())
-        } catch {
-            logger.error("cannot record the end of an integration", metadata: ["bot": "\(bot.name)", "error": "\(error)"])
-            var ended = integration
-            ended.step = .completed
-            ended.result = outcome.result
-            return ended
+        return await record(claim, outcome: outcome)
+    }
+
+    /// Completes the integration, waiting for the store while it cannot be reached: a result is
+    /// never dropped because the database was away for a while.
+    func record(_ claim: Claim, outcome: IntegrationOutcome) async -> Integration? {
+        var delay = Duration.milliseconds(200)
+        while true {
+            do {
+                return try await store.complete(claim, outcome: outcome, now: Date())
+            } catch .claimLost(_, let reason) {
+                logger.warning(
+                    "dropping the result of an integration this host no longer holds",
+                    metadata: ["bot": "\(claim.bot)", "number": "\(claim.number)", "reason": "\(reason)"])
+                return nil
+            } catch {
+                if Task.isCancelled {
+                    logger.error("cannot record the end of an integration", metadata: ["bot": "\(claim.bot)", "error": "\(error)"])
+                    return nil
+                }
+                logger.warning("cannot record the end of an integration yet; trying again", metadata: ["bot": "\(claim.bot)", "error": "\(error)"])
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(5))
+            }
         }
     }
 }
@@ -60,7 +81,7 @@ public struct IntegrationSequencer: Sendable {
 /// One integration on its way through the steps.
 struct IntegrationSteps {
     let sequencer: IntegrationSequencer
-    let integration: Integration
+    let claim: Claim
     let workspace: Workspace
     let progress: @Sendable (IntegrationSequencer.Progress) -> Void
     var commit: String?
@@ -70,15 +91,17 @@ struct IntegrationSteps {
     var currentStep = IntegrationStep.checkout
 
     init(
-        sequencer: IntegrationSequencer, integration: Integration, workspace: Workspace,
+        sequencer: IntegrationSequencer, claim: Claim, workspace: Workspace,
         progress: @escaping @Sendable (IntegrationSequencer.Progress) -> Void
     ) {
         self.sequencer = sequencer
-        self.integration = integration
+        self.claim = claim
         self.workspace = workspace
         self.progress = progress
-        self.commit = integration.commit
+        self.commit = claim.commit
     }
+
+    var integration: Integration { claim.integration }
 
     var bot: Bot { workspace.bot }
     var store: any Store { sequencer.store }
@@ -87,9 +110,12 @@ struct IntegrationSteps {
     /// Why the integration must stop now.
     enum Stop: Error {
         case ended(IntegrationOutcome)
+        /// The claim was lost: this host must stop without recording a result.
+        case lost(String)
     }
 
-    mutating func run() async -> IntegrationOutcome {
+    /// The outcome; nil when the claim was lost on the way.
+    mutating func run() async -> IntegrationOutcome? {
         do throws(Stop) {
             try await checkout()
             try await runTriggers(.before, result: nil)
@@ -105,8 +131,12 @@ struct IntegrationSteps {
         } catch {
             // Stopped early (checkout or before trigger failed, timeout, cancel): no after triggers,
             // since the deadline has passed or the integration was told to stop.
-            guard case .ended(let outcome) = error else { return IntegrationOutcome(result: .internalError) }
-            return outcome
+            switch error {
+            case .ended(let outcome): return outcome
+            case .lost(let reason):
+                await log.note("stopped: \(reason)")
+                return nil
+            }
         }
     }
 
@@ -123,7 +153,9 @@ struct IntegrationSteps {
         progress(.step(step))
         if step != .checkout {
             do {
-                try await store.advance(integration.id, to: step, now: Date())
+                try await store.advance(claim, to: step, now: Date())
+            } catch .claimLost(_, let reason) {
+                throw .lost("this host no longer holds the integration (\(reason))")
             } catch {
                 throw stop(.internalError, "recording step \(step.rawValue): \(error)")
             }
@@ -149,7 +181,7 @@ struct IntegrationSteps {
             for note in notes.notes { await log.note(note) }
             let target = commit ?? head
             commit = target
-            try await store.setCommit(integration.id, commit: target)
+            try await store.setCommit(claim, commit: target)
             try await mirrors.checkout(target, of: bot.repository, into: workspace.directory)
             let previous = try await store.predecessor(.withCommit, bot: bot.name, before: integration.number)?.commit
             commits = try await mirrors.commits(of: bot.repository, from: previous, to: target)
@@ -157,6 +189,8 @@ struct IntegrationSteps {
         } catch let error as GitError {
             await log.note(error.description)
             throw stop(.checkoutError, error.description)
+        } catch StoreError.claimLost(_, let reason) {
+            throw .lost("this host no longer holds the integration (\(reason))")
         } catch {
             await log.note("\(error)")
             throw stop(.internalError, "checkout: \(error)")
@@ -263,9 +297,4 @@ final class NoteCollector: Sendable {
 
     @Sendable func add(_ note: String) { collected.withLock { $0.append(note) } }
     var notes: [String] { collected.withLock { $0 } }
-}
-
-extension Duration {
-    /// In seconds, as the store and the progress display count.
-    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
 }

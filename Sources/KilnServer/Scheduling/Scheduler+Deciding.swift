@@ -36,12 +36,40 @@ extension Scheduler {
         }.joined(separator: "\n")
     }
 
+    // MARK: Once across hosts
+
+    /// Whether this host runs polls and periodic schedules: of several hosts on one database, the
+    /// holder of the `schedule` lease does, so that each fires once. The lease is renewed three
+    /// times a lease; when its holder goes silent, another host takes it over once it runs out.
+    func holdsScheduleLease() async -> Bool {
+        let clock = ContinuousClock.now
+        if let leadership, clock < leadership.until { return leadership.held }
+        let held: Bool
+        do {
+            held = try await store.holdLease("schedule", holder: settings.host, for: settings.hostLease)
+        } catch {
+            logger.warning("cannot hold the schedule lease", metadata: ["error": "\(error)"])
+            held = false
+        }
+        let wasHeld = leadership?.held ?? false
+        leadership = (held, clock + settings.hostLease / 3)
+        if held && !wasHeld {
+            // What another host did meanwhile is in the store: look there, not in memory.
+            lastPeriodic = [:]
+            logger.info("this host now runs polls and periodic schedules", metadata: ["host": "\(settings.host)"])
+        } else if wasHeld && !held {
+            logger.info("another host now runs polls and periodic schedules")
+        }
+        return held
+    }
+
     // MARK: Polls
 
     /// Asks the remote head of every on-commit bot whose poll is due, and queues an integration
     /// (cause `poll`) of each head the store does not know yet — queued, running or integrated,
     /// by this host or any other, from a poll or a webhook.
     func pollRemotes() async {
+        guard await holdsScheduleLease() else { return }
         let bots = await registry.catalog.bots.map(\.bot).filter { $0.schedule.onCommit && $0.schedule.poll > .zero }
         let clock = ContinuousClock.now
         let due = bots.filter { bot in lastPoll[bot.name].map { clock - $0 >= bot.schedule.poll } ?? true }
@@ -85,6 +113,7 @@ extension Scheduler {
     // MARK: Schedules
 
     func queuePeriodic() async {
+        guard await holdsScheduleLease() else { return }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = settings.timeZone
         let current = now()

@@ -24,12 +24,20 @@ public actor Scheduler: Service {
         /// How often the loops look at the clock and the bots directory, and — in case a change
         /// notification was missed — at the queue.
         public var tick: Duration
+        /// This host's name among several (`host:`), and how long it may stay silent (`host-lease`).
+        public var host: String
+        public var hostLease: Duration
 
-        public init(executors: Int, timeZone: TimeZone = .current, retention: Int = 500, tick: Duration = .seconds(1)) {
+        public init(
+            executors: Int, timeZone: TimeZone = .current, retention: Int = 500, tick: Duration = .seconds(1),
+            host: String = ProcessInfo.processInfo.hostName, hostLease: Duration = .seconds(30)
+        ) {
             self.executors = executors
             self.timeZone = timeZone
             self.retention = retention
             self.tick = tick
+            self.host = host
+            self.hostLease = hostLease
         }
     }
 
@@ -48,19 +56,22 @@ public actor Scheduler: Service {
     var directoryFingerprint = ""
     let startedAt: Date
 
-    /// Integrations running now, each with the signal that stops it.
-    private var running: [Int64: AsyncStream<Void>.Continuation] = [:]
+    /// Integrations running now, each with its claim and the signal that stops it.
+    private var running: [Int64: (claim: Claim, stop: AsyncStream<Void>.Continuation)] = [:]
+    /// Whether this host holds the schedule lease (polls and periodic schedules run on one host),
+    /// and when it looks again.
+    var leadership: (held: Bool, until: ContinuousClock.Instant)?
 
     public init(
         registry: BotRegistry, store: any Store, sequencer: IntegrationSequencer, settings: Settings, logger: Logger,
-        owner: String = ProcessOwner.current, now: @escaping @Sendable () -> Date = { Date() }
+        owner: String? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.registry = registry
         self.store = store
         self.sequencer = sequencer
         self.settings = settings
         self.logger = logger
-        self.owner = owner
+        self.owner = owner ?? ProcessOwner.current(host: settings.host)
         self.now = now
         self.startedAt = now()
     }
@@ -121,12 +132,12 @@ public actor Scheduler: Service {
             wake.yield()
             for await _ in wakeups {
                 await stopCanceled()
-                while running.count < settings.executors, let (integration, bot) = await claim() {
+                while running.count < settings.executors, let (claim, bot) = await claim() {
                     let (stops, stop) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-                    running[integration.id] = stop
+                    running[claim.id] = (claim, stop)
                     group.addTask {
-                        await self.execute(integration, of: bot, until: stops)
-                        await self.executorFreed(integration.id)
+                        await self.execute(claim, of: bot, until: stops)
+                        await self.executorFreed(claim.id)
                         wake.yield()
                     }
                 }
@@ -135,20 +146,30 @@ public actor Scheduler: Service {
     }
 
     private func executorFreed(_ id: Int64) {
-        running[id]?.finish()
+        running[id]?.stop.finish()
         running[id] = nil
     }
 
-    /// Stops the running integrations someone asked to stop (cancel-superseded, a closed pull request).
+    /// Executors running an integration now.
+    public var busy: Int { running.count }
+
+    /// Stops the running integrations someone asked to stop (cancel-superseded, a closed pull
+    /// request), and those this host no longer holds (another host took it as gone).
     private func stopCanceled() async {
-        guard !running.isEmpty, let requests = try? await store.cancelRequests(owner: owner) else { return }
-        for request in requests { running[request.id]?.yield() }
+        guard !running.isEmpty, let requests = try? await store.stopRequests(for: running.values.map(\.claim)) else { return }
+        for request in requests {
+            if request.lost {
+                logger.warning(
+                    "stopping an integration this host no longer holds", metadata: ["id": "\(request.id)", "reason": "\(request.reason)"])
+            }
+            running[request.id]?.stop.yield()
+        }
     }
 
-    private func claim() async -> (Integration, Bot?)? {
+    private func claim() async -> (Claim, Bot?)? {
         do {
-            guard let integration = try await store.claimNext(owner: owner, now: now()) else { return nil }
-            return (integration, await registry.catalog.bot(named: integration.bot))
+            guard let claim = try await store.claimNext(owner: owner, now: now()) else { return nil }
+            return (claim, await registry.catalog.bot(named: claim.bot))
         } catch {
             logger.error("cannot claim", metadata: ["error": "\(error)"])
             return nil
@@ -156,15 +177,15 @@ public actor Scheduler: Service {
     }
 
     /// Runs one integration until it completes or `stops` says stop (then it is canceled and recorded).
-    private nonisolated func execute(_ integration: Integration, of bot: Bot?, until stops: AsyncStream<Void>) async {
+    private nonisolated func execute(_ claim: Claim, of bot: Bot?, until stops: AsyncStream<Void>) async {
+        let integration = claim.integration
         guard let bot else {
-            _ = try? await store.complete(
-                integration.id, outcome: IntegrationOutcome(result: .canceled, reason: "the bot's file is gone or broken"), now: now())
+            _ = try? await store.complete(claim, outcome: IntegrationOutcome(result: .canceled, reason: "the bot's file is gone or broken"), now: now())
             return
         }
         logger.info("started", metadata: ["bot": "\(bot.name)", "number": "\(integration.number)", "cause": "\(integration.cause.rawValue)"])
         let ended = await withTaskGroup(of: Integration?.self) { group in
-            group.addTask { await self.sequencer.run(integration, of: bot) }
+            group.addTask { await self.sequencer.run(claim, of: bot) }
             group.addTask {
                 for await _ in stops { return nil }
                 return nil

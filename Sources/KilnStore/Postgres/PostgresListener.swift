@@ -2,12 +2,12 @@ import Logging
 import PostgresNIO
 
 /// `LISTEN kiln` on a connection leased from the pool for as long as anyone subscribes, leased
-/// again after a lost connection. Every notification, and every reconnection (changes may have been
-/// missed meanwhile), is a change.
+/// again after a lost connection. Every notification is a change, of the log when its payload
+/// says `log`, else of the data; a reconnection (changes may have been missed meanwhile) is both.
 final class PostgresListener: ChangeSource {
     private let task: Task<Void, Never>
 
-    init(client: PostgresClient, logger: Logger, onChange: @escaping @Sendable () -> Void) {
+    init(client: PostgresClient, logger: Logger, onChange: @escaping @Sendable (ChangeKind) -> Void) {
         task = Task {
             var delay = Duration.milliseconds(100)
             while !Task.isCancelled {
@@ -15,8 +15,9 @@ final class PostgresListener: ChangeSource {
                     try await client.withConnection { connection in
                         try await connection.listen(on: "kiln") { notifications in
                             delay = .milliseconds(100)
-                            onChange()
-                            for try await _ in notifications { onChange() }
+                            onChange(.data)
+                            onChange(.log)
+                            for try await notification in notifications { onChange(notification.payload == "log" ? .log : .data) }
                         }
                     }
                 } catch {

@@ -150,7 +150,46 @@ enum PostgresSchema {
                 )
                 """,
             ]
-        )
+        ),
+        (
+            "v2: hosts, claims and logs",
+            [
+                // Integrations name their host and carry their claim's token; a re-queued one
+                // names the integration it stands in for.
+                "ALTER TABLE integration ADD COLUMN host text",
+                "ALTER TABLE integration ADD COLUMN claim_token text",
+                "ALTER TABLE integration ADD COLUMN requeue_of bigint",
+                // Heartbeats and leases are on the database's clock, never a host's.
+                """
+                CREATE TABLE host (
+                    name text PRIMARY KEY,
+                    version text NOT NULL,
+                    executors bigint NOT NULL,
+                    busy bigint NOT NULL,
+                    bots_digest text NOT NULL,
+                    lease double precision NOT NULL,
+                    started_at timestamptz NOT NULL,
+                    last_heard timestamptz NOT NULL
+                )
+                """,
+                """
+                CREATE TABLE lease (
+                    name text PRIMARY KEY,
+                    holder text NOT NULL,
+                    expires_at timestamptz NOT NULL
+                )
+                """,
+                // Logs in chunks as they arrive, each at its byte offset.
+                """
+                CREATE TABLE log_chunk (
+                    integration_id bigint NOT NULL REFERENCES integration(id) ON DELETE CASCADE,
+                    start_offset bigint NOT NULL,
+                    data bytea NOT NULL,
+                    PRIMARY KEY (integration_id, start_offset)
+                )
+                """,
+            ]
+        ),
     ]
 
     /// An arbitrary key for `pg_advisory_xact_lock`: Kiln's migrations.

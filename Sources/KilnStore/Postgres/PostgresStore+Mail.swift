@@ -18,11 +18,16 @@ extension PostgresStore {
     }
 
     public func dueMails(now: Date, limit: Int) async throws(StoreError) -> [QueuedMail] {
-        try await read("reading the outbox") { [logger] connection in
+        // Rows another host is claiming are skipped, not waited for: each mail goes to one host.
+        try await write("claiming due mails") { [logger] connection in
             try await connection.rows(
-                "SELECT * FROM outbox WHERE state = 'queued' AND next_attempt_at <= \(now.storeValue) ORDER BY next_attempt_at, id LIMIT \(limit)",
-                logger: logger
-            ).map(QueuedMail.init(postgres:))
+                """
+                UPDATE outbox SET next_attempt_at = \(now.storeValue + MailClaim.duration) WHERE id IN (
+                    SELECT id FROM outbox WHERE state = 'queued' AND next_attempt_at <= \(now.storeValue)
+                    ORDER BY next_attempt_at, id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                RETURNING *
+                """, logger: logger
+            ).map(QueuedMail.init(postgres:)).sorted { $0.id < $1.id }
         }
     }
 

@@ -7,7 +7,7 @@ extension PostgresStore {
     public func recoverAbandoned(isAlive: @Sendable (String) -> Bool, now: Date) async throws(StoreError) -> [Integration] {
         let running = try await read("reading running integrations") { [logger] connection in
             try await connection.rows("SELECT * FROM integration WHERE step NOT IN ('pending', 'completed')", logger: logger).map {
-                (integration: try Integration(postgres: $0), owner: try $0("owner", as: String?.self) ?? "")
+                Claim(integration: try Integration(postgres: $0), token: try $0("claim_token", as: String?.self) ?? "")
             }
         }
         return try await endAbandoned(running, isAlive: isAlive, now: now)
@@ -32,10 +32,11 @@ extension PostgresStore {
             try await write("applying retention") { [logger] connection in
                 try await connection.execute("DELETE FROM issue WHERE integration_id = ANY(\(ids))", logger: logger)
                 try await connection.execute("DELETE FROM test_case WHERE integration_id = ANY(\(ids))", logger: logger)
+                try await connection.execute("DELETE FROM log_chunk WHERE integration_id = ANY(\(ids))", logger: logger)
                 try await connection.execute("UPDATE integration SET expired = true WHERE id = ANY(\(ids))", logger: logger)
             }
             for entry in batch {
-                if let log = logLocation(bot: entry.bot, number: entry.number) { try? FileManager.default.removeItem(atPath: log) }
+                if let copy = logLocation(bot: entry.bot, number: entry.number) { try? FileManager.default.removeItem(atPath: copy) }
             }
         }
         return expiring.count

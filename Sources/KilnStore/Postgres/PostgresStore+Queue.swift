@@ -77,7 +77,7 @@ extension PostgresStore {
         return QueueOutcome(integration: try Integration(postgres: row), coalesced: false, superseded: superseded)
     }
 
-    public func claimNext(owner: String, now: Date) async throws(StoreError) -> Integration? {
+    public func claimNext(owner: String, now: Date) async throws(StoreError) -> Claim? {
         try await write("claiming a queued integration") { [logger] connection in
             // The queued row and its bot's row are locked together, skipping those another host
             // holds: a bot being queued or claimed elsewhere waits for the next look.
@@ -97,7 +97,7 @@ extension PostgresStore {
         }
     }
 
-    public func claim(_ id: Int64, owner: String, now: Date) async throws(StoreError) -> Integration? {
+    public func claim(_ id: Int64, owner: String, now: Date) async throws(StoreError) -> Claim? {
         try await write("claiming integration \(id)") { [logger] connection in
             guard
                 try await connection.row(
@@ -113,19 +113,37 @@ extension PostgresStore {
         }
     }
 
-    private static func start(_ connection: PostgresConnection, id: Int64, owner: String, now: Date, logger: Logger) async throws -> Integration? {
+    private static func start(_ connection: PostgresConnection, id: Int64, owner: String, now: Date, logger: Logger) async throws -> Claim? {
+        let token = StoreRules.newToken()
         guard
             let row = try await connection.row(
-                "UPDATE integration SET step = 'checkout', started_at = \(now.storeValue), owner = \(owner) WHERE id = \(id) RETURNING *",
-                logger: logger)
+                """
+                UPDATE integration SET step = 'checkout', started_at = \(now.storeValue), owner = \(owner),
+                    host = \(ProcessOwner.host(of: owner)), claim_token = \(token)
+                WHERE id = \(id) RETURNING *
+                """, logger: logger)
         else { return nil }
         try await connection.execute(
             "INSERT INTO step (integration_id, name, started_at) VALUES (\(id), 'checkout', \(now.storeValue))", logger: logger)
-        return try Integration(postgres: row)
+        return Claim(integration: try Integration(postgres: row), token: token)
     }
 
-    public func advance(_ id: Int64, to step: IntegrationStep, now: Date) async throws(StoreError) {
+    /// Throws `claimLost` unless `claim` still holds its integration, whose row it locks.
+    static func checkClaim(_ connection: PostgresConnection, _ claim: Claim, logger: Logger) async throws {
+        let row = try await connection.row(
+            "SELECT step, claim_token, reason FROM integration WHERE id = \(claim.id) FOR UPDATE", logger: logger)
+        if let refusal = StoreRules.refusal(
+            of: claim, step: (try row?("step", as: String.self)).flatMap(IntegrationStep.init(rawValue:)), token: try row?("claim_token"),
+            reason: try row?("reason"))
+        {
+            throw refusal
+        }
+    }
+
+    public func advance(_ claim: Claim, to step: IntegrationStep, now: Date) async throws(StoreError) {
         try await write("recording step \(step.rawValue)") { [logger] connection in
+            try await Self.checkClaim(connection, claim, logger: logger)
+            let id = claim.id
             try await Self.closeSteps(connection, id, now: now, logger: logger)
             try await connection.execute("UPDATE integration SET step = \(step.rawValue) WHERE id = \(id)", logger: logger)
             if step != .completed {
@@ -143,9 +161,10 @@ extension PostgresStore {
             "UPDATE step SET duration = greatest(0, \(now.storeValue) - started_at) WHERE integration_id = \(id) AND duration IS NULL", logger: logger)
     }
 
-    public func setCommit(_ id: Int64, commit: String) async throws(StoreError) {
+    public func setCommit(_ claim: Claim, commit: String) async throws(StoreError) {
         try await write("recording the commit") { [logger] connection in
-            try await connection.execute("UPDATE integration SET commit_sha = \(commit) WHERE id = \(id)", logger: logger)
+            try await Self.checkClaim(connection, claim, logger: logger)
+            try await connection.execute("UPDATE integration SET commit_sha = \(commit) WHERE id = \(claim.id)", logger: logger)
         }
     }
 
@@ -157,14 +176,21 @@ extension PostgresStore {
         }
     }
 
-    public func cancelRequests(owner: String) async throws(StoreError) -> [CancelRequest] {
-        try await read("reading cancel requests") { [logger] connection in
+    public func stopRequests(for claims: [Claim]) async throws(StoreError) -> [CancelRequest] {
+        guard !claims.isEmpty else { return [] }
+        let rows = try await read("reading cancel requests") { [logger] connection in
             try await connection.rows(
-                """
-                SELECT id, cancel_requested FROM integration
-                WHERE owner = \(owner) AND step NOT IN ('pending', 'completed') AND cancel_requested IS NOT NULL
-                """, logger: logger
-            ).map { CancelRequest(id: try $0("id"), reason: try $0("cancel_requested")) }
+                "SELECT id, step, claim_token, reason, cancel_requested FROM integration WHERE id = ANY(\(claims.map(\.id)))", logger: logger
+            ).map { row in
+                (
+                    id: try row("id", as: Int64.self), step: IntegrationStep(rawValue: try row("step")), token: try row("claim_token", as: String?.self),
+                    reason: try row("reason", as: String?.self), cancel: try row("cancel_requested", as: String?.self)
+                )
+            }
+        }
+        return claims.compactMap { claim in
+            let row = rows.first { $0.id == claim.id }
+            return StoreRules.stopRequest(for: claim, step: row?.step, token: row?.token, reason: row?.reason, cancelRequested: row?.cancel)
         }
     }
 }

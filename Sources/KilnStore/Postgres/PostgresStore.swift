@@ -10,18 +10,18 @@ import PostgresNIO
 /// the store's own (`PostgresListener`) hears, on this host and every other, and turns into
 /// `changes()`. Claims take rows with `FOR UPDATE … SKIP LOCKED` and the bot's row with them, so
 /// "one integration per bot at a time" holds across hosts without a coordinator.
-public final class PostgresStore: LogFileStore {
+public final class PostgresStore: RecoveringStore {
     let client: PostgresClient
     /// The URL as messages may show it (password redacted).
     public let location: String
-    /// Where integration logs live on this host (`<logs>/<bot>/<number>.log`).
+    /// Where this host keeps local copies of the logs it writes (`KILN_LOG`); nil for none.
     public let logsDirectory: String?
     let logger: Logger
     let hub: ChangeHub
     private let running: Task<Void, Never>
 
     /// Connects to the database of `settings`, migrates it, and starts listening for changes.
-    public static func open(_ settings: DatabaseSettings, logsDirectory: String?, logger: Logger = Logger(label: "kiln.postgres"))
+    public static func open(_ settings: DatabaseSettings, logsDirectory: String? = nil, logger: Logger = Logger(label: "kiln.postgres"))
         async throws(StoreError) -> PostgresStore
     {
         let location = settings.redactedURL
@@ -79,7 +79,11 @@ public final class PostgresStore: LogFileStore {
     }
 
     public func changes() -> AsyncStream<Void> {
-        hub.subscribe()
+        hub.subscribe(to: .data)
+    }
+
+    public func logChanges() -> AsyncStream<Void> {
+        hub.subscribe(to: .log)
     }
 
     // MARK: Access
@@ -105,15 +109,21 @@ public final class PostgresStore: LogFileStore {
         }
     }
 
-    func write<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
+    /// A transaction that ends, when it wrote, with `NOTIFY kiln` carrying `notify`: `log` for a
+    /// log's new chunk (live logs follow those), empty for anything else, nil for nothing
+    /// another host needs to hear of (heartbeats, leases).
+    func write<T: Sendable>(_ what: String, notify: String? = "", _ body: @escaping @Sendable (PostgresConnection) async throws -> T)
+        async throws(StoreError) -> T
+    {
         let (client, logger) = (client, logger)
         return try await Self.detached(what) {
             try await client.withTransaction(logger: logger) { connection in
                 let value = try await body(connection)
                 // Only a transaction that wrote is news: an idle claim that found nothing must
                 // not wake every scheduler (its own included) to claim again.
+                guard let notify else { return value }
                 try await connection.query(
-                    "SELECT pg_notify('kiln', '') WHERE pg_current_xact_id_if_assigned() IS NOT NULL", logger: logger)
+                    "SELECT pg_notify('kiln', \(notify)) WHERE pg_current_xact_id_if_assigned() IS NOT NULL", logger: logger)
                 return value
             }
         }
@@ -132,6 +142,10 @@ public final class PostgresStore: LogFileStore {
         switch result {
         case .success(let value): return value
         case .failure(let error as StoreError): throw error
+        // What the transaction's own body threw (a refused claim) is the answer, not its wrapping.
+        case .failure(let error as PostgresTransactionError) where error.closureError is StoreError:
+            if let error = error.closureError as? StoreError { throw error }
+            throw .query(what: what, reason: error.reason)
         case .failure(let error): throw .query(what: what, reason: error.reason)
         }
     }
@@ -193,6 +207,6 @@ extension Integration {
             step: IntegrationStep(rawValue: try row("step")) ?? .pending, result: result,
             queuedAt: Date(storeValue: try row("queued_at")), startedAt: try row("started_at", as: Double?.self).map(Date.init(storeValue:)),
             endedAt: try row("ended_at", as: Double?.self).map(Date.init(storeValue:)), summary: summary, reason: try row("reason"),
-            expired: try row("expired"))
+            expired: try row("expired"), host: try row("host"), owner: try row("owner"))
     }
 }

@@ -7,14 +7,16 @@ extension SQLiteStore {
     static let builtResults = "(" + IntegrationResult.built.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ") + ")"
 
     @discardableResult
-    public func complete(_ id: Int64, outcome: IntegrationOutcome, now: Date) async throws(StoreError) -> Integration {
-        try await write("completing an integration") { db in
+    public func complete(_ claim: Claim, outcome: IntegrationOutcome, now: Date) async throws(StoreError) -> Integration {
+        let id = claim.id
+        return try await write("completing an integration") { db in
             guard let row = try Row.fetchOne(try db.cachedStatement(sql: "SELECT * FROM integration WHERE id = ?"), arguments: [id]) else {
                 throw StoreError.notFound(what: "integration \(id)")
             }
             let integration = Integration(row: row)
-            // Two processes may race to end one integration (recovery, cancel): the first wins.
-            if integration.step == .completed { return integration }
+            // Two processes may race to end one integration (recovery, a host coming back): the
+            // first wins, and the other hears that its claim was lost.
+            try Self.checkClaim(db, claim)
             let previous = try Self.predecessor(db, .built, bot: integration.bot, before: integration.number)
             let previousIssues = try previous.map { try Self.issues(db, integrationId: $0.id) } ?? []
             var beforeFailedBuild: [IntegrationIssue] = []

@@ -19,11 +19,15 @@ extension SQLiteStore {
     }
 
     public func dueMails(now: Date, limit: Int) async throws(StoreError) -> [QueuedMail] {
-        try await read("reading the outbox") { db in
+        try await write("claiming due mails") { db in
             try Row.fetchAll(
-                db, sql: "SELECT * FROM outbox WHERE state = 'queued' AND nextAttemptAt <= ? ORDER BY nextAttemptAt, id LIMIT ?",
-                arguments: [now.storeValue, limit]
-            ).map(QueuedMail.init(row:))
+                db,
+                sql: """
+                    UPDATE outbox SET nextAttemptAt = ? WHERE id IN (
+                        SELECT id FROM outbox WHERE state = 'queued' AND nextAttemptAt <= ? ORDER BY nextAttemptAt, id LIMIT ?)
+                    RETURNING *
+                    """, arguments: [now.storeValue + MailClaim.duration, now.storeValue, limit]
+            ).map(QueuedMail.init(row:)).sorted { $0.id < $1.id }
         }
     }
 

@@ -6,7 +6,7 @@ extension SQLiteStore {
     public func recoverAbandoned(isAlive: @Sendable (String) -> Bool, now: Date) async throws(StoreError) -> [Integration] {
         let running = try await read("reading running integrations") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM integration WHERE step NOT IN ('pending', 'completed') AND step != 'completed'").map {
-                (integration: Integration(row: $0), owner: $0["owner"] as String? ?? "")
+                Claim(integration: Integration(row: $0), token: $0["claimToken"] ?? "")
             }
         }
         return try await endAbandoned(running, isAlive: isAlive, now: now)
@@ -41,5 +41,49 @@ extension SQLiteStore {
             }
         }
         return expiring.count
+    }
+}
+
+// MARK: Hosts
+
+/// One SQLite file serves one host (`ServeLock`): hosts are recorded for `kiln status` and the
+/// pages, a host is never taken as lost by another, and every lease is its own.
+extension SQLiteStore {
+    public func heartbeat(_ host: HostReport) async throws(StoreError) {
+        let now = Date().storeValue
+        try await write("recording this host's heartbeat") { db in
+            try db.cachedStatement(
+                sql: """
+                    INSERT INTO host (name, version, executors, busy, botsDigest, lease, startedAt, lastHeard) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (name) DO UPDATE SET lastHeard = excluded.lastHeard,
+                        version = CASE WHEN excluded.executors = 0 THEN host.version ELSE excluded.version END,
+                        executors = CASE WHEN excluded.executors = 0 THEN host.executors ELSE excluded.executors END,
+                        busy = CASE WHEN excluded.executors = 0 THEN host.busy ELSE excluded.busy END,
+                        botsDigest = CASE WHEN excluded.executors = 0 THEN host.botsDigest ELSE excluded.botsDigest END,
+                        lease = CASE WHEN excluded.executors = 0 THEN host.lease ELSE excluded.lease END,
+                        startedAt = CASE WHEN host.lastHeard + host.lease < excluded.lastHeard THEN excluded.startedAt ELSE host.startedAt END
+                    """
+            ).execute(arguments: [host.name, host.version, host.executors, host.busy, host.botsDigest, host.lease.seconds, now, now])
+        }
+    }
+
+    public func hosts() async throws(StoreError) -> [HostRecord] {
+        let now = Date().storeValue
+        return try await read("reading hosts") { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM host ORDER BY name").map { row in
+                HostRecord(
+                    name: row["name"], version: row["version"], executors: row["executors"], busy: row["busy"], botsDigest: row["botsDigest"],
+                    startedAt: Date(storeValue: row["startedAt"]), lastHeard: Date(storeValue: row["lastHeard"]), lease: row["lease"],
+                    gone: (row["lastHeard"] as Double) + (row["lease"] as Double) < now)
+            }
+        }
+    }
+
+    public func recoverLostHosts(now: Date) async throws(StoreError) -> [Integration] {
+        []
+    }
+
+    public func holdLease(_ name: String, holder: String, for duration: Duration) async throws(StoreError) -> Bool {
+        true
     }
 }

@@ -71,13 +71,14 @@ extension SQLiteStore {
         return QueueOutcome(integration: Integration(row: row), coalesced: false, superseded: superseded)
     }
 
-    public func claimNext(owner: String, now: Date) async throws(StoreError) -> Integration? {
-        try await write("claiming a queued integration") { db in
+    public func claimNext(owner: String, now: Date) async throws(StoreError) -> Claim? {
+        let token = StoreRules.newToken()
+        return try await write("claiming a queued integration") { db in
             guard
                 let row = try Row.fetchOne(
                     try db.cachedStatement(
                         sql: """
-                            UPDATE integration SET step = 'checkout', startedAt = ?, owner = ?
+                            UPDATE integration SET step = 'checkout', startedAt = ?, owner = ?, host = ?, claimToken = ?
                             WHERE id = (
                                 SELECT queued.id FROM integration AS queued
                                 WHERE queued.step = 'pending' AND queued.step != 'completed' AND NOT EXISTS (
@@ -85,42 +86,55 @@ extension SQLiteStore {
                                     WHERE running.bot = queued.bot AND running.step NOT IN ('pending', 'completed') AND running.step != 'completed' AND step != 'completed')
                                 ORDER BY queued.queuedAt, queued.id LIMIT 1)
                             RETURNING *
-                            """), arguments: [now.storeValue, owner])
+                            """), arguments: [now.storeValue, owner, ProcessOwner.host(of: owner), token])
             else { return nil }
             let integration = Integration(row: row)
             try db.cachedStatement(sql: "INSERT INTO step (integrationId, name, startedAt) VALUES (?, 'checkout', ?)").execute(arguments: [
                 integration.id, now.storeValue,
             ])
-            return integration
+            return Claim(integration: integration, token: token)
         }
     }
 
-    public func claim(_ id: Int64, owner: String, now: Date) async throws(StoreError) -> Integration? {
-        try await write("claiming integration \(id)") { db in
+    public func claim(_ id: Int64, owner: String, now: Date) async throws(StoreError) -> Claim? {
+        let token = StoreRules.newToken()
+        return try await write("claiming integration \(id)") { db in
             guard
                 let row = try Row.fetchOne(
                     db,
                     sql: """
-                        UPDATE integration SET step = 'checkout', startedAt = ?, owner = ?
+                        UPDATE integration SET step = 'checkout', startedAt = ?, owner = ?, host = ?, claimToken = ?
                         WHERE id = ? AND step = 'pending' AND step != 'completed' AND NOT EXISTS (
                             SELECT 1 FROM integration AS running
                             WHERE running.bot = integration.bot AND running.step NOT IN ('pending', 'completed')
                                 AND running.step != 'completed')
                         RETURNING *
-                        """, arguments: [now.storeValue, owner, id])
+                        """, arguments: [now.storeValue, owner, ProcessOwner.host(of: owner), token, id])
             else { return nil }
             try db.execute(sql: "INSERT INTO step (integrationId, name, startedAt) VALUES (?, 'checkout', ?)", arguments: [id, now.storeValue])
-            return Integration(row: row)
+            return Claim(integration: Integration(row: row), token: token)
         }
     }
 
-    public func advance(_ id: Int64, to step: IntegrationStep, now: Date) async throws(StoreError) {
+    /// Throws `claimLost` unless `claim` still holds its integration: not completed, same token.
+    static func checkClaim(_ db: Database, _ claim: Claim) throws {
+        let row = try Row.fetchOne(
+            try db.cachedStatement(sql: "SELECT step, claimToken, reason FROM integration WHERE id = ?"), arguments: [claim.id])
+        if let refusal = StoreRules.refusal(
+            of: claim, step: (row?["step"] as String?).flatMap(IntegrationStep.init(rawValue:)), token: row?["claimToken"], reason: row?["reason"])
+        {
+            throw refusal
+        }
+    }
+
+    public func advance(_ claim: Claim, to step: IntegrationStep, now: Date) async throws(StoreError) {
         try await write("recording step \(step.rawValue)") { db in
-            try Self.closeSteps(db, id, now: now)
-            try db.cachedStatement(sql: "UPDATE integration SET step = ? WHERE id = ?").execute(arguments: [step.rawValue, id])
+            try Self.checkClaim(db, claim)
+            try Self.closeSteps(db, claim.id, now: now)
+            try db.cachedStatement(sql: "UPDATE integration SET step = ? WHERE id = ?").execute(arguments: [step.rawValue, claim.id])
             if step != .completed {
                 try db.cachedStatement(sql: "INSERT OR REPLACE INTO step (integrationId, name, startedAt) VALUES (?, ?, ?)").execute(arguments: [
-                    id, step.rawValue, now.storeValue,
+                    claim.id, step.rawValue, now.storeValue,
                 ])
             }
         }
@@ -131,9 +145,10 @@ extension SQLiteStore {
             arguments: [now.storeValue, id])
     }
 
-    public func setCommit(_ id: Int64, commit: String) async throws(StoreError) {
+    public func setCommit(_ claim: Claim, commit: String) async throws(StoreError) {
         try await write("recording the commit") { db in
-            try db.cachedStatement(sql: "UPDATE integration SET commitSha = ? WHERE id = ?").execute(arguments: [commit, id])
+            try Self.checkClaim(db, claim)
+            try db.cachedStatement(sql: "UPDATE integration SET commitSha = ? WHERE id = ?").execute(arguments: [commit, claim.id])
         }
     }
 
@@ -144,15 +159,17 @@ extension SQLiteStore {
         }
     }
 
-    public func cancelRequests(owner: String) async throws(StoreError) -> [CancelRequest] {
-        try await read("reading cancel requests") { db in
-            try Row.fetchAll(
-                try db.cachedStatement(
-                    sql: """
-                        SELECT id, cancelRequested FROM integration
-                        WHERE owner = ? AND step NOT IN ('pending', 'completed') AND step != 'completed' AND cancelRequested IS NOT NULL
-                        """), arguments: [owner]
-            ).map { CancelRequest(id: $0["id"], reason: $0["cancelRequested"]) }
+    public func stopRequests(for claims: [Claim]) async throws(StoreError) -> [CancelRequest] {
+        guard !claims.isEmpty else { return [] }
+        return try await read("reading cancel requests") { db in
+            try claims.compactMap { claim in
+                let row = try Row.fetchOne(
+                    try db.cachedStatement(sql: "SELECT step, claimToken, reason, cancelRequested FROM integration WHERE id = ?"),
+                    arguments: [claim.id])
+                return StoreRules.stopRequest(
+                    for: claim, step: (row?["step"] as String?).flatMap(IntegrationStep.init(rawValue:)), token: row?["claimToken"],
+                    reason: row?["reason"], cancelRequested: row?["cancelRequested"])
+            }
         }
     }
 }

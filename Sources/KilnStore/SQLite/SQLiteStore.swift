@@ -31,7 +31,7 @@ public struct SQLiteStore: LogFileStore {
                 atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             let pool = try DatabasePool(path: path, configuration: configuration)
             try Schema.migrator.migrate(pool)
-            return SQLiteStore(pool: pool, path: path, logsDirectory: logsDirectory, hub: ChangeHub { onChange in ChangeWatcher(databasePath: path, onChange: onChange) })
+            return SQLiteStore(pool: pool, path: path, logsDirectory: logsDirectory, hub: ChangeHub { onChange in ChangeWatcher(databasePath: path, onChange: { onChange(.data) }) })
         } catch {
             throw .cannotOpen(path: path, reason: "\(error)")
         }
@@ -132,7 +132,7 @@ extension Integration {
             step: IntegrationStep(rawValue: row["step"] ?? "") ?? .pending, result: result,
             queuedAt: Date(storeValue: row["queuedAt"]), startedAt: (row["startedAt"] as Double?).map(Date.init(storeValue:)),
             endedAt: (row["endedAt"] as Double?).map(Date.init(storeValue:)), summary: summary, reason: row["reason"],
-            expired: row["expired"] ?? false)
+            expired: row["expired"] ?? false, host: row["host"], owner: row["owner"])
     }
 }
 

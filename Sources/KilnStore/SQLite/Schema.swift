@@ -139,6 +139,31 @@ enum Schema {
                     CREATE INDEX integrationToNotify ON integration(id) WHERE notifiedAt IS NULL;
                     """)
         }
+        migrator.registerMigration("v3: hosts and claims") { db in
+            // Integrations name their host and carry their claim's token; a re-queued one names
+            // the integration it stands in for. Hosts heartbeat; leases say who does what once.
+            try db.execute(
+                sql: """
+                    ALTER TABLE integration ADD COLUMN host TEXT;
+                    ALTER TABLE integration ADD COLUMN claimToken TEXT;
+                    ALTER TABLE integration ADD COLUMN requeueOf INTEGER;
+                    CREATE TABLE host (
+                        name TEXT PRIMARY KEY,
+                        version TEXT NOT NULL,
+                        executors INTEGER NOT NULL,
+                        busy INTEGER NOT NULL,
+                        botsDigest TEXT NOT NULL,
+                        lease REAL NOT NULL,
+                        startedAt REAL NOT NULL,
+                        lastHeard REAL NOT NULL
+                    );
+                    CREATE TABLE lease (
+                        name TEXT PRIMARY KEY,
+                        holder TEXT NOT NULL,
+                        expiresAt REAL NOT NULL
+                    );
+                    """)
+        }
         return migrator
     }
 }

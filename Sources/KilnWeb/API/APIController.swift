@@ -17,6 +17,9 @@ struct APIController {
             let body = try await cache.body(for: "api/bots") { ByteBuffer(bytes: try API.encode(try await API.bots(from: store))) }
             return Self.json(body)
         }
+        api.get("hosts") { _, _ in
+            Self.json(try API.encode(try await API.hosts(from: store)))
+        }
         api.get("bots/{bot}") { _, context in
             let overview = try await store.overview(of: try context.parameters.require("bot"))
             return Self.json(try API.encode(API.Bot(overview)))

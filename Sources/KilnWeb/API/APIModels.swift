@@ -36,7 +36,7 @@ public enum API {
         }
     }
 
-    /// An integration: `{bot, number, cause, commit, step, result, queuedAt, startedAt, endedAt, duration, summary}`.
+    /// An integration: `{bot, number, cause, commit, step, result, queuedAt, startedAt, endedAt, duration, summary, host}`.
     public struct Integration: Encodable, Sendable, Hashable {
         public var bot: String
         public var number: Int
@@ -50,6 +50,8 @@ public enum API {
         /// Seconds.
         @Nullable public var duration: Double?
         @Nullable public var summary: Summary?
+        /// The host that ran it (`host:` in kiln.yml); null while queued.
+        @Nullable public var host: String?
 
         public init(_ integration: KilnCore.Integration) {
             bot = integration.bot
@@ -63,7 +65,41 @@ public enum API {
             endedAt = integration.endedAt
             duration = integration.duration
             summary = integration.summary
+            host = integration.host
         }
+    }
+
+    /// A host: `{name, lastHeard, executors, busy, version, lease, gone, botsDiffer}`; `botsDiffer`
+    /// when it reads other bot files than most live hosts.
+    public struct Host: Encodable, Sendable, Hashable {
+        public var name: String
+        public var lastHeard: Date
+        public var executors: Int
+        public var busy: Int
+        public var version: String
+        /// Seconds.
+        public var lease: Double
+        public var gone: Bool
+        public var botsDiffer: Bool
+
+        public init(_ host: HostRecord, botsDiffer: Bool) {
+            name = host.name
+            lastHeard = host.lastHeard
+            executors = host.executors
+            busy = host.busy
+            version = host.version
+            lease = host.lease
+            gone = host.gone
+            self.botsDiffer = botsDiffer
+        }
+    }
+
+    /// `GET /api/hosts`: every host that has reported, by name.
+    public static func hosts(from store: some Store) async throws(StoreError) -> [Host] {
+        let hosts = try await store.hosts()
+        let live = hosts.filter { !$0.gone && !$0.botsDigest.isEmpty }
+        let common = Dictionary(grouping: live, by: \.botsDigest).max { $0.value.count < $1.value.count }?.key
+        return hosts.map { Host($0, botsDiffer: !$0.gone && !$0.botsDigest.isEmpty && $0.botsDigest != common) }
     }
 
     /// `GET /api/bots`: the loaded bots, by name.

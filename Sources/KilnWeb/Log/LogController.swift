@@ -10,7 +10,8 @@ import KilnStore
 /// a known integration of it; the store finds the log.
 struct LogController {
     let store: any Store
-    /// How often a followed log is looked at for more.
+    /// How often a followed log is looked at for more when no change was heard (log files are
+    /// not watched; the database says when a chunk arrives from any host).
     var followInterval: Duration = .milliseconds(200)
 
     static let chunkSize = 64 * 1024
@@ -54,6 +55,23 @@ struct LogController {
     /// Sends what the log holds, then what is appended, until the integration has completed and
     /// everything it wrote has been sent.
     private func follow(_ integration: Integration, into writer: inout any ResponseBodyWriter) async throws {
+        let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let changes = store.logChanges()
+        let interval = followInterval
+        let listening = Task {
+            for await _ in changes { wake.yield() }
+        }
+        let ticking = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                wake.yield()
+            }
+        }
+        defer {
+            listening.cancel()
+            ticking.cancel()
+        }
+        var waiting = wakeups.makeAsyncIterator()
         var offset = 0
         while !Task.isCancelled {
             var sent = false
@@ -72,7 +90,7 @@ struct LogController {
                     }
                     return
                 }
-                try await Task.sleep(for: followInterval)
+                _ = await waiting.next()
             }
         }
     }

@@ -9,9 +9,13 @@ import Prometheus
 /// Integrations by result, their durations and webhook deliveries by outcome are counted from the
 /// store, so they survive restarts and include integrations run by `kiln run`; queue length and
 /// running integrations are read at scrape time; HTTP latency is measured in this process.
+///
+/// Every series carries this host's name as its `host` label: behind a load balancer, each host's
+/// scrape says whose HTTP latencies it holds.
 struct MetricsController {
     let store: any Store
     let registry: PrometheusCollectorRegistry
+    let host: String
 
     /// Integration duration buckets, in seconds.
     static let durationBuckets: [Double] = [10, 30, 60, 120, 300, 600, 1200, 1800, 3600]
@@ -21,6 +25,7 @@ struct MetricsController {
             let statistics = try await store.statistics(durationBuckets: Self.durationBuckets)
             var text = Self.render(statistics)
             text += registry.emitToString()
+            text = Self.labelled(text, host: host)
             return Response(
                 status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"], body: .init(byteBuffer: ByteBuffer(string: text)))
         }
@@ -58,6 +63,21 @@ struct MetricsController {
             lines.append("kiln_mails{state=\"\(state.rawValue)\"} \(statistics.outboxByState[state] ?? 0)")
         }
         return lines.joined(separator: "\n") + "\n"
+    }
+
+    /// `text` (Prometheus exposition) with `host="…"` first among every sample's labels.
+    static func labelled(_ text: String, host: String) -> String {
+        let value = host.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+        let label = "host=\"\(value)\""
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard !line.hasPrefix("#"), let end = line.firstIndex(where: { $0 == "{" || $0 == " " }) else { return String(line) }
+            let name = line[..<end]
+            if line[end] == "{" {
+                let rest = line[line.index(after: end)...]
+                return "\(name){\(label)\(rest.hasPrefix("}") ? "" : ",")\(rest)"
+            }
+            return "\(name){\(label)}\(line[end...])"
+        }.joined(separator: "\n")
     }
 }
 

@@ -60,8 +60,15 @@ struct PagesController {
         let broken = overviews.filter { !$0.state.problems.isEmpty }.map {
             BrokenBotView(name: $0.state.name, file: $0.state.file, problems: $0.state.problems)
         }
+        let hosts = try await store.hosts()
+        let digests = Dictionary(grouping: hosts.filter { !$0.gone && !$0.botsDigest.isEmpty }, by: \.botsDigest)
+        // The bot files most hosts read are the reference; a host reading others is marked.
+        let common = digests.max { $0.value.count < $1.value.count }?.key
+        let shown = hosts.count > 1 || hosts.contains(where: \.gone)
         let page = IndexPage(
-            title: "Kiln", bots: good.map { BotRowView($0, now: now) }, broken: broken, hasBroken: !broken.isEmpty, hasBots: !good.isEmpty,
+            title: "Kiln", bots: good.map { BotRowView($0, now: now) },
+            hosts: shown ? hosts.map { HostView($0, now: now, differs: !$0.gone && !$0.botsDigest.isEmpty && $0.botsDigest != common) } : [],
+            hasHosts: shown, botsDiffer: digests.count > 1, broken: broken, hasBroken: !broken.isEmpty, hasBots: !good.isEmpty,
             bigscreen: bigscreen, refresh: bigscreen ? 15 : nil, generatedAt: Formatting.iso(now))
         return assets.render(page, bigscreen ? "bigscreen" : "index")
     }
@@ -120,7 +127,7 @@ struct PagesController {
         let page = IntegrationPage(
             title: "\(integration.bot) #\(integration.number) · Kiln", bot: integration.bot, botURL: "/bots/\(integration.bot)",
             number: integration.number, result: integration.result?.rawValue ?? integration.step.rawValue, tone: Formatting.tone(integration.result),
-            running: integration.step != .completed, cause: integration.cause.rawValue, commit: integration.commit ?? "not yet known",
+            running: integration.step != .completed, cause: integration.cause.rawValue, host: integration.host, commit: integration.commit ?? "not yet known",
             branch: integration.branch, reason: integration.reason, queuedAt: Formatting.iso(integration.queuedAt),
             startedAt: Formatting.iso(integration.startedAt),
             duration: integration.step == .completed

@@ -84,6 +84,11 @@ struct BrokenBotView {
 struct IndexPage {
     var title = "Kiln"
     var bots: [BotRowView]
+    /// The hosts, when there is more than one or one is gone; empty otherwise.
+    var hosts: [HostView]
+    var hasHosts: Bool
+    /// Hosts read different bot files.
+    var botsDiffer: Bool
     var broken: [BrokenBotView]
     var hasBroken: Bool
     var hasBots: Bool
@@ -91,6 +96,29 @@ struct IndexPage {
     /// Seconds between refreshes of the wall display; nil for the normal page.
     var refresh: Int?
     var generatedAt: String
+}
+
+/// A host in the front page's hosts section.
+struct HostView {
+    var name: String
+    var version: String
+    var busy: Int
+    var executors: Int
+    var lastHeard: String
+    var ago: String
+    var gone: Bool
+    var differs: Bool
+
+    init(_ host: HostRecord, now: Date, differs: Bool) {
+        name = host.name
+        version = host.version
+        busy = host.busy
+        executors = host.executors
+        lastHeard = Formatting.iso(host.lastHeard)
+        ago = Formatting.ago(host.lastHeard, now: now)
+        gone = host.gone
+        self.differs = differs
+    }
 }
 
 struct TrendChart {
@@ -199,6 +227,8 @@ struct IntegrationPage {
     var tone: String
     var running: Bool
     var cause: String
+    /// The host that ran it; nil while queued.
+    var host: String?
     var commit: String
     var branch: String
     var reason: String?

@@ -30,13 +30,16 @@ struct Run: AsyncParsableCommand {
         let (config, catalog, bot) = try location.loadBot(named: self.bot)
         var logger = Logger(label: "kiln")
         logger.logLevel = .warning
-        let integration: Integration
+        let integration: Claim
         let application: KilnApplication
         do {
             application = try await KilnApplication.build(settings: ServerSettings(config: config), role: .foreground, logger: logger)
             try await application.store.syncBots(catalog.states, now: Date())
+            // Alive for the other hosts before claiming, so that none takes the claim as lost.
+            try await application.store.heartbeat(.foreground(name: config.host, lease: config.hostLease))
             let queued = try await application.store.enqueue(QueueRequest(bot, cause: .manual), now: Date())
-            guard let claimed = try await application.store.claim(queued.integration.id, owner: ProcessOwner.current, now: Date()) else {
+            guard let claimed = try await application.store.claim(queued.integration.id, owner: ProcessOwner.current(host: config.host), now: Date())
+            else {
                 Console.error("error: \(bot.name) is integrating already (another kiln is running it); #\(queued.integration.number) is queued")
                 throw ExitCode.failure
             }
@@ -55,9 +58,10 @@ struct Run: AsyncParsableCommand {
         // Progress arrives synchronously from the executor; a stream keeps it in order for the display.
         let (events, sink) = AsyncStream.makeStream(of: IntegrationSequencer.Progress.self)
         enum Part: Sendable {
-            case completed(Integration)
+            case completed(Integration?)
             case drained
             case ticker
+            case heartbeat
         }
         let completed = await withTaskGroup(of: Part.self) { group in
             group.addTask {
@@ -69,6 +73,14 @@ struct Run: AsyncParsableCommand {
                 for await event in events { await display.handle(event) }
                 return .drained
             }
+            group.addTask {
+                let report = HostReport.foreground(name: config.host, lease: config.hostLease)
+                while !Task.isCancelled {
+                    try? await Task.sleep(for: max(config.hostLease / 6, .milliseconds(100)))
+                    try? await store.heartbeat(report)
+                }
+                return .heartbeat
+            }
             if display.live {
                 group.addTask {
                     while !Task.isCancelled {
@@ -78,20 +90,24 @@ struct Run: AsyncParsableCommand {
                     return .ticker
                 }
             }
-            var completed: Integration?
+            var completed: Integration??
             var drained = false
             while let part = await group.next() {
                 switch part {
-                case .completed(let integration): completed = integration
+                case .completed(let integration): completed = .some(integration)
                 case .drained: drained = true
-                case .ticker: break
+                case .ticker, .heartbeat: break
                 }
-                // Every event shown and the integration over: the ticker may stop.
+                // Every event shown and the integration over: the ticker and the heartbeat may stop.
                 if completed != nil, drained { group.cancelAll() }
             }
-            return completed ?? integration
+            return completed ?? nil
         }
         await display.finish()
+        guard let completed else {
+            Console.error("error: another host took this one as gone and ended #\(integration.number); its result was not recorded")
+            throw ExitCode.failure
+        }
         let detail = try? await store.integration(bot: bot.name, number: completed.number)
         let log = store.logLocation(bot: bot.name, number: completed.number) ?? "the store"
         Console.out(Self.summary(completed, detail: detail, log: log))

@@ -9,8 +9,9 @@ struct Status: AsyncParsableCommand {
         abstract: "Show the bots, their last results, and running and queued integrations.",
         discussion: """
             Reads the data directory's store, so it works while the server runs. With --json, prints \
-            exactly what GET /api/bots returns. Without, also the mail outbox: mails queued (with \
-            their attempts and last error) and failed.
+            exactly what GET /api/bots returns. Without, also the hosts (when there are several, or \
+            one is gone), a running integration whose host or process is gone, and the mail outbox: \
+            mails queued (with their attempts and last error) and failed.
 
             Examples:
               kiln status
@@ -32,10 +33,15 @@ struct Status: AsyncParsableCommand {
         }
         let bots: [API.Bot]
         let outbox: Outbox
+        let hosts: [HostRecord]
+        var running: [String: Integration] = [:]
         do {
             let store = try await StoreLocation.open(config)
-            bots = try await API.bots(from: store)
+            let overviews = try await store.botOverviews()
+            bots = overviews.filter(\.loaded).map(API.Bot.init)
+            for overview in overviews { running[overview.state.name] = overview.running.first }
             outbox = try await store.outbox(limit: 10)
+            hosts = try await store.hosts()
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure
@@ -64,12 +70,38 @@ struct Status: AsyncParsableCommand {
             } else {
                 line += "  never integrated"
             }
-            if let running = bot.running { line += "; running #\(running.number) (\(running.step.rawValue))" }
+            if let running = running[bot.name] {
+                line += "; running #\(running.number) (\(running.step.rawValue))"
+                if let gone = Self.gone(running, hosts: hosts, thisHost: config.host, now: now) { line += " — \(gone)" }
+            }
             if !bot.queued.isEmpty { line += "; queued " + bot.queued.map { "#\($0.number)" }.joined(separator: ", ") }
             Console.out(line)
             for problem in bot.problems { Console.out("  \(problem)") }
         }
+        if hosts.count > 1 || hosts.contains(where: \.gone) {
+            Console.out("hosts:")
+            for host in hosts {
+                let heard = "\(Self.ago(now.timeIntervalSince(host.lastHeard))) ago"
+                Console.out(
+                    host.gone
+                        ? "  \(host.name)  gone, last heard \(heard)" : "  \(host.name)  \(host.busy) of \(host.executors) busy, heard \(heard), \(host.version)")
+            }
+        }
         Self.printOutbox(outbox, now: now)
+    }
+
+    /// Why a running integration is no longer really running, before any server has ended it: its
+    /// process on this host is gone (`kill -9` of `kiln run`), or its host is silent past its lease.
+    static func gone(_ integration: Integration, hosts: [HostRecord], thisHost: String, now: Date) -> String? {
+        if let owner = integration.owner, ProcessOwner.host(of: owner) == thisHost.replacingOccurrences(of: " ", with: "_"),
+            !ProcessOwner.isAlive(owner, onHost: thisHost)
+        {
+            return "its process is gone; a server ends it when it starts"
+        }
+        if let name = integration.host, let host = hosts.first(where: { $0.name == name }), host.gone {
+            return "its host \(name) is gone (last heard \(ago(now.timeIntervalSince(host.lastHeard))) ago); another host ends it"
+        }
+        return nil
     }
 
     /// `mail: 2 queued, 1 failed, 140 sent`, then each undelivered mail with its last error.

@@ -1,0 +1,69 @@
+import Foundation
+import KilnCore
+import KilnStore
+import Logging
+import ServiceLifecycle
+
+/// Keeps this host known to the others, and looks after the hosts that went silent.
+///
+/// Six times a lease it heartbeats (on the database's clock: `Store.heartbeat`) with what the
+/// pages show of a host, then ends the integrations of hosts whose lease ran out and queues their
+/// commits again (`Store.recoverLostHosts`; on SQLite, with one host, there are none).
+public actor HostKeeper: Service {
+    let store: any Store
+    let scheduler: Scheduler
+    let registry: BotRegistry
+    let host: String
+    let executors: Int
+    let lease: Duration
+    let logger: Logger
+    private var reachable = true
+
+    public init(store: any Store, scheduler: Scheduler, registry: BotRegistry, host: String, executors: Int, lease: Duration, logger: Logger) {
+        self.store = store
+        self.scheduler = scheduler
+        self.registry = registry
+        self.host = host
+        self.executors = executors
+        self.lease = lease
+        self.logger = logger
+    }
+
+    /// How often a host beats: six times a lease, so that a beat or two lost on the way do not
+    /// make it look gone.
+    var interval: Duration { max(lease / 6, .milliseconds(100)) }
+
+    public func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await self.beat()
+                try? await Task.sleep(for: self.interval)
+            }
+        }
+    }
+
+    /// One heartbeat, then a look for lost hosts.
+    func beat() async {
+        let report = HostReport(
+            name: host, version: KilnVersion.current, executors: executors, busy: await scheduler.busy, botsDigest: await registry.digest,
+            lease: lease)
+        do {
+            try await store.heartbeat(report)
+            if !reachable { logger.info("the database answers again") }
+            reachable = true
+        } catch {
+            if reachable { logger.error("cannot heartbeat: other hosts will take this one as gone after \(lease)", metadata: ["error": "\(error)"]) }
+            reachable = false
+            return
+        }
+        do {
+            for integration in try await store.recoverLostHosts(now: Date()) {
+                logger.warning(
+                    "ended an integration of a lost host and queued its commit again",
+                    metadata: ["bot": "\(integration.bot)", "number": "\(integration.number)", "reason": "\(integration.reason ?? "")"])
+            }
+        } catch {
+            logger.error("cannot recover the integrations of lost hosts", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import KilnCore
+import KilnStore
+import KilnTestSupport
+import Testing
+
+/// Claims, hosts, leases and logs: what keeps several hosts on one database honest.
+@Suite("Hosts and claims")
+struct HostTests {
+    @Test("A claim that was lost refuses every later write, and its holder hears it must stop", arguments: Engine.allCases)
+    func lostClaimRefusesWrites(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        _ = try await test.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main"), now: test.at(0))
+        let claim = try #require(try await test.store.claimNext(owner: "build-1 1 1", now: test.at(1)))
+        #expect(claim.host == "build-1")
+        try await test.store.advance(claim, to: .building, now: test.at(2))
+        #expect(try await test.store.stopRequests(for: [claim]).isEmpty)
+
+        // Another process ends it (its owner taken as gone).
+        let recovered = try await test.store.recoverAbandoned(isAlive: { _ in false }, now: test.at(3))
+        #expect(recovered.map(\.number) == [1])
+
+        let stops = try await test.store.stopRequests(for: [claim])
+        #expect(stops.map(\.id) == [claim.id])
+        #expect(stops.first?.lost == true)
+        await #expect(throws: StoreError.self) { try await test.store.advance(claim, to: .testing, now: test.at(4)) }
+        await #expect(throws: StoreError.self) { try await test.store.setCommit(claim, commit: "c9") }
+        do {
+            try await test.store.complete(claim, outcome: IntegrationOutcome(result: .succeeded), now: test.at(5))
+            Issue.record("a late completion was accepted")
+        } catch {
+            guard case .claimLost = error else { throw error }
+        }
+        let stored = try #require(try await test.store.integration(bot: "app", number: 1))
+        #expect(stored.integration.result == .internalError, "the late result did not overwrite the recovery")
+        #expect(stored.integration.commit == "c1")
+    }
+
+    @Test("Heartbeats list hosts; a report from kiln run keeps a server's figures")
+    func heartbeats() async throws {
+        for engine in Engine.allCases {
+            let test = try await TestStore(engine)
+            try await test.store.heartbeat(HostReport(name: "build-1", version: "1.0", executors: 4, busy: 1, botsDigest: "abc", lease: .seconds(30)))
+            try await test.store.heartbeat(.foreground(name: "build-1", lease: .seconds(30)))
+            try await test.store.heartbeat(HostReport(name: "build-2", version: "1.0", executors: 2, busy: 0, botsDigest: "abd", lease: .seconds(30)))
+            let hosts = try await test.store.hosts()
+            #expect(hosts.map(\.name) == ["build-1", "build-2"], "\(engine)")
+            #expect(hosts.first?.executors == 4 && hosts.first?.busy == 1 && hosts.first?.botsDigest == "abc", "\(engine)")
+            #expect(hosts.allSatisfy { !$0.gone && abs($0.lastHeard.timeIntervalSinceNow) < 60 }, "\(engine)")
+        }
+    }
+
+    @Test("A host whose lease ran out: another ends its integration naming it, queues the commit again once")
+    func lostHostRecovery() async throws {
+        let test = try await TestStore(.postgres)
+        let other = try await test.another()
+        try await test.store.heartbeat(HostReport(name: "build-1", version: "1", executors: 1, busy: 1, botsDigest: "", lease: .milliseconds(1500)))
+        _ = try await test.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main"), now: test.at(0))
+        let claim = try #require(try await test.store.claimNext(owner: "build-1 10 10", now: test.at(1)))
+        try await test.store.advance(claim, to: .building, now: test.at(2))
+
+        try await other.heartbeat(HostReport(name: "build-2", version: "1", executors: 1, busy: 0, botsDigest: "", lease: .seconds(30)))
+        try await test.store.heartbeat(HostReport(name: "build-1", version: "1", executors: 1, busy: 1, botsDigest: "", lease: .seconds(4)))
+        #expect(try await other.recoverLostHosts(now: test.at(3)).isEmpty, "within its lease a host keeps its work")
+        try await test.store.heartbeat(HostReport(name: "build-1", version: "1", executors: 1, busy: 1, botsDigest: "", lease: .milliseconds(100)))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await other.hosts().first { $0.name == "build-1" }?.gone == true)
+        let recovered = try await other.recoverLostHosts(now: test.at(4))
+        #expect(recovered.map(\.number) == [1])
+        #expect(recovered.first?.result == .internalError)
+        #expect(recovered.first?.reason?.contains("host 'build-1' stopped answering (last heard at") == true)
+        #expect(try await other.recoverLostHosts(now: test.at(5)).isEmpty, "recovered once")
+        #expect(try await test.store.logSize(bot: "app", number: 1) ?? 0 > 0, "the reason is in the log")
+
+        // The commit is queued again, and runs; lost again, it is not queued a third time.
+        let again = try #require(try await other.claimNext(owner: "build-1 11 11", now: test.at(6)))
+        #expect(again.number == 2 && again.commit == "c1" && again.cause == .webhook)
+        try await test.store.heartbeat(HostReport(name: "build-1", version: "1", executors: 1, busy: 1, botsDigest: "", lease: .milliseconds(100)))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await other.recoverLostHosts(now: test.at(7)).map(\.number) == [2])
+        #expect(try await other.claimNext(owner: "build-2 1 1", now: test.at(8)) == nil)
+        await #expect(throws: StoreError.self) { try await test.store.advance(claim, to: .testing, now: test.at(9)) }
+    }
+
+    @Test("A lease has one holder until it runs out")
+    func leases() async throws {
+        let test = try await TestStore(.postgres)
+        let other = try await test.another()
+        #expect(try await test.store.holdLease("schedule", holder: "a", for: .seconds(2)))
+        #expect(try await other.holdLease("schedule", holder: "b", for: .seconds(2)) == false)
+        #expect(try await test.store.holdLease("schedule", holder: "a", for: .milliseconds(200)), "the holder renews")
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try await other.holdLease("schedule", holder: "b", for: .seconds(30)))
+        #expect(try await test.store.holdLease("schedule", holder: "a", for: .seconds(30)) == false)
+    }
+
+    @Test("A log written to the database reads back at any offset, from any host, and stops at a lost claim")
+    func logsInTheDatabase() async throws {
+        let test = try await TestStore(.postgres)
+        let other = try await test.another()
+        _ = try await test.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: test.at(0))
+        let claim = try #require(try await test.store.claimNext(owner: "build-1 1 1", now: test.at(1)))
+        let sink = try #require(test.store.logSink(for: claim))
+        let changes = other.logChanges()
+        var text = ""
+        for line in 0..<2000 {
+            let piece = "line \(line) of the build\n"
+            text += piece
+            sink.write(Array(piece.utf8))
+            if line % 500 == 0 { try await Task.sleep(for: .milliseconds(30)) }
+        }
+        await sink.close()
+        var heard = changes.makeAsyncIterator()
+        #expect(await heard.next() != nil, "a new chunk wakes log followers on other hosts")
+        #expect(try await other.logSize(bot: "app", number: 1) == text.utf8.count)
+        var read: [UInt8] = []
+        while let chunk = try await other.readLog(bot: "app", number: 1, from: read.count, limit: 777), !chunk.isEmpty { read += chunk }
+        #expect(String(decoding: read, as: UTF8.self) == text)
+
+        _ = try await test.store.recoverAbandoned(isAlive: { _ in false }, now: test.at(2))
+        let size = try #require(try await other.logSize(bot: "app", number: 1))
+        let late = try #require(test.store.logSink(for: claim))
+        late.write(Array("written after the claim was lost\n".utf8))
+        await late.close()
+        #expect(try await other.logSize(bot: "app", number: 1) == size, "a lost claim's log writes are dropped")
+    }
+
+    @Test("Of two senders claiming due mail at once, each mail goes to one", arguments: Engine.allCases)
+    func mailClaims(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        let other = try await test.another()
+        for index in 0..<40 {
+            try await test.store.queueMail(
+                OutgoingMail(dedupeKey: "m\(index)", recipients: ["a@example.com"], subject: "s", message: Array("m".utf8)), now: test.at(0))
+        }
+        async let first = test.store.dueMails(now: test.at(1), limit: 25)
+        async let second = other.dueMails(now: test.at(1), limit: 25)
+        let (a, b) = try await (first, second)
+        #expect(Set(a.map(\.id)).isDisjoint(with: b.map(\.id)))
+        #expect(a.count + b.count == 40)
+        #expect(try await test.store.dueMails(now: test.at(2), limit: 100).isEmpty, "claimed mail is not due again at once")
+        #expect(try await test.store.dueMails(now: test.at(2 + MailClaim.duration), limit: 100).count == 40, "unsent, it is due again later")
+    }
+}
