@@ -47,6 +47,10 @@ struct HostTests {
             #expect(hosts.map(\.name) == ["build-1", "build-2"], "\(engine)")
             #expect(hosts.first?.executors == 4 && hosts.first?.busy == 1 && hosts.first?.botsDigest == "abc", "\(engine)")
             #expect(hosts.allSatisfy { !$0.gone && abs($0.lastHeard.timeIntervalSinceNow) < 60 }, "\(engine)")
+            try await test.store.heartbeat(.foreground(name: "laptop", lease: .seconds(30)))
+            #expect(
+                try await test.store.hosts().contains { $0.name == "laptop" } == (engine == .postgres),
+                "kiln run is a host for the others only where there are others: \(engine)")
         }
     }
 

@@ -50,6 +50,9 @@ extension SQLiteStore {
 /// pages, a host is never taken as lost by another, and every lease is its own.
 extension SQLiteStore {
     public func heartbeat(_ host: HostReport) async throws(StoreError) {
+        // `kiln run` beside one SQLite file is judged by its process, never by a lease: its
+        // reports are not recorded, so it leaves no host behind to show as gone.
+        guard host.executors > 0 else { return }
         let now = Date().storeValue
         try await write("recording this host's heartbeat") { db in
             try db.cachedStatement(
