@@ -26,6 +26,11 @@ public enum ProcessOwner {
         return startTime(of: pid) == String(parts[2])
     }
 
+    /// Whether `owner` is a process of `host` that is gone: what this host can tell without a server.
+    public static func isGone(_ owner: String, onHost host: String) -> Bool {
+        Self.host(of: owner) == word(host) && !isAlive(owner, onHost: host)
+    }
+
     /// `host` as one word of an owner name.
     static func word(_ host: String) -> String { host.replacingOccurrences(of: " ", with: "_") }
 

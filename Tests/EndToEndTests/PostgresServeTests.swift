@@ -41,6 +41,39 @@ struct PostgresServeTests {
         #expect(output.status == 0)
     }
 
+    @Test("Losing the database while serving: pages and API answer 503, and everything resumes when it returns")
+    func databaseLoss() async throws {
+        let url = try await PostgresServer.shared.database()
+        let name = try #require(url.split(separator: "/").last?.split(separator: "?").first.map(String.init))
+        let repo = try ServerTests.quickRepository()
+        let served = try await ServedHome(
+            bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"],
+            config: "executors: 1\ndatabase: {url: '\(url)'}\nhost: build-1\n")
+        let port = try await served.server.waitForPort()
+        func get(_ path: String) async throws -> (status: Int, retryAfter: String?) {
+            let (_, response) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")))
+            let http = try #require(response as? HTTPURLResponse)
+            return (http.statusCode, http.value(forHTTPHeaderField: "Retry-After"))
+        }
+        #expect(try await get("/api/bots/app").status == 200)
+
+        try await PostgresServer.shared.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS false")
+        try await PostgresServer.shared.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(name)'")
+        try await served.eventually("the API to answer 503") { try await get("/api/bots/app").status == 503 }
+        #expect(try await get("/api/bots/app").retryAfter == "5")
+        #expect(try await get("/bots/app").status == 503)
+
+        try await PostgresServer.shared.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
+        try await served.eventually("the API to answer again") { try await get("/api/bots/app").status == 200 }
+        let trigger = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        #expect(trigger.status == 0, "\(trigger.standardError)")
+        let store = try await PostgresStore.open(DatabaseSettings(url: url))
+        try await served.eventually("the integration queued after the outage to end") {
+            try await store.integrations(bot: "app", limit: 1, before: nil).first?.step == .completed
+        }
+        _ = try await served.server.terminate()
+    }
+
     @Test("An unreachable database at start: one line naming the URL without its password, and exit 1")
     func unreachable() throws {
         let home = try TemporaryDirectory()

@@ -14,6 +14,20 @@ struct StatusAndTriggerTests {
         return home
     }
 
+    @Test("kiln status marks a running integration whose process was killed, before any server has ended it")
+    func goneProcess() async throws {
+        let home = try home()
+        let database = home.url(".kiln/kiln.sqlite")
+        _ = try SQLiteStore.open(dataDirectory: home.url(".kiln"))
+        let holder = try ServerProcess(executable: Executables.storeStress, arguments: ["hold", database, "app"], in: home.path)
+        try await holder.waitForOutput("claimed 1")
+        let alive = try runProcess(Executables.kiln, ["status"], in: home.path)
+        #expect(alive.standardOutput.contains("running #1 (building)\n"), "\(alive.standardOutput)")
+        holder.kill()
+        let status = try runProcess(Executables.kiln, ["status"], in: home.path)
+        #expect(status.standardOutput.contains("running #1 (building) — its process is gone; a server ends it when it starts"), "\(status.standardOutput)")
+    }
+
     @Test("kiln trigger queues once, and a second trigger joins the queued integration")
     func trigger() throws {
         let home = try home()

@@ -47,6 +47,30 @@ struct PagesTests {
         #expect(try await web.get("/health").text == "ok")
     }
 
+    @Test("Several hosts: the front page and /api/hosts list them, mark a gone one and one reading other bot files")
+    func hosts() async throws {
+        let web = try await WebFixture.start(bots: ["app": Bots.app])
+        defer { Task { await web.stop() } }
+        for (name, digest) in [("build-1", "aaa"), ("build-2", "aaa"), ("build-3", "bbb")] {
+            try await web.store.heartbeat(HostReport(name: name, version: "9.9", executors: 4, busy: 1, botsDigest: digest, lease: .seconds(30)))
+        }
+        try await web.store.heartbeat(HostReport(name: "build-4", version: "9.9", executors: 2, busy: 0, botsDigest: "ccc", lease: .milliseconds(1)))
+        try await Task.sleep(for: .milliseconds(50))
+        let page = try await web.get("/").text
+        #expect(page.contains("<h2>Hosts</h2>"))
+        #expect(page.contains("Hosts read different bot files"))
+        for name in ["build-1", "build-2", "build-3", "build-4"] { #expect(page.contains("<td>\(name)</td>"), "\(name) listed") }
+        #expect(page.contains("1 of 4"))
+        #expect(page.components(separatedBy: "other bot files</span>").count == 2, "only build-3 reads other bot files")
+        #expect(page.components(separatedBy: ">gone</span>").count == 2, "only build-4 is gone")
+
+        let api = try await web.get("/api/hosts")
+        let hosts = try JSONSerialization.jsonObject(with: Data(api.text.utf8)) as? [[String: Any]] ?? []
+        #expect(hosts.compactMap { $0["name"] as? String } == ["build-1", "build-2", "build-3", "build-4"])
+        #expect(hosts.filter { $0["botsDiffer"] as? Bool == true }.compactMap { $0["name"] as? String } == ["build-3"])
+        #expect(hosts.filter { $0["gone"] as? Bool == true }.compactMap { $0["name"] as? String } == ["build-4"])
+    }
+
     @Test("The front page, a bot's history and an integration show each figure with its change since the last integration")
     func figures() async throws {
         let web = try await WebFixture.start(bots: ["app": Bots.app])

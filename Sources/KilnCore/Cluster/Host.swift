@@ -59,6 +59,16 @@ public struct HostRecord: Sendable, Hashable {
     }
 }
 
+extension [HostRecord] {
+    /// The live hosts that read other bot files than most live hosts do (by `botsDigest`); a
+    /// host that reported none (`kiln run`) is not judged.
+    public var readingOtherBots: Set<String> {
+        let live = filter { !$0.gone && !$0.botsDigest.isEmpty }
+        let common = Dictionary(grouping: live, by: \.botsDigest).max { $0.value.count < $1.value.count }?.key
+        return Set(live.filter { $0.botsDigest != common }.map(\.name))
+    }
+}
+
 /// Kiln's version, as `kiln --version` and every host's report give it.
 public enum KilnVersion {
     public static let current = "0.1.0"

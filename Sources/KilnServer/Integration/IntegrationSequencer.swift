@@ -65,6 +65,9 @@ public struct IntegrationSequencer: Sendable {
                     "dropping the result of an integration this host no longer holds",
                     metadata: ["bot": "\(claim.bot)", "number": "\(claim.number)", "reason": "\(reason)"])
                 return nil
+            } catch .notFound(let what) {
+                logger.error("cannot record the end of an integration: \(what) does not exist", metadata: ["bot": "\(claim.bot)"])
+                return nil
             } catch {
                 if Task.isCancelled {
                     logger.error("cannot record the end of an integration", metadata: ["bot": "\(claim.bot)", "error": "\(error)"])

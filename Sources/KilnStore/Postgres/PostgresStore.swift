@@ -93,7 +93,7 @@ public final class PostgresStore: RecoveringStore {
 
     func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> T) async throws(StoreError) -> T {
         let (client, logger) = (client, logger)
-        return try await Self.detached(what) {
+        return try await detached(what) {
             try await client.withConnection { connection in
                 // One snapshot for all the statements of a read, as SQLite's reads have.
                 try await connection.query("START TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY", logger: logger)
@@ -116,7 +116,7 @@ public final class PostgresStore: RecoveringStore {
         async throws(StoreError) -> T
     {
         let (client, logger) = (client, logger)
-        return try await Self.detached(what) {
+        return try await detached(what) {
             try await client.withTransaction(logger: logger) { connection in
                 let value = try await body(connection)
                 // Only a transaction that wrote is news: an idle claim that found nothing must
@@ -129,23 +129,34 @@ public final class PostgresStore: RecoveringStore {
         }
     }
 
-    /// Runs `work` in a task of its own, so that canceling the caller does not cancel it, and
-    /// turns what it throws into a `StoreError` about `what`.
-    private static func detached<T: Sendable>(_ what: String, _ work: @escaping @Sendable () async throws -> T) async throws(StoreError) -> T {
-        let result = await Task { () -> Result<T, any Error> in
+    /// How long one read or write may take, waiting for a connection included: the pool waits
+    /// for ever while the database refuses connections, and a page must rather answer 503.
+    static let operationLimit = Duration.seconds(15)
+
+    /// Runs `work` in a task of its own, so that canceling the caller does not cancel it (only
+    /// `operationLimit` does), and turns what it throws into a `StoreError` about `what`.
+    private func detached<T: Sendable>(_ what: String, _ work: @escaping @Sendable () async throws -> T) async throws(StoreError) -> T {
+        let task = Task { () -> Result<T, any Error> in
             do {
                 return .success(try await work())
             } catch {
                 return .failure(error)
             }
-        }.value
+        }
+        let timer = Task {
+            try await Task.sleep(for: Self.operationLimit)
+            task.cancel()
+        }
+        let result = await task.value
+        timer.cancel()
         switch result {
         case .success(let value): return value
+        case .failure where task.isCancelled:
+            throw .unreachable(url: location, reason: "\(what) found no connection within \(Self.operationLimit)")
         case .failure(let error as StoreError): throw error
         // What the transaction's own body threw (a refused claim) is the answer, not its wrapping.
-        case .failure(let error as PostgresTransactionError) where error.closureError is StoreError:
-            if let error = error.closureError as? StoreError { throw error }
-            throw .query(what: what, reason: error.reason)
+        case .failure(let error as PostgresTransactionError):
+            throw error.closureError as? StoreError ?? .query(what: what, reason: error.reason)
         case .failure(let error): throw .query(what: what, reason: error.reason)
         }
     }

@@ -97,9 +97,8 @@ public enum API {
     /// `GET /api/hosts`: every host that has reported, by name.
     public static func hosts(from store: some Store) async throws(StoreError) -> [Host] {
         let hosts = try await store.hosts()
-        let live = hosts.filter { !$0.gone && !$0.botsDigest.isEmpty }
-        let common = Dictionary(grouping: live, by: \.botsDigest).max { $0.value.count < $1.value.count }?.key
-        return hosts.map { Host($0, botsDiffer: !$0.gone && !$0.botsDigest.isEmpty && $0.botsDigest != common) }
+        let differing = hosts.readingOtherBots
+        return hosts.map { Host($0, botsDiffer: differing.contains($0.name)) }
     }
 
     /// `GET /api/bots`: the loaded bots, by name.

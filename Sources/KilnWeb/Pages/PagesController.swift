@@ -61,14 +61,12 @@ struct PagesController {
             BrokenBotView(name: $0.state.name, file: $0.state.file, problems: $0.state.problems)
         }
         let hosts = try await store.hosts()
-        let digests = Dictionary(grouping: hosts.filter { !$0.gone && !$0.botsDigest.isEmpty }, by: \.botsDigest)
-        // The bot files most hosts read are the reference; a host reading others is marked.
-        let common = digests.max { $0.value.count < $1.value.count }?.key
+        let differing = hosts.readingOtherBots
         let shown = hosts.count > 1 || hosts.contains(where: \.gone)
         let page = IndexPage(
             title: "Kiln", bots: good.map { BotRowView($0, now: now) },
-            hosts: shown ? hosts.map { HostView($0, now: now, differs: !$0.gone && !$0.botsDigest.isEmpty && $0.botsDigest != common) } : [],
-            hasHosts: shown, botsDiffer: digests.count > 1, broken: broken, hasBroken: !broken.isEmpty, hasBots: !good.isEmpty,
+            hosts: shown ? hosts.map { HostView($0, now: now, differs: differing.contains($0.name)) } : [],
+            hasHosts: shown, botsDiffer: !differing.isEmpty, broken: broken, hasBroken: !broken.isEmpty, hasBots: !good.isEmpty,
             bigscreen: bigscreen, refresh: bigscreen ? 15 : nil, generatedAt: Formatting.iso(now))
         return assets.render(page, bigscreen ? "bigscreen" : "index")
     }

@@ -93,9 +93,7 @@ struct Status: AsyncParsableCommand {
     /// Why a running integration is no longer really running, before any server has ended it: its
     /// process on this host is gone (`kill -9` of `kiln run`), or its host is silent past its lease.
     static func gone(_ integration: Integration, hosts: [HostRecord], thisHost: String, now: Date) -> String? {
-        if let owner = integration.owner, ProcessOwner.host(of: owner) == thisHost.replacingOccurrences(of: " ", with: "_"),
-            !ProcessOwner.isAlive(owner, onHost: thisHost)
-        {
+        if let owner = integration.owner, ProcessOwner.isGone(owner, onHost: thisHost) {
             return "its process is gone; a server ends it when it starts"
         }
         if let name = integration.host, let host = hosts.first(where: { $0.name == name }), host.gone {
