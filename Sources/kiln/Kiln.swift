@@ -16,6 +16,6 @@ struct Kiln: AsyncParsableCommand {
               kiln serve                  # run the server on 127.0.0.1:8080
             """,
         version: KilnVersion.current,
-        subcommands: [Serve.self, Run.self, Status.self, Trigger.self, Validate.self]
+        subcommands: [Serve.self, Run.self, Status.self, Trigger.self, Validate.self, Migrate.self]
     )
 }

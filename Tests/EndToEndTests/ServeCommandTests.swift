@@ -38,7 +38,7 @@ struct ServeCommandTests {
         #expect(second.status == 1)
         let lines = second.standardError.split(separator: "\n")
         #expect(lines.count == 1, "\(second.standardError)")
-        #expect(second.standardError.hasPrefix("error: the data directory \(home.path)/.kiln is in use by another kiln serve (pid "))
+        #expect(second.standardError.hasPrefix("error: the data directory \(home.path)/.kiln is in use by kiln serve (pid "))
         #expect(second.standardError.contains("listening on 127.0.0.1:0"))
         // kiln trigger and kiln status run beside the server.
         #expect(try runProcess(Executables.kiln, ["trigger", "app"], in: home.path).status == 0)

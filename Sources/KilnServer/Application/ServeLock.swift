@@ -4,16 +4,22 @@ import KilnCore
 /// One data directory, one `kiln serve`: the server holds an exclusive `flock` on
 /// `<data>/serve.lock` for its whole life, and writes into it who it is. The kernel lets go of the
 /// lock when the process ends, however it ends, so a killed server never leaves the directory
-/// locked. `kiln trigger`, `kiln status` and `kiln run` take no lock: they may run beside a server.
-final class ServeLock: Sendable {
+/// locked. `kiln trigger`, `kiln status` and `kiln run` take no lock: they may run beside a server;
+/// `kiln migrate` takes it, so that no server starts on the directory while it copies.
+public final class ServeLock: Sendable {
     private let descriptor: Int32
 
     private init(descriptor: Int32) {
         self.descriptor = descriptor
     }
 
-    /// Takes the lock of `layout`, or says which server holds it.
+    /// Takes the lock of `layout` for a server, or says which server holds it.
     static func acquire(_ layout: DataDirectory, host: String, listen: ListenAddress) throws(ServerSetupError) -> ServeLock {
+        try acquire(layout, holder: "kiln serve (pid \(getpid()) on \(host), listening on \(listen), since \(Date().formatted(.iso8601)))")
+    }
+
+    /// Takes the lock of `layout`, saying who holds it (`holder`), or says which server holds it.
+    public static func acquire(_ layout: DataDirectory, holder: String) throws(ServerSetupError) -> ServeLock {
         let path = layout.serveLock
         try? FileManager.default.createDirectory(atPath: layout.path, withIntermediateDirectories: true)
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
@@ -22,11 +28,10 @@ final class ServeLock: Sendable {
             let holder = (try? String(contentsOfFile: path, encoding: .utf8))?.trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
             close(descriptor)
             throw .dataDirectory(
-                "the data directory \(layout.path) is in use by another kiln serve (\(holder.isEmpty ? "unknown" : holder)): stop it, or give this one its own data directory (--data)"
+                "the data directory \(layout.path) is in use by \(holder.isEmpty ? "another kiln" : holder): stop it, or give this one its own data directory (--data)"
             )
         }
-        let started = Date().formatted(.iso8601)
-        let holder = "pid \(getpid()) on \(host), listening on \(listen), since \(started)\n"
+        let holder = holder + "\n"
         _ = ftruncate(descriptor, 0)
         _ = holder.withCString { pwrite(descriptor, $0, strlen($0), 0) }
         return ServeLock(descriptor: descriptor)

@@ -112,11 +112,11 @@ public final class PostgresStore: RecoveringStore {
     /// A transaction that ends, when it wrote, with `NOTIFY kiln` carrying `notify`: `log` for a
     /// log's new chunk (live logs follow those), empty for anything else, nil for nothing
     /// another host needs to hear of (heartbeats, leases).
-    func write<T: Sendable>(_ what: String, notify: String? = "", _ body: @escaping @Sendable (PostgresConnection) async throws -> T)
-        async throws(StoreError) -> T
-    {
+    func write<T: Sendable>(
+        _ what: String, notify: String? = "", limit: Duration = operationLimit, _ body: @escaping @Sendable (PostgresConnection) async throws -> T
+    ) async throws(StoreError) -> T {
         let (client, logger) = (client, logger)
-        return try await detached(what) {
+        return try await detached(what, limit: limit) {
             try await client.withTransaction(logger: logger) { connection in
                 let value = try await body(connection)
                 // Only a transaction that wrote is news: an idle claim that found nothing must
@@ -134,8 +134,10 @@ public final class PostgresStore: RecoveringStore {
     static let operationLimit = Duration.seconds(15)
 
     /// Runs `work` in a task of its own, so that canceling the caller does not cancel it (only
-    /// `operationLimit` does), and turns what it throws into a `StoreError` about `what`.
-    private func detached<T: Sendable>(_ what: String, _ work: @escaping @Sendable () async throws -> T) async throws(StoreError) -> T {
+    /// `limit` does), and turns what it throws into a `StoreError` about `what`.
+    private func detached<T: Sendable>(_ what: String, limit: Duration = operationLimit, _ work: @escaping @Sendable () async throws -> T)
+        async throws(StoreError) -> T
+    {
         let task = Task { () -> Result<T, any Error> in
             do {
                 return .success(try await work())
@@ -144,7 +146,7 @@ public final class PostgresStore: RecoveringStore {
             }
         }
         let timer = Task {
-            try await Task.sleep(for: Self.operationLimit)
+            try await Task.sleep(for: limit)
             task.cancel()
         }
         let result = await task.value
@@ -152,11 +154,11 @@ public final class PostgresStore: RecoveringStore {
         switch result {
         case .success(let value): return value
         case .failure where task.isCancelled:
-            throw .unreachable(url: location, reason: "\(what) found no connection within \(Self.operationLimit)")
+            throw .unreachable(url: location, reason: "\(what) did not end within \(limit)")
         case .failure(let error as StoreError): throw error
         // What the transaction's own body threw (a refused claim) is the answer, not its wrapping.
         case .failure(let error as PostgresTransactionError):
-            throw error.closureError as? StoreError ?? .query(what: what, reason: error.reason)
+            throw error.closureError as? StoreError ?? .query(what: what, reason: (error.closureError ?? error.beginError ?? error.commitError ?? error).reason)
         case .failure(let error): throw .query(what: what, reason: error.reason)
         }
     }

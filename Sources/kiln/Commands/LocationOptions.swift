@@ -32,6 +32,15 @@ struct LocationOptions: ParsableArguments {
 }
 
 extension LocationOptions {
+    /// The server config; prints its problems like a compiler and exits 1 when it has any.
+    func loadServerConfig() throws -> ServerConfig {
+        do {
+            return try serverConfig()
+        } catch {
+            throw fail(with: error)
+        }
+    }
+
     /// The server config, the bots, and the valid bot named `name`; prints one clear line and
     /// exits 1 when there is no such bot or its file is broken.
     func loadBot(named name: String) throws -> (config: ServerConfig, catalog: BotCatalog, bot: Bot) {

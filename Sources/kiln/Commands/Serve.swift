@@ -42,12 +42,7 @@ struct Serve: AsyncParsableCommand {
 
     func run() async throws {
         MallocArenas.limit()
-        var config: ServerConfig
-        do {
-            config = try location.serverConfig()
-        } catch {
-            throw fail(with: error)
-        }
+        var config = try location.loadServerConfig()
         if let listen, let address = ListenAddress(parsing: listen) { config.listen = address }
         let level = Logger.Level(rawValue: logLevel) ?? .info
         var logger = Logger(label: "kiln")

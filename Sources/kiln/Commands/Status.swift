@@ -25,12 +25,7 @@ struct Status: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
-        let config: ServerConfig
-        do {
-            config = try location.serverConfig()
-        } catch {
-            throw fail(with: error)
-        }
+        let config = try location.loadServerConfig()
         let bots: [API.Bot]
         let outbox: Outbox
         let hosts: [HostRecord]
