@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A real PostgreSQL server for the tests: Debian's `postgresql`, initialised in a temp dir and
 /// started with `pg_ctl` on 127.0.0.1 and a Unix socket, once per test process and stopped when
@@ -63,8 +64,6 @@ public actor PostgresServer {
         return "\(root)/\(newest)/bin"
     }
 
-    nonisolated(unsafe) private static var dataDirectory: String?
-
     /// Stops the server of `data` at once (SIGQUIT to the postmaster) and removes its directory.
     static func stop(_ data: String) {
         if let pidFile = try? String(contentsOfFile: data + "/postmaster.pid", encoding: .utf8),
@@ -88,6 +87,38 @@ public actor PostgresServer {
     }
 
     private static func start() throws -> (port: Int, socketDirectory: String) {
+        let server = try start(listen: "127.0.0.1", wrapper: [])
+        return (server.port, server.socketDirectory)
+    }
+
+    /// A server of its own in network namespace `namespace`, listening on `address` there (and on
+    /// a Unix socket, through which the test talks to it from outside), stopped when the test
+    /// process exits or `stop()` is called.
+    public static func start(inNamespace namespace: String, address: String) throws -> Isolated {
+        try start(listen: address, wrapper: [NetworkLab.ip, "netns", "exec", namespace])
+    }
+
+    /// A server that is not the shared one.
+    public struct Isolated: Sendable {
+        public let address: String
+        public let port: Int
+        public let socketDirectory: String
+        let data: String
+
+        /// A new, empty database on it: its URL over TCP on `address`.
+        public func database(_ name: String) async throws -> String {
+            let result = try await runProcessAsync(
+                "/usr/bin/psql", ["-h", socketDirectory, "-p", "\(port)", "-U", "kiln", "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])
+            guard result.status == 0 else { throw StartError.failed("psql CREATE DATABASE \(name): \(result.standardError)") }
+            return "postgres://kiln@\(address):\(port)/\(name)?sslmode=disable"
+        }
+
+        public func stop() {
+            PostgresServer.stop(data)
+        }
+    }
+
+    private static func start(listen: String, wrapper: [String]) throws -> Isolated {
         let bin = try binaries()
         stopAbandoned()
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-postgres-\(UUID().uuidString.prefix(8))").path
@@ -104,16 +135,25 @@ public actor PostgresServer {
         }
         let initdb = try run("initdb", ["-D", data, "-A", "trust", "-U", "kiln", "-E", "UTF8", "--no-sync"])
         guard initdb.status == 0 else { throw StartError.failed("initdb: \(initdb.standardError)") }
+        if listen != "127.0.0.1" {
+            // The hosts of a lab connect from their own addresses on the lab's network.
+            let rule = "host all all samenet trust\n"
+            guard let handle = FileHandle(forWritingAtPath: data + "/pg_hba.conf") else { throw StartError.failed("cannot open \(data)/pg_hba.conf") }
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(rule.utf8))
+            try handle.close()
+        }
         // The server runs as a child of this process, not daemonised by pg_ctl: Foundation's
         // Process learns that a child ended only once all its descendants let go of it.
         for _ in 0..<5 {
             let port = SMTPServer.freePort()
             let server = Process()
             let postgres = ["\(bin)/postgres", "-D", data, "-p", "\(port)", "-k", socketDirectory] + [
-                "listen_addresses=127.0.0.1", "fsync=off", "max_connections=300", "synchronous_commit=off",
+                "listen_addresses=\(listen)", "fsync=off", "max_connections=300", "synchronous_commit=off",
             ].flatMap { ["-c", $0] }
-            server.executableURL = URL(fileURLWithPath: asRoot ? "/usr/sbin/runuser" : postgres[0])
-            server.arguments = asRoot ? ["-u", "postgres", "--"] + postgres : Array(postgres.dropFirst())
+            let command = wrapper + (asRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + postgres : postgres)
+            server.executableURL = URL(fileURLWithPath: command[0])
+            server.arguments = Array(command.dropFirst())
             _ = FileManager.default.createFile(atPath: base + "/server.log", contents: nil)
             let log = FileHandle(forWritingAtPath: base + "/server.log")
             server.standardOutput = log
@@ -123,14 +163,9 @@ public actor PostgresServer {
             let deadline = Date().addingTimeInterval(30)
             while server.isRunning, Date() < deadline {
                 if try runProcess("\(bin)/pg_isready", ["-q", "-h", socketDirectory, "-p", "\(port)"]).status == 0 {
-                    dataDirectory = data
                     try "\(getpid())".write(toFile: base + "/test-process", atomically: true, encoding: .utf8)
-                    // No process may be started while this one exits: the server is told to stop with a signal.
-                    atexit {
-                        guard let data = PostgresServer.dataDirectory else { return }
-                        PostgresServer.stop(data)
-                    }
-                    return (port, socketDirectory)
+                    started(data)
+                    return Isolated(address: listen, port: port, socketDirectory: socketDirectory, data: data)
                 }
                 Thread.sleep(forTimeInterval: 0.1)
             }
@@ -138,5 +173,20 @@ public actor PostgresServer {
         }
         let log = (try? String(contentsOfFile: base + "/server.log", encoding: .utf8)) ?? ""
         throw StartError.failed("pg_ctl start failed: \(log.suffix(2000))")
+    }
+
+    private static let running = Mutex<[String]>([])
+
+    /// Remembers a started server's data directory, to stop it when the test process exits.
+    private static func started(_ data: String) {
+        let first = running.withLock { running in
+            running.append(data)
+            return running.count == 1
+        }
+        guard first else { return }
+        // No process may be started while this one exits: the servers are told to stop with a signal.
+        atexit {
+            for data in PostgresServer.running.withLock({ $0 }) { PostgresServer.stop(data) }
+        }
     }
 }

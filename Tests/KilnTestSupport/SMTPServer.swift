@@ -6,6 +6,7 @@ public final class SMTPServer: @unchecked Sendable {
     // Only touched by the test that owns it.
     private let process: Process
     private let input: Pipe
+    public let host: String
     public let port: Int
     public let directory: TemporaryDirectory
 
@@ -18,6 +19,10 @@ public final class SMTPServer: @unchecked Sendable {
         public var auth: String?
         /// Addresses answered `550` at RCPT.
         public var reject: [String] = []
+        /// Where it listens: a network namespace the test made (nil: this process's), and an
+        /// address in it.
+        public var namespace: String?
+        public var host = "127.0.0.1"
 
         public init(
             port: Int? = nil, tls: (certificate: String, key: String)? = nil, requireSTARTTLS: Bool = false, auth: String? = nil,
@@ -54,14 +59,19 @@ public final class SMTPServer: @unchecked Sendable {
         }
         let directory = try TemporaryDirectory("kiln-smtp")
         let process = Process()
-        var arguments = [Executables.packageRoot + "/Tests/Servers/smtp_server.py", "--dir", directory.path]
+        var arguments = [Executables.packageRoot + "/Tests/Servers/smtp_server.py", "--dir", directory.path, "--host", options.host]
         if let port = options.port { arguments += ["--port", "\(port)"] }
         if let tls = options.tls { arguments += ["--tls", tls.certificate, tls.key] }
         if options.requireSTARTTLS { arguments.append("--require-starttls") }
         if let auth = options.auth { arguments += ["--auth", auth] }
         if !options.reject.isEmpty { arguments += ["--reject"] + options.reject }
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = arguments
+        if let namespace = options.namespace {
+            process.executableURL = URL(fileURLWithPath: NetworkLab.ip)
+            process.arguments = ["netns", "exec", namespace, python] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: python)
+            process.arguments = arguments
+        }
         process.standardOutput = FileHandle.nullDevice
         _ = FileManager.default.createFile(atPath: directory.url("stderr"), contents: nil)
         process.standardError = FileHandle(forWritingAtPath: directory.url("stderr"))
@@ -74,7 +84,7 @@ public final class SMTPServer: @unchecked Sendable {
         while !last {
             last = ContinuousClock.now >= deadline
             if let text = try? String(contentsOfFile: directory.url("port"), encoding: .utf8), let port = Int(text) {
-                return SMTPServer(process: process, input: input, port: port, directory: directory)
+                return SMTPServer(process: process, input: input, host: options.host, port: port, directory: directory)
             }
             guard process.isRunning else { break }
             try await Task.sleep(for: .milliseconds(20))
@@ -86,14 +96,15 @@ public final class SMTPServer: @unchecked Sendable {
             "the test SMTP server (Tests/Servers/smtp_server.py) did not start (\(running ? "still starting after 60 s" : "it exited")): \(stderr)")
     }
 
-    private init(process: Process, input: Pipe, port: Int, directory: TemporaryDirectory) {
+    private init(process: Process, input: Pipe, host: String, port: Int, directory: TemporaryDirectory) {
         self.process = process
         self.input = input
+        self.host = host
         self.port = port
         self.directory = directory
     }
 
-    public var url: String { "smtp://127.0.0.1:\(port)" }
+    public var url: String { "smtp://\(host):\(port)" }
 
     /// Every message received so far, in order.
     public func messages() throws -> [Received] {

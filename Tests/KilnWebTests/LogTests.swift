@@ -1,6 +1,7 @@
 import Foundation
 import KilnCore
 import KilnStore
+import KilnTestSupport
 import Testing
 
 #if canImport(FoundationNetworking)

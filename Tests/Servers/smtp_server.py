@@ -1,10 +1,10 @@
-"""A real SMTP server on 127.0.0.1 for Kiln's tests (Debian's python3-aiosmtpd).
+"""A real SMTP server on 127.0.0.1 (or --host) for Kiln's tests (Debian's python3-aiosmtpd).
 
 Writes each message it accepts to DIR/<n>.json with the envelope, whether the session was
 encrypted and authenticated, and the message text. Prints "listening on PORT" and writes PORT to DIR/port once ready and runs
 until killed or its standard input closes.
 
-    smtp_server.py --dir DIR [--port N] [--tls CERT KEY] [--require-starttls]
+    smtp_server.py --dir DIR [--host ADDRESS] [--port N] [--tls CERT KEY] [--require-starttls]
                    [--auth USER:PASSWORD] [--reject ADDRESS ...]
 """
 import argparse
@@ -62,6 +62,7 @@ class Handler:
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--dir", required=True)
+    parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"))
     parser.add_argument("--require-starttls", action="store_true")
@@ -87,10 +88,10 @@ def main():
     port = options.port
     if port == 0:
         with socket.socket() as probe:
-            probe.bind(("127.0.0.1", 0))
+            probe.bind((options.host, 0))
             port = probe.getsockname()[1]
     controller = Controller(
-        Handler(options.dir, options.reject), hostname="127.0.0.1", port=port,
+        Handler(options.dir, options.reject), hostname=options.host, port=port,
         tls_context=tls_context, require_starttls=options.require_starttls, **extra)
     controller.start()
     print(f"listening on {port}", flush=True)

@@ -74,6 +74,15 @@ public actor IntegrationLog {
         await sink?.close()
     }
 
+    /// A note for this host's own copy only, after `close()`: what the store can no longer take
+    /// (the integration's result was refused because another host had ended it).
+    public func noteLocally(_ text: String) {
+        guard let late = FileHandle(forWritingAtPath: path) else { return }
+        defer { try? late.close() }
+        _ = try? late.seekToEnd()
+        try? late.write(contentsOf: Data("*** \(text)\n".utf8))
+    }
+
     /// Bytes written so far (the truncation line included).
     public var size: Int { written }
 

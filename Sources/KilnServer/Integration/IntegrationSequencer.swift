@@ -48,9 +48,20 @@ public struct IntegrationSequencer: Sendable {
             await log.close()
             return nil
         }
+        // Stopped from outside: because someone canceled it, or because another host ended it
+        // (then this host records nothing, and its log says why).
+        if outcome.result == .canceled, let lost = try? await store.stopRequests(for: [claim]).first(where: \.lost) {
+            await log.note("stopped: this host no longer holds the integration (\(lost.reason))")
+            await log.close()
+            return nil
+        }
         await log.note("result: \(outcome.result.rawValue)\(outcome.reason.map { " (\($0))" } ?? "")")
         await log.close()
-        return await record(claim, outcome: outcome)
+        guard let recorded = await record(claim, outcome: outcome) else {
+            await log.noteLocally("stopped: the result was not recorded: this host no longer holds the integration")
+            return nil
+        }
+        return recorded
     }
 
     /// Completes the integration, waiting for the store while it cannot be reached: a result is
