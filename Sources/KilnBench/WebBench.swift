@@ -36,7 +36,7 @@ struct WebBench {
         } else {
             try await StoreBench(work: work).fill(try SQLiteStore.open(dataDirectory: home + "/.kiln"), count: 100_000)
         }
-        let repositories = try (0..<12).map { try makeRepository(work.url("web-repo-\($0)")) }
+        let repositories = try (0..<12).map { try Self.makeRepository(work.url("web-repo-\($0)")) }
         for index in 1...50 {
             try "repository: {url: '\(repositories[0])'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"
                 .write(toFile: "\(home)/Bots/bot-\(index).yml", atomically: false, encoding: .utf8)
@@ -58,7 +58,7 @@ struct WebBench {
         let server = try Server(kiln: kiln, home: home, listen: "127.0.0.1:\(port)")
         defer { server.stop() }
         let base = "http://127.0.0.1:\(port)"
-        try await waitForHTTP(base + "/health")
+        try await Self.waitForHTTP(base + "/health")
 
         // The first seconds after a start expire 75,000 integrations (retention keeps 500 per bot),
         // a burst of writes that each make the page stale: measured apart from the steady state.
@@ -72,9 +72,9 @@ struct WebBench {
         // A webhook answered 202 to its integration's first process.
         var latencies: [Double] = []
         for round in 1...9 {
-            let commit = try commitTo(work.url("web-repo-1"), round: round)
+            let commit = try Self.commitTo(work.url("web-repo-1"), round: round)
             let start = Date().timeIntervalSince1970
-            let status = try await post(base, repository: repositories[1], commit: commit)
+            let status = try await Self.post(base, repository: repositories[1], commit: commit)
             guard status == 202 else { throw BenchError.unexpected("webhook answered \(status)") }
             latencies.append((try await Measure.markTime("\(marks)/\(round)") - start) * 1000)
             try await server.waitUntilIdle(bots: 1)
@@ -94,7 +94,7 @@ struct WebBench {
             var statuses: [Int] = []
             for index in 0..<1000 {
                 if index >= 64, let status = try await group.next() { statuses.append(status) }
-                group.addTask { try await post(base, repository: repositories[index % 10 + 2], commit: heads[index % 10]) }
+                group.addTask { try await Self.post(base, repository: repositories[index % 10 + 2], commit: heads[index % 10]) }
             }
             for try await status in group { statuses.append(status) }
             return statuses
@@ -110,22 +110,22 @@ struct WebBench {
             comparison: String(format: "sent 64 at a time in %@", Measure.format(elapsed)))
     }
 
-    private func makeRepository(_ path: String) throws -> String {
+    static func makeRepository(_ path: String) throws -> String {
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         try "not a package\n".write(toFile: path + "/README.md", atomically: false, encoding: .utf8)
         try command("/usr/bin/git", ["init", "-q", "-b", "main"], in: path)
-        _ = try commitTo(path, round: 0)
+        _ = try Self.commitTo(path, round: 0)
         return path
     }
 
-    private func commitTo(_ path: String, round: Int) throws -> String {
+    static func commitTo(_ path: String, round: Int) throws -> String {
         try "round \(round)\n".write(toFile: path + "/round.txt", atomically: false, encoding: .utf8)
         try command("/usr/bin/git", ["add", "-A"], in: path)
         try command("/usr/bin/git", ["-c", "user.name=Bench", "-c", "user.email=b@example.com", "commit", "-q", "-m", "round \(round)"], in: path)
         return try command("/usr/bin/git", ["rev-parse", "HEAD"], in: path).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
-    private func post(_ base: String, repository: String, commit: String) async throws -> Int {
+    static func post(_ base: String, repository: String, commit: String) async throws -> Int {
         let body = Data(#"{"repository": "\#(repository)", "branch": "main", "commit": "\#(commit)"}"#.utf8)
         let mac = HMAC<SHA256>.authenticationCode(for: body, using: SymmetricKey(data: Data(Self.secret.utf8)))
         guard let url = URL(string: base + "/hooks/generic") else { throw BenchError.unexpected("bad URL \(base)") }
@@ -137,7 +137,7 @@ struct WebBench {
         return (response as? HTTPURLResponse)?.statusCode ?? 0
     }
 
-    private func waitForHTTP(_ url: String) async throws {
+    static func waitForHTTP(_ url: String) async throws {
         guard let url = URL(string: url) else { return }
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {

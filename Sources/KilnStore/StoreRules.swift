@@ -4,6 +4,10 @@ import KilnCore
 /// The rules every engine applies inside its transactions, written once in Swift so that no
 /// engine's SQL carries them.
 enum StoreRules {
+    /// How long a host may stay gone before it is forgotten: long enough to see on the pages
+    /// that it went, short enough that a retired or renamed host does not stay listed.
+    static let forgetHostsAfter = Duration.seconds(24 * 3600)
+
     /// Whether `request` reaches `latest`, the bot's newest integration that left the queue,
     /// instead of queueing anew: a push of the commit the bot is integrating, or last integrated
     /// (a webhook and a poll seeing the same push, a forge redelivering). `kiln trigger` and

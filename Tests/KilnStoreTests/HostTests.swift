@@ -84,6 +84,22 @@ struct HostTests {
         await #expect(throws: StoreError.self) { try await test.store.advance(claim, to: .testing, now: test.at(9)) }
     }
 
+    @Test("A host gone for a day is forgotten; one gone for an hour is still listed as gone")
+    func goneHostsAreForgotten() async throws {
+        let url = try await PostgresServer.shared.database()
+        let name = try #require(url.split(separator: "/").last?.split(separator: "?").first.map(String.init))
+        let store = try await PostgresStore.open(DatabaseSettings(url: url))
+        for host in ["retired", "down", "alive"] {
+            try await store.heartbeat(HostReport(name: host, version: "1", executors: 1, busy: 0, botsDigest: "", lease: .seconds(30)))
+        }
+        try await PostgresServer.shared.psql("UPDATE host SET last_heard = now() - interval '25 hours' WHERE name = 'retired'", database: name)
+        try await PostgresServer.shared.psql("UPDATE host SET last_heard = now() - interval '1 hour' WHERE name = 'down'", database: name)
+        _ = try await store.recoverLostHosts(now: Date())
+        let hosts = try await store.hosts()
+        #expect(hosts.map(\.name) == ["alive", "down"])
+        #expect(hosts.map(\.gone) == [false, true])
+    }
+
     @Test("A lease has one holder until it runs out")
     func leases() async throws {
         let test = try await TestStore(.postgres)

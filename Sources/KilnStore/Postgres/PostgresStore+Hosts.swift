@@ -72,6 +72,9 @@ extension PostgresStore {
                         "UPDATE integration SET requeue_of = \(integration.id) WHERE id = \(queued.integration.id)", logger: logger)
                 }
             }
+            // A host gone this long was taken down for good (renamed, retired): it leaves the list.
+            try await connection.execute(
+                "DELETE FROM host WHERE last_heard < now() - \(StoreRules.forgetHostsAfter.seconds) * interval '1 second'", logger: logger)
             return recovered
         }
     }

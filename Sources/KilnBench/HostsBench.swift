@@ -1,0 +1,287 @@
+import Foundation
+import KilnCore
+import KilnStore
+
+/// Several hosts on one PostgreSQL database (a server of the benchmark's own, on 127.0.0.1):
+/// drain time of 300 integrations on 1 and on 3 hosts, claim latency with 3 hosts competing, a
+/// webhook to its first process, recovery after `kill -9` of a host, and `kiln migrate`.
+struct HostsBench {
+    let kiln: String
+    let work: Workspace
+
+    /// Each integration of the drain waits this long in a before trigger, as a build would, so
+    /// that the ratio measures coordination and not this machine's 2 cores.
+    static let wait = "1"
+    static let executors = 4
+    static let drained = 300
+
+    func run(into table: Table) async throws {
+        let postgres = try BenchPostgres(directory: work.url("postgres"))
+        defer { postgres.stop() }
+        let repository = try WebBench.makeRepository(work.url("hosts-repo"))
+        let bots = work.url("hosts-bots")
+        try FileManager.default.createDirectory(atPath: bots, withIntermediateDirectories: true)
+        for index in 1...Self.drained {
+            try "repository: {url: '\(repository)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers: [{name: wait, phase: before, run: 'sleep \(Self.wait); exit 1'}]\n"
+                .write(toFile: "\(bots)/bot-\(index).yml", atomically: false, encoding: .utf8)
+        }
+        let marks = work.url("hosts-marks")
+        try FileManager.default.createDirectory(atPath: marks, withIntermediateDirectories: true)
+        let timedRepository = try WebBench.makeRepository(work.url("hosts-timed-repo"))
+        try """
+        repository: {url: '\(timedRepository)'}
+        schedule: {poll: 0}
+        test: {enabled: false}
+        triggers: [{name: mark, phase: before, run: 'date +%s%N > \(marks)/$KILN_INTEGRATION'}]
+
+        """.write(toFile: bots + "/timed.yml", atomically: false, encoding: .utf8)
+        try """
+        repository: {url: '\(repository)'}
+        schedule: {poll: 0}
+        test: {enabled: false}
+        triggers: [{name: hang, phase: before, run: 'sleep 600'}]
+
+        """.write(toFile: bots + "/hang.yml", atomically: false, encoding: .utf8)
+        try WebBench.secret.write(toFile: work.url("hosts-secret"), atomically: false, encoding: .utf8)
+
+        // Drain time, 1 host then 3.
+        let single = try await cluster(postgres, database: "drain_1", hosts: 1, bots: bots)
+        let alone = try await drain(single.store)
+        let webhookAlone = try await firstProcess(single, repository: timedRepository, marks: marks, rounds: 1...9)
+        for mark in try FileManager.default.contentsOfDirectory(atPath: marks) { try FileManager.default.removeItem(atPath: marks + "/" + mark) }
+        single.stop()
+        let three = try await cluster(postgres, database: "drain_3", hosts: 3, bots: bots)
+        defer { three.stop() }
+        let together = try await drain(three.store)
+        table.add(
+            "drain \(Self.drained) queued integrations, 1 host vs 3 hosts", target: "ratio ≥ 2.7×",
+            measured: String(format: "%.1f s vs %.1f s: %.2f×", alone, together, alone / together),
+            comparison: "each waits \(Self.wait) s in a trigger that then fails it (no build); \(Self.executors) executors per host, one PostgreSQL")
+
+        // Claim latency: one integration queued at a time, 3 hosts idle and competing for it.
+        var latencies: [Double] = []
+        for index in 1...100 {
+            let queued = try await three.store.enqueue(QueueRequest(bot: "bot-\(index)", cause: .manual, branch: "main"), now: Date())
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                if let started = try await three.store.integrations(bot: "bot-\(index)", limit: 1, before: nil).first?.startedAt {
+                    latencies.append(started.timeIntervalSince(queued.integration.queuedAt) * 1000)
+                    break
+                }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        latencies.sort()
+        guard latencies.count == 100 else { throw BenchError.unexpected("only \(latencies.count) of 100 integrations were claimed") }
+        table.add(
+            "claim latency (queued → claimed), 3 hosts competing", target: "p50 < 20 ms, p99 < 100 ms",
+            measured: String(format: "p50 %@, p99 %@", Measure.format(latencies[49]), Measure.format(latencies[98])),
+            comparison: "100 integrations queued one at a time; woken by LISTEN/NOTIFY")
+
+        // A webhook to one host, to the first process on whichever host claims it.
+        let webhook = try await firstProcess(three, repository: timedRepository, marks: marks, rounds: 1...9)
+        table.add(
+            "webhook answered 202 to its first process started, PostgreSQL", target: "median < 50 ms",
+            measured: Measure.format(webhook), comparison: "9 signed generic pushes to the 3 hosts in turn; to 1 host: \(Measure.format(webhookAlone))")
+        three.stop()
+
+        // Recovery after kill -9 of the host running an integration.
+        var recoveries: [Double] = []
+        for round in 1...3 {
+            let pair = try await cluster(postgres, database: "recovery_\(round)", hosts: 2, bots: bots, executors: 1, lease: "5s")
+            defer { pair.stop() }
+            _ = try await pair.store.enqueue(QueueRequest(bot: "hang", cause: .manual, branch: "main"), now: Date())
+            var running: Integration?
+            while running == nil {
+                running = try await pair.store.integrations(bot: "hang", limit: 1, before: nil).first.flatMap { $0.isRunning ? $0 : nil }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            guard let host = running?.host, let victim = pair.servers.first(where: { $0.name == host }) else {
+                throw BenchError.unexpected("the hanging integration names no host of the benchmark")
+            }
+            victim.server.stop()
+            let killed = ContinuousClock.now
+            let deadline = Date().addingTimeInterval(60)
+            while try await pair.store.integrations(bot: "hang", limit: 10, before: nil).last?.step != .completed, Date() < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            recoveries.append(Measure.milliseconds(ContinuousClock.now - killed))
+        }
+        recoveries.sort()
+        table.add(
+            "recovery after kill -9 of a host (lease 5 s)", target: "≤ lease + 5 s", measured: Measure.format(recoveries[1]),
+            comparison: "until another host ended its integration; median of 3")
+
+        try await migrate(postgres, into: table)
+    }
+
+    /// `kiln migrate` of a data directory with 10,000 integrations, 2,000 of them with a 64 KiB log.
+    private func migrate(_ postgres: BenchPostgres, into table: Table) async throws {
+        let home = work.url("migrate")
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        let store = try SQLiteStore.open(dataDirectory: home + "/.kiln")
+        let count = 10_000
+        try await StoreBench(work: work).fill(store, count: count)
+        let line = Array(repeating: UInt8(ascii: "x"), count: 127) + [UInt8(ascii: "\n")]
+        let log = Data((0..<512).flatMap { _ in line })
+        var bytes = 0
+        var logged: [Integration] = []
+        for bot in 1...50 { logged += try await store.integrations(bot: "bot-\(bot)", limit: 40, before: nil) }
+        for integration in logged {
+            guard let path = store.logLocation(bot: integration.bot, number: integration.number) else { continue }
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try log.write(to: URL(fileURLWithPath: path))
+            bytes += log.count
+        }
+        let url = try postgres.database("migrated")
+        let start = ContinuousClock.now
+        try command(kiln, ["migrate", "--data", home + "/.kiln", "--to", url], in: home)
+        let elapsed = Measure.milliseconds(ContinuousClock.now - start)
+        table.add(
+            "kiln migrate of \(count.formatted()) integrations and \(bytes / 1_000_000) MB of logs", target: "(no target)",
+            measured: Measure.format(elapsed), comparison: "SQLite to PostgreSQL on the same machine, verified")
+    }
+
+    /// The median time from posting a push webhook (to each host in turn) to the first process
+    /// of the integration it queued, in milliseconds.
+    private func firstProcess(_ cluster: Cluster, repository: String, marks: String, rounds: ClosedRange<Int>) async throws -> Double {
+        var latencies: [Double] = []
+        for round in rounds {
+            let commit = try WebBench.commitTo(repository, round: round)
+            let start = Date().timeIntervalSince1970
+            let status = try await WebBench.post(cluster.base(round), repository: repository, commit: commit)
+            guard status == 202 else { throw BenchError.unexpected("webhook answered \(status)") }
+            latencies.append((try await Measure.markTime("\(marks)/\(round)") - start) * 1000)
+            try await Task.sleep(for: .milliseconds(300))
+        }
+        FileHandle.standardError.write(Data("  samples: \(latencies.map { Measure.format($0) }.joined(separator: ", "))\n".utf8))
+        latencies.sort()
+        return latencies[latencies.count / 2]
+    }
+
+    /// Drains 300 queued integrations and returns how long it took, in seconds.
+    private func drain(_ store: PostgresStore) async throws -> Double {
+        let start = ContinuousClock.now
+        for index in 1...Self.drained {
+            _ = try await store.enqueue(QueueRequest(bot: "bot-\(index)", cause: .manual, branch: "main"), now: Date())
+        }
+        let deadline = Date().addingTimeInterval(600)
+        while Date() < deadline {
+            let overviews = try await store.botOverviews().filter { $0.state.name.hasPrefix("bot-") }
+            if overviews.count == Self.drained, overviews.allSatisfy({ $0.last != nil && $0.running.isEmpty && $0.queued.isEmpty }) {
+                return Measure.milliseconds(ContinuousClock.now - start) / 1000
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw BenchError.unexpected("\(Self.drained) integrations did not drain within 10 minutes")
+    }
+
+    /// `hosts` servers on a new database, each with its own data directory, reading `bots`.
+    private func cluster(
+        _ postgres: BenchPostgres, database: String, hosts: Int, bots: String, executors: Int = executors, lease: String = "30s"
+    ) async throws -> Cluster {
+        let url = try postgres.database(database)
+        var servers: [(name: String, port: Int, server: Server)] = []
+        for index in 1...hosts {
+            let home = work.url("\(database)-host-\(index)")
+            try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+            try """
+            executors: \(executors)
+            database: {url: '\(url)'}
+            host: host-\(index)
+            host-lease: \(lease)
+            bots: \(bots)
+            webhooks: {secret-file: '\(work.url("hosts-secret"))'}
+
+            """.write(toFile: home + "/kiln.yml", atomically: false, encoding: .utf8)
+            let port = 19_000 + Int.random(in: 0..<2000)
+            servers.append((name: "host-\(index)", port: port, server: try Server(kiln: kiln, home: home, listen: "127.0.0.1:\(port)")))
+        }
+        let cluster = Cluster(store: try await PostgresStore.open(DatabaseSettings(url: url)), servers: servers)
+        for server in servers { try await WebBench.waitForHTTP("http://127.0.0.1:\(server.port)/health") }
+        return cluster
+    }
+
+    struct Cluster {
+        let store: PostgresStore
+        let servers: [(name: String, port: Int, server: Server)]
+
+        func base(_ index: Int) -> String { "http://127.0.0.1:\(servers[index % servers.count].port)" }
+
+        func stop() {
+            for server in servers { server.server.stop() }
+            store.close()
+        }
+    }
+}
+
+/// A PostgreSQL server of the benchmark's own (Debian's `postgresql`), on 127.0.0.1 with its data
+/// in the benchmark's directory; as root it runs as the `postgres` user.
+final class BenchPostgres: @unchecked Sendable {
+    // `server` is only started and waited for by the benchmark's one task.
+    private let server = Process()
+    let port: Int
+    let directory: String
+    private let bin: String
+
+    init(directory: String) throws {
+        let root = "/usr/lib/postgresql"
+        guard let version = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).max() else {
+            throw BenchError.unexpected("PostgreSQL is not installed: apt-get install postgresql (make bench installs it)")
+        }
+        bin = "\(root)/\(version)/bin"
+        self.directory = directory
+        port = 21_000 + Int.random(in: 0..<2000)
+        try FileManager.default.createDirectory(atPath: directory + "/socket", withIntermediateDirectories: true)
+        if getuid() == 0 { try command("/usr/bin/chown", ["-R", "postgres:postgres", directory]) }
+        try run("initdb", ["-D", directory + "/data", "-A", "trust", "-U", "kiln", "-E", "UTF8", "--no-sync"])
+        // The server is a child of the benchmark, not daemonised by pg_ctl: Foundation's Process
+        // would learn that pg_ctl ended only once the server it leaves behind did.
+        try Self.start(
+            server,
+            asPostgres: [
+                "\(bin)/postgres", "-D", directory + "/data", "-p", "\(port)", "-k", directory + "/socket",
+                "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", "-c", "fsync=off", "-c", "synchronous_commit=off",
+            ])
+        let deadline = Date().addingTimeInterval(30)
+        while (try? command("\(bin)/pg_isready", ["-q", "-h", directory + "/socket", "-p", "\(port)"])) == nil {
+            guard Date() < deadline, server.isRunning else { throw BenchError.unexpected("PostgreSQL did not start (see \(directory))") }
+            Thread.sleep(forTimeInterval: 0.1)
+        }
+    }
+
+    /// A new database: its URL.
+    func database(_ name: String) throws -> String {
+        try command("/usr/bin/psql", ["-h", directory + "/socket", "-p", "\(port)", "-U", "kiln", "-d", "postgres", "-qc", "CREATE DATABASE \(name)"])
+        return "postgres://kiln@127.0.0.1:\(port)/\(name)?sslmode=disable"
+    }
+
+    /// Stops the server at once (SIGQUIT to the postmaster).
+    func stop() {
+        guard let pid = (try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8))?.split(separator: "\n").first.flatMap({ Int32($0) })
+        else { return }
+        kill(pid, SIGQUIT)
+        server.waitUntilExit()
+    }
+
+    /// Runs an initdb-like tool to its end.
+    private func run(_ tool: String, _ arguments: [String]) throws {
+        let process = Process()
+        try Self.start(process, asPostgres: ["\(bin)/\(tool)"] + arguments)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError.commandFailed(([tool] + arguments).joined(separator: " ")) }
+    }
+
+    /// Starts `line` as the `postgres` user when this is root, without pipes (a server left
+    /// running would hold them open, and a reader would wait for it).
+    private static func start(_ process: Process, asPostgres line: [String]) throws {
+        let line = (getuid() == 0 ? ["/usr/sbin/runuser", "-u", "postgres", "--"] : []) + line
+        process.executableURL = URL(fileURLWithPath: line[0])
+        process.arguments = Array(line.dropFirst())
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+}
