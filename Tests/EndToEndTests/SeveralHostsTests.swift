@@ -38,7 +38,7 @@ actor Cluster {
 
 /// Several real `kiln serve` hosts, each in its own network namespace with its own data
 /// directory, on one PostgreSQL database in another namespace.
-@Suite("Several hosts on one PostgreSQL database, in network namespaces")
+@Suite("Several hosts on one PostgreSQL database, in network namespaces", .serialized)
 struct SeveralHostsTests {
     /// A host: its own namespace and address, its own home (kiln.yml, bots, data directory), and
     /// its server process.

@@ -82,10 +82,15 @@ extension Executables {
 
 /// The processes whose command line matches `pattern` that are still there after up to `timeout`:
 /// a killed process may take a moment to be gone on a busy machine. Empty when none is left.
-public func leftoverProcesses(matching pattern: String, timeout: Duration = .seconds(5)) async throws -> String {
+public func leftoverProcesses(matching pattern: String, timeout: Duration = .seconds(10)) async throws -> String {
     let deadline = ContinuousClock.now + timeout
     while true {
-        let found = try runProcess("/usr/bin/pgrep", ["-f", pattern]).standardOutput
+        // A killed process that nobody has reaped yet (a zombie) runs nothing: it does not count.
+        let found = try runProcess("/usr/bin/pgrep", ["-f", pattern]).standardOutput.split(separator: "\n").filter { pid in
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
+            guard let close = stat.lastIndex(of: ")") else { return false }
+            return !stat[stat.index(after: close)...].hasPrefix(" Z")
+        }.map { "\($0)\n" }.joined()
         if found.isEmpty || ContinuousClock.now >= deadline { return found }
         try await Task.sleep(for: .milliseconds(50))
     }
