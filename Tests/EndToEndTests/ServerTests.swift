@@ -31,18 +31,26 @@ struct ServedHome {
 
     func integrations(_ bot: String) async throws -> [Integration] { try await store().integrations(bot: bot, limit: 100, before: nil) }
 
-    /// Waits until `condition` holds, checking every 100 ms.
+    /// Waits until `condition` holds, checking every 100 ms; on a timeout, shows the server's output.
     func eventually(_ what: String, timeout: Duration = .seconds(30), _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        // Once more: on a busy machine this task may have woken only after the deadline.
-        if try await condition() { return }
-        Issue.record("timed out waiting for: \(what)\n\(server.standardOutput)")
-        throw CancellationError()
+        try await EndToEndTests.eventually(what, timeout: timeout, context: server.standardOutput, condition)
     }
+}
+
+/// Waits until `condition` holds, checking every 100 ms; records `what` (and `context`) as the
+/// test's issue and throws when `timeout` passes first.
+func eventually(
+    _ what: String, timeout: Duration = .seconds(30), context: @autoclosure () -> String = "", _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    // Once more: on a busy machine this task may have woken only after the deadline.
+    if try await condition() { return }
+    Issue.record("timed out waiting for: \(what)\n\(context())")
+    throw CancellationError()
 }
 
 @Suite("kiln serve: scheduling and running integrations")

@@ -72,15 +72,29 @@ struct SeveralHostsTests {
         }
     }
 
-    static func eventually(_ what: String, timeout: Duration, _ condition: () async throws -> Bool) async throws {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if try await condition() { return }
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        if try await condition() { return }
-        Issue.record("timed out waiting for: \(what)")
-        throw CancellationError()
+    /// build-1 running app #1, whose before trigger holds on its first run for as long as
+    /// `hold(marks)` (a shell command) runs, and build-2 started beside it, on a new database.
+    struct Held {
+        let first: Host
+        let second: Host
+        let store: PostgresStore
+        /// Kept for the test's length: the trigger's marks, and the repository integrated.
+        let marks: TemporaryDirectory
+        let repository: GitFixture
+    }
+
+    static func firstRunHeld(_ hold: (String) -> String) async throws -> Held {
+        let database = try await Cluster.shared.database()
+        let repo = try ServerTests.quickRepository()
+        let marks = try TemporaryDirectory()
+        let bot =
+            "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers:\n  - name: wait\n    phase: before\n    run: test -f \(marks.path)/once || { touch \(marks.path)/once; \(hold(marks.path)); }\n"
+        let first = try await Host("build-1", database: database, bots: ["app": bot], executors: 1)
+        let store = try await PostgresStore.open(DatabaseSettings(url: database))
+        _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
+        try await eventually("build-1 to run the integration", timeout: .seconds(30)) { FileManager.default.fileExists(atPath: "\(marks.path)/once") }
+        let second = try await Host("build-2", database: database, bots: ["app": bot], executors: 1)
+        return Held(first: first, second: second, store: store, marks: marks, repository: repo)
     }
 
     @Test("30 queued integrations drain across three hosts: each runs once, every host runs some, /api/hosts lists them")
@@ -97,7 +111,7 @@ struct SeveralHostsTests {
         for name in ["build-1", "build-2", "build-3"] { hosts.append(try await Host(name, database: database, bots: bots, lease: "30s")) }
         let store = try await PostgresStore.open(DatabaseSettings(url: database))
         for index in 0..<30 { _ = try await store.enqueue(QueueRequest(bot: "bot\(index)", cause: .manual, branch: "main"), now: Date()) }
-        try await Self.eventually("every integration to end", timeout: .seconds(90)) {
+        try await eventually("every integration to end", timeout: .seconds(90)) {
             try await store.botOverviews().allSatisfy { $0.last != nil && $0.running.isEmpty && $0.queued.isEmpty }
         }
         var ranOn: [String: Int] = [:]
@@ -128,26 +142,16 @@ struct SeveralHostsTests {
 
     @Test("kill -9 of a host mid-integration: another ends it naming the host within the lease, and integrates its commit again")
     func killedHost() async throws {
-        let database = try await Cluster.shared.database()
-        let repo = try ServerTests.quickRepository()
-        let marks = try TemporaryDirectory()
-        // The first run of the trigger hangs (the host is killed meanwhile); the second goes through.
-        let bot =
-            "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers:\n  - name: wait\n    phase: before\n    run: test -f \(marks.path)/once || { touch \(marks.path)/once; sleep 60; }\n"
-        let first = try await Host("build-1", database: database, bots: ["app": bot], executors: 1)
-        let store = try await PostgresStore.open(DatabaseSettings(url: database))
-        let queued = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
-        try await Self.eventually("build-1 to run the integration", timeout: .seconds(30)) {
-            FileManager.default.fileExists(atPath: "\(marks.path)/once")
-        }
-        let second = try await Host("build-2", database: database, bots: ["app": bot], executors: 1)
+        // The first run hangs (the host is killed meanwhile); the second goes through.
+        let held = try await Self.firstRunHeld { _ in "sleep 60" }
+        let (first, second, store) = (held.first, held.second, held.store)
         let running = try #require(try await store.integrations(bot: "app", limit: 1, before: nil).first)
-        #expect(running.number == queued.integration.number && running.host == "build-1" && running.isRunning)
+        #expect(running.number == 1 && running.host == "build-1" && running.isRunning)
         let commit = try #require(running.commit)
 
         first.server.kill()
         let killedAt = ContinuousClock.now
-        try await Self.eventually("build-2 to end it", timeout: .seconds(20)) {
+        try await eventually("build-2 to end it", timeout: .seconds(20)) {
             try await store.integrations(bot: "app", limit: 10, before: nil).last?.step == .completed
         }
         let recoveredAfter = ContinuousClock.now - killedAt
@@ -158,7 +162,7 @@ struct SeveralHostsTests {
         #expect(log.contains("*** host 'build-1' stopped answering"))
         print("recovered \(recoveredAfter) after kill -9 (lease 3s)")
 
-        try await Self.eventually("the commit integrated again on build-2", timeout: .seconds(30)) {
+        try await eventually("the commit integrated again on build-2", timeout: .seconds(30)) {
             try await store.integrations(bot: "app", limit: 10, before: nil).first { $0.number == 2 }?.step == .completed
         }
         let again = try #require(try await store.integrations(bot: "app", limit: 10, before: nil).first)
@@ -172,24 +176,14 @@ struct SeveralHostsTests {
 
     @Test("A host cut off mid-integration is recovered like a killed one; when its link returns, its late writes are refused, it says so in its log, and it takes new work")
     func cutOff() async throws {
-        let database = try await Cluster.shared.database()
-        let repo = try ServerTests.quickRepository()
-        let marks = try TemporaryDirectory()
-        // The first run of the trigger waits for the test's word; later runs go through.
-        let bot =
-            "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers:\n  - name: wait\n    phase: before\n    run: test -f \(marks.path)/once || { touch \(marks.path)/once; while [ ! -f \(marks.path)/release ]; do sleep 0.2; done; echo $((6 * 7))-late; }\n"
-        let first = try await Host("build-1", database: database, bots: ["app": bot], executors: 1)
-        let store = try await PostgresStore.open(DatabaseSettings(url: database))
-        _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
-        try await Self.eventually("build-1 to run the integration", timeout: .seconds(30)) {
-            FileManager.default.fileExists(atPath: "\(marks.path)/once")
-        }
-        let second = try await Host("build-2", database: database, bots: ["app": bot], executors: 1)
+        // The first run waits for the test's word; later runs go through.
+        let held = try await Self.firstRunHeld { marks in "while [ ! -f \(marks)/release ]; do sleep 0.2; done; echo $((6 * 7))-late" }
+        let (first, second, store) = (held.first, held.second, held.store)
 
         let lab = try await Cluster.shared.lab()
         try lab.cut(first.namespace)
         let cutAt = ContinuousClock.now
-        try await Self.eventually("build-2 to end #1 and integrate its commit again as #2", timeout: .seconds(40)) {
+        try await eventually("build-2 to end #1 and integrate its commit again as #2", timeout: .seconds(40)) {
             let history = try await store.integrations(bot: "app", limit: 10, before: nil)
             return history.count == 2 && history.allSatisfy { $0.step == .completed }
         }
@@ -203,14 +197,12 @@ struct SeveralHostsTests {
 
         // The link returns; the cut-off host's trigger ends; whatever it tries to write is refused.
         try lab.restore(first.namespace)
-        try "".write(toFile: "\(marks.path)/release", atomically: true, encoding: .utf8)
-        do {
-            try await Self.eventually("build-1 to stop its lost integration", timeout: .seconds(40)) {
-                first.localLog("app", 1).contains("stopped: ")
-            }
-        } catch {
-            Issue.record("build-1's log:\n\(first.localLog("app", 1))\nits output:\n\(first.server.standardOutput)")
-            throw error
+        try "".write(toFile: "\(held.marks.path)/release", atomically: true, encoding: .utf8)
+        try await eventually(
+            "build-1 to stop its lost integration", timeout: .seconds(40),
+            context: "build-1's log:\n\(first.localLog("app", 1))\nits output:\n\(first.server.standardOutput)"
+        ) {
+            first.localLog("app", 1).contains("stopped: ")
         }
         #expect(first.localLog("app", 1).contains("ended already"), "\(first.localLog("app", 1))")
         let after = try #require(try await store.integrations(bot: "app", limit: 10, before: nil).first { $0.number == 1 })
@@ -221,7 +213,7 @@ struct SeveralHostsTests {
         // It takes new work: with build-2 gone, the next integration runs on build-1.
         _ = try await second.server.terminate()
         _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
-        try await Self.eventually("build-1 to run #3", timeout: .seconds(40)) {
+        try await eventually("build-1 to run #3", timeout: .seconds(40)) {
             try await store.integrations(bot: "app", limit: 1, before: nil).first.map { $0.number == 3 && $0.step == .completed } == true
         }
         let third = try #require(try await store.integrations(bot: "app", limit: 1, before: nil).first)
@@ -245,7 +237,7 @@ struct SeveralHostsTests {
         let store = try await PostgresStore.open(DatabaseSettings(url: database))
         // build-1 and build-2 are busy; only build-3 has an executor free.
         for bot in ["busy1", "busy2"] { _ = try await store.enqueue(QueueRequest(bot: bot, cause: .manual, branch: "main"), now: Date()) }
-        try await Self.eventually("build-1 and build-2 to be busy", timeout: .seconds(30)) {
+        try await eventually("build-1 and build-2 to be busy", timeout: .seconds(30)) {
             Set(try await store.botOverviews().flatMap(\.running).compactMap(\.host)) == ["build-1", "build-2"]
         }
         let third = try await Host("build-3", database: database, bots: bots, executors: 1)
@@ -258,7 +250,7 @@ struct SeveralHostsTests {
         #expect((response as? HTTPURLResponse)?.statusCode == 202, "\(String(decoding: answer, as: UTF8.self))")
         #expect(String(decoding: answer, as: UTF8.self).contains(#""bot":"app""#))
 
-        try await Self.eventually("build-3 to run app #1", timeout: .seconds(20)) {
+        try await eventually("build-3 to run app #1", timeout: .seconds(20)) {
             try await store.integrations(bot: "app", limit: 1, before: nil).first?.isRunning == true
         }
         let stream = StreamingGet(try second.url("/bots/app/integrations/1/log"))
@@ -305,7 +297,7 @@ struct SeveralHostsTests {
             hosts.append(try await Host(name, database: database, bots: ["app": bot], lease: "30s", executors: 1, config: config))
         }
         _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
-        try await Self.eventually("#2 to end", timeout: .seconds(30)) {
+        try await eventually("#2 to end", timeout: .seconds(30)) {
             try await store.integrations(bot: "app", limit: 1, before: nil).first.map { $0.number == 2 && $0.step == .completed } == true
         }
         let expected = 3

@@ -100,6 +100,16 @@ struct HostTests {
         #expect(hosts.map(\.gone) == [false, true])
     }
 
+    @Test("On SQLite too, a host gone for a day is forgotten and one gone for an hour is kept")
+    func goneHostsAreForgottenOnSQLite() async throws {
+        let test = try await TestStore(.sqlite)
+        try await test.store.heartbeat(HostReport(name: "build-1", version: "1", executors: 1, busy: 0, botsDigest: "", lease: .seconds(30)))
+        _ = try await test.store.recoverLostHosts(now: Date().addingTimeInterval(3600))
+        #expect(try await test.store.hosts().map(\.name) == ["build-1"])
+        _ = try await test.store.recoverLostHosts(now: Date().addingTimeInterval(25 * 3600))
+        #expect(try await test.store.hosts().isEmpty)
+    }
+
     @Test("A lease has one holder until it runs out")
     func leases() async throws {
         let test = try await TestStore(.postgres)

@@ -21,7 +21,9 @@ public actor PostgresServer {
 
     public static let shared = PostgresServer()
 
-    public let user = "kiln"
+    /// The superuser initdb makes, whom the tests connect as.
+    static let superuser = "kiln"
+    public let user = PostgresServer.superuser
     private var started: (port: Int, socketDirectory: String)?
     private var databases = 0
 
@@ -49,8 +51,12 @@ public actor PostgresServer {
     }
 
     private func psql(_ sql: String, port: Int, socketDirectory: String, database: String = "postgres") async throws {
+        try await Self.psql(sql, port: port, socketDirectory: socketDirectory, database: database)
+    }
+
+    static func psql(_ sql: String, port: Int, socketDirectory: String, database: String = "postgres") async throws {
         let result = try await runProcessAsync(
-            "/usr/bin/psql", ["-h", socketDirectory, "-p", "\(port)", "-U", user, "-d", database, "-v", "ON_ERROR_STOP=1", "-qc", sql])
+            "/usr/bin/psql", ["-h", socketDirectory, "-p", "\(port)", "-U", superuser, "-d", database, "-v", "ON_ERROR_STOP=1", "-qc", sql])
         guard result.status == 0 else { throw StartError.failed("psql \(sql): \(result.standardError)") }
     }
 
@@ -107,10 +113,8 @@ public actor PostgresServer {
 
         /// A new, empty database on it: its URL over TCP on `address`.
         public func database(_ name: String) async throws -> String {
-            let result = try await runProcessAsync(
-                "/usr/bin/psql", ["-h", socketDirectory, "-p", "\(port)", "-U", "kiln", "-d", "postgres", "-v", "ON_ERROR_STOP=1", "-qc", "CREATE DATABASE \(name)"])
-            guard result.status == 0 else { throw StartError.failed("psql CREATE DATABASE \(name): \(result.standardError)") }
-            return "postgres://kiln@\(address):\(port)/\(name)?sslmode=disable"
+            try await PostgresServer.psql("CREATE DATABASE \(name)", port: port, socketDirectory: socketDirectory)
+            return "postgres://\(PostgresServer.superuser)@\(address):\(port)/\(name)?sslmode=disable"
         }
 
         public func stop() {
@@ -133,7 +137,7 @@ public actor PostgresServer {
             let chown = try runProcess("/usr/bin/chown", ["-R", "postgres:postgres", base])
             guard chown.status == 0 else { throw StartError.failed("chown: \(chown.standardError) (is the postgres user there? apt-get install postgresql)") }
         }
-        let initdb = try run("initdb", ["-D", data, "-A", "trust", "-U", "kiln", "-E", "UTF8", "--no-sync"])
+        let initdb = try run("initdb", ["-D", data, "-A", "trust", "-U", superuser, "-E", "UTF8", "--no-sync"])
         guard initdb.status == 0 else { throw StartError.failed("initdb: \(initdb.standardError)") }
         if listen != "127.0.0.1" {
             // The hosts of a lab connect from their own addresses on the lab's network.

@@ -23,13 +23,14 @@ public enum StoreMigration {
     static let limit = Duration.seconds(3600)
 
     /// Copies `directory`'s SQLite store into the database of `settings`. The caller holds the
-    /// data directory's serve lock, so no server writes meanwhile.
+    /// data directory's serve lock, so no server writes meanwhile; `host` is the name its servers
+    /// ran under (the config's `host`), to tell a crashed server's integrations from running ones.
     public static func copy(
-        from directory: DataDirectory, to settings: DatabaseSettings, logger: Logger = Logger(label: "kiln.migrate"),
+        from directory: DataDirectory, host: String, to settings: DatabaseSettings, logger: Logger = Logger(label: "kiln.migrate"),
         progress: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws(MigrationError) -> MigrationReport {
         do {
-            return try await performCopy(from: directory, to: settings, logger: logger, progress: progress)
+            return try await performCopy(from: directory, host: host, to: settings, logger: logger, progress: progress)
         } catch let error as MigrationError {
             throw error
         } catch let error as StoreError {
@@ -40,12 +41,11 @@ public enum StoreMigration {
     }
 
     private static func performCopy(
-        from directory: DataDirectory, to settings: DatabaseSettings, logger: Logger, progress: @escaping @Sendable (String) -> Void
+        from directory: DataDirectory, host: String, to settings: DatabaseSettings, logger: Logger, progress: @escaping @Sendable (String) -> Void
     ) async throws -> MigrationReport {
         guard FileManager.default.fileExists(atPath: directory.database) else { throw MigrationError.noSource(path: directory.database) }
         let source = try SQLiteStore.open(dataDirectory: directory.path)
         // A server that crashed left its integrations running: end them as a start would.
-        let host = ProcessInfo.processInfo.hostName
         for ended in try await source.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: host) }, now: Date()) {
             progress("\(ended.bot) #\(ended.number) ended as internal-error: \(ended.reason ?? "")")
         }
@@ -262,7 +262,7 @@ public enum MigrationError: Error, CustomStringConvertible {
         case .notEmpty(let url, let counts):
             "the database \(url) is not empty (\(counts.sorted { $0.key < $1.key }.map { "\($0.key): \($0.value) rows" }.joined(separator: ", "))): kiln migrate copies into an empty database only"
         case .mismatch(let what, let expected, let found):
-            "the copy fell short: \(what) came to \(found) in PostgreSQL against \(expected) in SQLite, so nothing was committed (this is a bug in kiln)"
+            "the copy fell short: \(what) came to \(found) in PostgreSQL against \(expected) in SQLite, so nothing was committed (did kiln trigger or kiln run write meanwhile? run kiln migrate again)"
         case .schema(let reason): "the schemas differ: \(reason) (this is a bug in kiln; nothing was copied)"
         case .unreadableLog(let path): "cannot read \(path): make it readable, then run kiln migrate again (nothing was copied)"
         case .store(let error): "\(error)"

@@ -82,8 +82,14 @@ extension SQLiteStore {
         }
     }
 
+    /// Nothing to recover (integrations are judged by their process), but a host gone this long
+    /// is forgotten, as on every engine.
     public func recoverLostHosts(now: Date) async throws(StoreError) -> [Integration] {
-        []
+        let before = now.addingTimeInterval(-StoreRules.forgetHostsAfter.seconds).storeValue
+        try await write("forgetting hosts gone for good") { db in
+            try db.execute(sql: "DELETE FROM host WHERE lastHeard < ?", arguments: [before])
+        }
+        return []
     }
 
     public func holdLease(_ name: String, holder: String, for duration: Duration) async throws(StoreError) -> Bool {
