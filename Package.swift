@@ -53,7 +53,7 @@ let package = Package(
         .target(
             name: "KilnServer",
             dependencies: [
-                "KilnCore", "KilnGit", "KilnStore", "KilnBuild", "KilnMail", "KilnWeb",
+                "CCurl", "KilnCore", "KilnGit", "KilnStore", "KilnBuild", "KilnMail", "KilnWeb",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

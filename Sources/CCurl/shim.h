@@ -27,6 +27,12 @@ static inline CURLcode kiln_curl_setopt_read_function(CURL *handle, kiln_curl_re
     return curl_easy_setopt(handle, CURLOPT_READFUNCTION, callback);
 }
 
+typedef size_t (*kiln_curl_write_callback)(char *data, size_t size, size_t count, void *userdata);
+
+static inline CURLcode kiln_curl_setopt_write_function(CURL *handle, kiln_curl_write_callback callback) {
+    return curl_easy_setopt(handle, CURLOPT_WRITEFUNCTION, callback);
+}
+
 static inline CURLcode kiln_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }

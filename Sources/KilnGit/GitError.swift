@@ -8,6 +8,8 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
     case authenticationFailed(url: String)
     case branchNotFound(branch: String, url: String)
     case commitNotFound(commit: String, url: String)
+    /// A pull request's ref the forge does not have (closed long ago, or never opened).
+    case refNotFound(ref: String, url: String)
     case hostUnreachable(url: String, detail: String)
     case corruptMirror(path: String, detail: String)
     /// Anything else libgit2 reported, with what Kiln was doing.
@@ -20,6 +22,7 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
             "authentication failed for \(url) (check the credentials in the URL or the server's git.ssh-key-file)"
         case .branchNotFound(let branch, let url): "branch '\(branch)' not found in \(url) (check the bot's repository branch)"
         case .commitNotFound(let commit, let url): "commit \(commit) not found in \(url)"
+        case .refNotFound(let ref, let url): "\(ref) not found in \(url) (check the pull request's number, and that it is open)"
         case .hostUnreachable(let url, let detail): "cannot reach the host of \(url): \(detail)"
         case .corruptMirror(let path, let detail): "the mirror \(path) is damaged: \(detail)"
         case .failed(let operation, let detail): "\(operation): \(detail)"

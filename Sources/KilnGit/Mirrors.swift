@@ -52,6 +52,26 @@ public struct Mirrors: Sendable {
         }
     }
 
+    /// Brings the mirror up to date together with a pull request's head, which the forge keeps
+    /// under `ref` (`refs/pull/N/head`, `refs/merge-requests/N/head`), and returns the commits
+    /// the branch and the pull request point at. The ref is kept under its own name in the mirror.
+    public func update(
+        _ repository: Repository, pullRef ref: String, log: @escaping @Sendable (String) -> Void = { _ in }
+    ) async throws(GitError) -> (base: String, head: String) {
+        let sshKeyFile = sshKeyFile
+        return try await withMirror(of: repository) { (path, knownHosts) throws(GitError) -> (base: String, head: String) in
+            try Self.updateBlocking(
+                repository.url, path: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts, extraRefspecs: ["+\(ref):\(ref)"], log: log
+            ) { () throws(GitError) -> (base: String, head: String) in
+                let base = try Self.branchHead(repository, mirror: path)
+                let (opened, message) = GitRepository.open(path)
+                guard let mirror = opened else { throw .corruptMirror(path: path, detail: message) }
+                guard let head = try mirror.resolve(ref) else { throw .refNotFound(ref: ref, url: repository.url.redacted) }
+                return (base, head)
+            }
+        }
+    }
+
     /// Runs `body` on a git thread, holding the lock of `repository`'s mirror, with the
     /// repository's ca-file trusted. `body` gets the mirror's path and the known ssh hosts.
     func withMirror<T: Sendable>(
@@ -71,22 +91,30 @@ public struct Mirrors: Sendable {
     /// Clones the mirror on first use and fetches into it afterwards, then `read`s it. A damaged
     /// mirror is cloned again, once, and `log` is told so.
     static func updateBlocking<T>(
-        _ url: RepositoryURL, path: String, sshKeyFile: String?, knownHosts: KnownHosts, log: (String) -> Void,
+        _ url: RepositoryURL, path: String, sshKeyFile: String?, knownHosts: KnownHosts, extraRefspecs: [String] = [], log: (String) -> Void,
         read: () throws(GitError) -> T
     ) throws(GitError) -> T {
-        if !FileManager.default.fileExists(atPath: path) {
+        /// A new clone has the branches; other refs are fetched into it at once.
+        func cloneWithExtras() throws(GitError) {
             try clone(url, into: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
+            guard !extraRefspecs.isEmpty else { return }
+            let (opened, message) = GitRepository.open(path)
+            guard let mirror = opened else { throw .corruptMirror(path: path, detail: message) }
+            try fetch(url, into: mirror, refspecs: extraRefspecs, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
+        }
+        if !FileManager.default.fileExists(atPath: path) {
+            try cloneWithExtras()
             return try read()
         }
         do throws(GitError) {
             let (opened, message) = GitRepository.open(path)
             guard let mirror = opened else { throw .corruptMirror(path: path, detail: message) }
-            try fetch(url, into: mirror, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
+            try fetch(url, into: mirror, refspecs: refspecs + extraRefspecs, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
             return try read()
         } catch .corruptMirror(_, let detail) {
             log("the mirror \(path) is damaged (\(detail)); cloning \(url.redacted) again")
             try? FileManager.default.removeItem(atPath: path)
-            try clone(url, into: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
+            try cloneWithExtras()
             return try read()
         }
     }
@@ -133,7 +161,9 @@ public struct Mirrors: Sendable {
 
     /// Fetches every branch and tag, pruning what the remote deleted. The URL is given to an
     /// anonymous remote, so credentials in it are never written into the mirror's config.
-    private static func fetch(_ url: RepositoryURL, into mirror: GitRepository, sshKeyFile: String?, knownHosts: KnownHosts) throws(GitError) {
+    private static func fetch(
+        _ url: RepositoryURL, into mirror: GitRepository, refspecs: [String], sshKeyFile: String?, knownHosts: KnownHosts
+    ) throws(GitError) {
         var remote: OpaquePointer?
         var createOptions = git_remote_create_options()
         git_remote_create_options_init(&createOptions, UInt32(GIT_REMOTE_CREATE_OPTIONS_VERSION))

@@ -12,7 +12,7 @@ import KilnCore
 ///
 /// Errors: every method throws `StoreError` for infrastructure faults only (the database cannot
 /// be reached or written); "nothing found" is an empty or nil result, not an error.
-public protocol Store: MailStore, WebhookStore {
+public protocol Store: MailStore, WebhookStore, StatusStore {
     /// A new subscription to the store's changes, from this process or any other: each element
     /// says "something changed, look again". The scheduler wakes on it to claim queued
     /// integrations and to stop canceled ones, and the page cache drops stale pages. A busy
@@ -93,6 +93,10 @@ public protocol Store: MailStore, WebhookStore {
     /// The integration of `bot` numbered below `number` (below none when nil) that `kind` compares with.
     func predecessor(_ kind: Predecessor, bot: String, before number: Int?) async throws(StoreError) -> Integration?
 
+    /// The pull requests of `bot` the forge told of (the open ones only, unless `includeClosed`),
+    /// newest first, each with its latest integration.
+    func pullRequests(bot: String, includeClosed: Bool) async throws(StoreError) -> [PullRequestOverview]
+
     /// Where this host keeps the log file of an integration: on SQLite the log itself, on
     /// PostgreSQL a local copy (what scripts read as `KILN_LOG`); nil when there is none.
     func logLocation(bot: String, number: Int) -> String?
@@ -150,15 +154,25 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
 
 /// What the webhook endpoints and `/metrics` need of the store.
 public protocol WebhookStore: Sendable {
-    /// Records a webhook delivery and queues its integrations in one transaction: a delivery that
-    /// is answered has its integrations queued, and a queued integration's delivery is recorded.
-    func receiveWebhook(_ delivery: WebhookDelivery, queue requests: [QueueRequest], now: Date) async throws(StoreError) -> [QueueOutcome]
+    /// Records a webhook delivery, queues its integrations and closes its pull requests in one
+    /// transaction: a delivery that is answered has its integrations queued (or stopped), and a
+    /// queued integration's delivery is recorded.
+    func receiveWebhook(
+        _ delivery: WebhookDelivery, queue requests: [QueueRequest], close closings: [PullRequestClosing], now: Date
+    ) async throws(StoreError) -> WebhookReceipt
 
     /// The latest deliveries, newest first.
     func webhookDeliveries(limit: Int) async throws(StoreError) -> [WebhookDelivery]
 
     /// Totals for `/metrics`.
     func statistics(durationBuckets: [Double]) async throws(StoreError) -> StoreStatistics
+}
+
+extension WebhookStore {
+    /// Records a push delivery and queues its integrations (`receiveWebhook(_:queue:close:now:)`).
+    public func receiveWebhook(_ delivery: WebhookDelivery, queue requests: [QueueRequest], now: Date) async throws(StoreError) -> [QueueOutcome] {
+        try await receiveWebhook(delivery, queue: requests, close: [], now: now).queued
+    }
 }
 
 /// The mail outbox and what mail is composed from.
@@ -196,6 +210,43 @@ public protocol MailStore: Sendable {
 
     /// What a digest says about a bot over `[from, to)`.
     func digest(bot: String, from: Date, to: Date) async throws(StoreError) -> DigestFigures
+}
+
+/// The commit statuses' outbox, and what statuses are composed from. Like mail: each
+/// integration's statuses are composed once across hosts (`queueStatuses` is a compare-and-set
+/// on the stage last composed), and claimed before they are sent.
+public protocol StatusStore: Sendable {
+    /// Integrations of `bots` queued since `since` whose status lags: never composed, composed for
+    /// an earlier stage, or for another commit. Oldest first.
+    func integrationsAwaitingStatus(bots: [String], since: Date, limit: Int) async throws(StoreError) -> [StatusCandidate]
+
+    /// Records that `candidate`'s status was composed up to `stage` for `commit`, and queues
+    /// `statuses`, in one transaction; false (queueing nothing) when another process composed
+    /// it meanwhile.
+    @discardableResult
+    func queueStatuses(
+        _ statuses: [CommitStatus], for candidate: StatusCandidate, stage: StatusStage, commit: String, now: Date
+    ) async throws(StoreError) -> Bool
+
+    /// Claims due statuses, oldest first, none of which has an earlier status of the same
+    /// commit and context still waiting: each forge hears a context's statuses in order. A
+    /// claimed status is not due again for `MailClaim.duration`.
+    func dueStatuses(now: Date, limit: Int) async throws(StoreError) -> [QueuedStatus]
+
+    /// When the next queued status is due; nil when none is queued.
+    func nextStatusAttempt() async throws(StoreError) -> Date?
+
+    /// Records a status the forge took.
+    func statusSent(_ id: Int64, responseCode: Int, now: Date) async throws(StoreError)
+
+    /// Records a failed attempt: tried again at `retryAt`, or refused for good when it is nil.
+    func statusFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError)
+
+    /// The statuses of the last `limit` attempts, newest first (for tests and `kiln status`).
+    func statuses(limit: Int) async throws(StoreError) -> [QueuedStatus]
+
+    /// Per bot, the latest refusal when no status of the bot was delivered after it.
+    func statusProblems() async throws(StoreError) -> [StatusProblem]
 }
 
 /// How long a claimed mail waits before another sender may take it: longer than any SMTP

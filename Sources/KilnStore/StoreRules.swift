@@ -18,6 +18,11 @@ enum StoreRules {
         return latest.commit == commit && !cancelRequested && latest.result != .canceled && latest.result != .internalError
     }
 
+    /// Why a running integration is asked to stop when `commit` is pushed after its own.
+    static func supersededReason(_ commit: String) -> String {
+        "superseded by a newer commit, \(commit.prefix(12))"
+    }
+
     /// A completion's summary and issues. `previous` is the predecessor that built
     /// (`Predecessor.built`) with its issues; `beforeFailedBuild`, when `previous` failed to
     /// build, the issues of the last integration before it that ran its tests: a failed build

@@ -74,7 +74,9 @@ struct StatusAndTriggerTests {
         #expect(app["last"] is NSNull && app["running"] is NSNull)
         let queued = try #require((app["queued"] as? [[String: Any]])?.first)
         #expect(
-            Set(queued.keys) == ["bot", "number", "cause", "commit", "step", "result", "queuedAt", "startedAt", "endedAt", "duration", "summary", "host"])
+            Set(queued.keys) == ["bot", "number", "cause", "commit", "step", "result", "queuedAt", "startedAt", "endedAt", "duration", "summary", "host",
+                "pullRequest",
+            ])
         #expect(queued["bot"] as? String == "app" && queued["number"] as? Int == 1 && queued["cause"] as? String == "manual")
         #expect(queued["step"] as? String == "pending" && queued["result"] is NSNull && queued["summary"] is NSNull)
         #expect((queued["queuedAt"] as? String)?.hasSuffix("Z") == true)

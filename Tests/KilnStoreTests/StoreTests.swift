@@ -11,7 +11,7 @@ struct StoreMigrationTests {
         let directory = try TemporaryDirectory()
         let test = (directory: directory, store: try SQLiteStore.open(dataDirectory: directory.path))
         #expect(try await test.store.journalMode() == "wal")
-        #expect(try await test.store.appliedMigrations() == ["v1", "v2: notifications", "v3: hosts and claims"])
+        #expect(try await test.store.appliedMigrations() == ["v1", "v2: notifications", "v3: hosts and claims", "v4: pull requests and commit statuses"])
         #expect(try await test.store.integrityCheck() == "ok")
     }
 
@@ -41,7 +41,7 @@ struct StoreMigrationTests {
         async let first = PostgresStore.open(settings, logsDirectory: nil)
         async let second = PostgresStore.open(settings, logsDirectory: nil)
         let stores = try await [first, second]
-        for store in stores { #expect(try await store.appliedMigrations() == ["v1", "v2: hosts, claims and logs"]) }
+        for store in stores { #expect(try await store.appliedMigrations() == ["v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses"]) }
         _ = try await stores[0].enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
         #expect(try await stores[1].claimNext(owner: "other host", now: Date())?.number == 1)
     }

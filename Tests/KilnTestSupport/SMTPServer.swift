@@ -58,42 +58,15 @@ public final class SMTPServer: @unchecked Sendable {
             throw SMTPServerError.missing("python3-aiosmtpd is not installed: apt-get install python3-aiosmtpd (make test installs it)")
         }
         let directory = try TemporaryDirectory("kiln-smtp")
-        let process = Process()
-        var arguments = [Executables.packageRoot + "/Tests/Servers/smtp_server.py", "--dir", directory.path, "--host", options.host]
+        var arguments = ["--dir", directory.path, "--host", options.host]
         if let port = options.port { arguments += ["--port", "\(port)"] }
         if let tls = options.tls { arguments += ["--tls", tls.certificate, tls.key] }
         if options.requireSTARTTLS { arguments.append("--require-starttls") }
         if let auth = options.auth { arguments += ["--auth", auth] }
         if !options.reject.isEmpty { arguments += ["--reject"] + options.reject }
-        if let namespace = options.namespace {
-            process.executableURL = URL(fileURLWithPath: NetworkLab.ip)
-            process.arguments = ["netns", "exec", namespace, python] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: python)
-            process.arguments = arguments
-        }
-        process.standardOutput = FileHandle.nullDevice
-        _ = FileManager.default.createFile(atPath: directory.url("stderr"), contents: nil)
-        process.standardError = FileHandle(forWritingAtPath: directory.url("stderr"))
-        let input = Pipe()
-        process.standardInput = input
-        try process.run()
-        // Checked once more after the deadline: on a busy machine this task may wake only after it.
-        let deadline = ContinuousClock.now + .seconds(60)
-        var last = false
-        while !last {
-            last = ContinuousClock.now >= deadline
-            if let text = try? String(contentsOfFile: directory.url("port"), encoding: .utf8), let port = Int(text) {
-                return SMTPServer(process: process, input: input, host: options.host, port: port, directory: directory)
-            }
-            guard process.isRunning else { break }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        let running = process.isRunning
-        kill(process.processIdentifier, SIGKILL)
-        let stderr = (try? String(contentsOfFile: directory.url("stderr"), encoding: .utf8)) ?? ""
-        throw SMTPServerError.missing(
-            "the test SMTP server (Tests/Servers/smtp_server.py) did not start (\(running ? "still starting after 60 s" : "it exited")): \(stderr)")
+        let (process, input, port) = try await PythonServer.launch(
+            "smtp_server.py", arguments: arguments, directory: directory, namespace: options.namespace, what: "the test SMTP server")
+        return SMTPServer(process: process, input: input, host: options.host, port: port, directory: directory)
     }
 
     private init(process: Process, input: Pipe, host: String, port: Int, directory: TemporaryDirectory) {

@@ -6,10 +6,14 @@ import KilnCore
 ///
 /// Every process — triggers, `swift build`, `swift test` — runs in the workspace with the same
 /// environment: PATH from the server, a HOME of the bot's own in the data directory, LANG, the
-/// bot's `environment` and `secrets`, and the KILN_ variables. Under `sandbox: bubblewrap` the
+/// bot's `environment` and `secrets` (none for a pull request from a fork: its code is not the
+/// team's), and the KILN_ variables. Under `sandbox: bubblewrap` the
 /// whole file system is read-only but for the workspace, the HOME and a private /tmp.
 public struct Workspace: Sendable {
+    /// The bot as this integration sees it: without secrets for a pull request from a fork.
     public let bot: Bot
+    /// The pull request integrated; nil for the branch.
+    public let pullRequest: PullRequest?
     /// The integration's number.
     public let number: Int
     /// The checkout.
@@ -24,9 +28,11 @@ public struct Workspace: Sendable {
     let serverEnvironment: [String: String]
 
     public init(
-        bot: Bot, number: Int, layout: DataDirectory, serverEnvironment: [String: String], log: IntegrationLog, deadline: ContinuousClock.Instant
+        bot: Bot, number: Int, layout: DataDirectory, serverEnvironment: [String: String], log: IntegrationLog, deadline: ContinuousClock.Instant,
+        pullRequest: PullRequest? = nil
     ) {
-        self.bot = bot
+        self.bot = Self.bot(bot, for: pullRequest)
+        self.pullRequest = pullRequest
         self.number = number
         self.layout = layout
         self.directory = layout.workspace(of: bot.name)
@@ -40,6 +46,14 @@ public struct Workspace: Sendable {
     /// The values of the bot's secrets in the server's environment, for masking in the log.
     public static func secrets(of bot: Bot, in environment: [String: String]) -> [String] {
         bot.secrets.compactMap { environment[$0] }
+    }
+
+    /// `bot` as an integration of `pullRequest` may see it: a fork's code gets no secrets.
+    public static func bot(_ bot: Bot, for pullRequest: PullRequest?) -> Bot {
+        guard pullRequest?.fork == true else { return bot }
+        var stripped = bot
+        stripped.secrets = []
+        return stripped
     }
 
     public var exists: Bool { FileManager.default.fileExists(atPath: directory) }
@@ -82,6 +96,10 @@ public struct Workspace: Sendable {
         variables["KILN_INTEGRATION"] = String(number)
         variables["KILN_COMMIT"] = commit ?? ""
         variables["KILN_LOG"] = log.path
+        if let pullRequest {
+            variables["KILN_PULL_REQUEST"] = String(pullRequest.number)
+            variables["KILN_PULL_REQUEST_HEAD"] = pullRequest.head
+        }
         if let result { variables["KILN_RESULT"] = result.rawValue }
         return variables
     }

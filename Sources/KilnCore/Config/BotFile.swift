@@ -5,7 +5,7 @@ import Yams
 public enum BotFile {
     static let rootKeys = [
         "name", "repository", "schedule", "clean", "cancel-superseded", "build", "test", "timeout", "sandbox", "environment",
-        "secrets", "webhook-secret-file", "triggers",
+        "secrets", "webhook-secret-file", "triggers", "pull-requests", "forge",
     ]
 
     /// Reads and decodes the bot file at `path`, named as the user gave it (for diagnostics).
@@ -104,6 +104,12 @@ public enum BotFile {
         if let node = fields["triggers"] {
             bot.triggers = decodeTriggers(node, path: fields.path("triggers"), reader: reader)
         }
+        if let node = fields["pull-requests"] {
+            bot.pullRequests = decodePullRequests(node, path: fields.path("pull-requests"), reader: reader)
+        }
+        if let node = fields["forge"], let repository {
+            bot.forge = decodeForge(node, path: fields.path("forge"), repository: repository, reader: reader)
+        }
         guard repository != nil else { return nil }
         let nameMark = fields["name"]?.mark
         return Located(bot: bot, nameLine: nameMark?.line ?? 1, nameColumn: nameMark?.column ?? 1)
@@ -185,6 +191,53 @@ public enum BotFile {
         if let node = fields["enabled"], let value = reader.bool(node, path: fields.path("enabled")) { test.enabled = value }
         if let node = fields["arguments"], let value = reader.strings(node, path: fields.path("arguments")) { test.arguments = value }
         if let node = fields["coverage"], let value = reader.bool(node, path: fields.path("coverage")) { test.coverage = value }
+    }
+
+    private static func decodePullRequests(_ node: Node, path: ConfigPath, reader: ConfigReader) -> PullRequestPolicy {
+        if case .scalar = node, let enabled = reader.bool(node, path: path) { return PullRequestPolicy(enabled: enabled) }
+        guard case .mapping = node, let fields = reader.mapping(node, path: path, keys: ["enabled", "forks"]) else { return PullRequestPolicy() }
+        var policy = PullRequestPolicy(enabled: true)
+        if let node = fields["enabled"], let value = reader.bool(node, path: fields.path("enabled")) { policy.enabled = value }
+        if let node = fields["forks"], let value = reader.bool(node, path: fields.path("forks")) { policy.forks = value }
+        return policy
+    }
+
+    private static func decodeForge(_ node: Node, path: ConfigPath, repository: Repository, reader: ConfigReader) -> ForgeSettings? {
+        guard let fields = reader.mapping(node, path: path, keys: ["kind", "api-url", "token-file", "warnings"]) else { return nil }
+        let host = repository.url.host
+        var kind = ForgeKind.implied(byHost: host)
+        if let node = fields["kind"] {
+            guard let value = reader.choice(node, path: fields.path("kind"), as: ForgeKind.self) else { return nil }
+            kind = value
+        }
+        guard let kind else {
+            reader.error(
+                "missing key 'kind' in 'forge': the repository's host does not say which forge it is (github, gitlab or gitea)", at: node,
+                path: path)
+            return nil
+        }
+        var apiURL = ForgeKind.implied(byHost: host) == kind ? ForgeKind.publicAPI(forHost: host) : nil
+        if let node = fields["api-url"], let text = reader.string(node, path: fields.path("api-url"), expected: "an http(s) URL") {
+            guard let url = URLComponents(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
+                reader.error("'api-url' must be an http:// or https:// URL, not '\(text)'", at: node, path: fields.path("api-url"))
+                return nil
+            }
+            apiURL = text.hasSuffix("/") ? String(text.dropLast()) : text
+        }
+        guard let apiURL else {
+            reader.error(
+                "missing key 'api-url' in 'forge' (a self-hosted \(kind.rawValue) needs its API's URL, such as https://git.example.com/api/v\(kind == .gitlab ? 4 : 1))",
+                at: node, path: path)
+            return nil
+        }
+        guard let tokenNode = fields.required("token-file", in: reader, hint: " (the file holding the API token statuses are posted with)"),
+            let tokenFile = reader.string(tokenNode, path: fields.path("token-file"), expected: "a file path")
+        else { return nil }
+        var forge = ForgeSettings(kind: kind, apiURL: apiURL, tokenFile: tokenFile)
+        if let node = fields["warnings"], let value = reader.choice(node, path: fields.path("warnings"), as: ForgeSettings.WarningsState.self) {
+            forge.warnings = value
+        }
+        return forge
     }
 
     private static func decodeEnvironment(_ node: Node, path: ConfigPath, reader: ConfigReader) -> [EnvironmentVariable] {

@@ -19,6 +19,10 @@ public struct Bot: Sendable, Hashable {
     /// HMAC secret for this bot's webhooks, overriding the server's `webhooks.secret-file`.
     public var webhookSecretFile: String?
     public var triggers: [Trigger]
+    /// Which pull requests into `repository.branch` it integrates too.
+    public var pullRequests: PullRequestPolicy
+    /// Where commit statuses go; nil: none are posted.
+    public var forge: ForgeSettings?
 
     public init(
         name: String,
@@ -33,7 +37,9 @@ public struct Bot: Sendable, Hashable {
         environment: [EnvironmentVariable] = [],
         secrets: [String] = [],
         webhookSecretFile: String? = nil,
-        triggers: [Trigger] = []
+        triggers: [Trigger] = [],
+        pullRequests: PullRequestPolicy = PullRequestPolicy(),
+        forge: ForgeSettings? = nil
     ) {
         self.name = name
         self.repository = repository
@@ -48,6 +54,14 @@ public struct Bot: Sendable, Hashable {
         self.secrets = secrets
         self.webhookSecretFile = webhookSecretFile
         self.triggers = triggers
+        self.pullRequests = pullRequests
+        self.forge = forge
+    }
+
+    /// The forge that keeps its pull requests: the configured one, else what its host implies,
+    /// else GitHub's conventions (which Gitea and Forgejo share).
+    public var forgeKind: ForgeKind {
+        forge?.kind ?? ForgeKind.implied(byHost: repository.url.host) ?? .github
     }
 
     /// Whether `name` is a valid bot name: `[a-z0-9][a-z0-9._-]*`.

@@ -27,11 +27,13 @@ public struct Integration: Sendable, Hashable {
     public var host: String?
     /// The process that claimed it (`ProcessOwner`): how a later process tells whether it is gone.
     public var owner: String?
+    /// The pull request it integrates; nil for an integration of the branch.
+    public var pullRequest: PullRequest?
 
     public init(
         id: Int64, bot: String, number: Int, cause: IntegrationCause, commit: String?, branch: String, step: IntegrationStep = .pending,
         result: IntegrationResult? = nil, queuedAt: Date, startedAt: Date? = nil, endedAt: Date? = nil, summary: Summary? = nil,
-        reason: String? = nil, expired: Bool = false, host: String? = nil, owner: String? = nil
+        reason: String? = nil, expired: Bool = false, host: String? = nil, owner: String? = nil, pullRequest: PullRequest? = nil
     ) {
         self.id = id
         self.bot = bot
@@ -49,6 +51,7 @@ public struct Integration: Sendable, Hashable {
         self.expired = expired
         self.host = host
         self.owner = owner
+        self.pullRequest = pullRequest
     }
 
     /// Seconds from start to end; nil until it has both.

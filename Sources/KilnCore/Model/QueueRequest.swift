@@ -6,13 +6,20 @@ public struct QueueRequest: Sendable, Hashable {
     public var branch: String
     /// A running integration of another commit is asked to stop.
     public var cancelSuperseded: Bool
+    /// The pull request to integrate; nil for the branch. Each pull request queues apart from the
+    /// branch and from the others: its request coalesces only with its own queued integration, and
+    /// supersedes only its own running one.
+    public var pullRequest: PullRequest?
 
-    public init(bot: String, cause: IntegrationCause, commit: String? = nil, branch: String, cancelSuperseded: Bool = true) {
+    public init(
+        bot: String, cause: IntegrationCause, commit: String? = nil, branch: String, cancelSuperseded: Bool = true, pullRequest: PullRequest? = nil
+    ) {
         self.bot = bot
         self.cause = cause
         self.commit = commit
         self.branch = branch
         self.cancelSuperseded = cancelSuperseded
+        self.pullRequest = pullRequest
     }
 
     /// What `cause` queues for `bot`: the one rule behind webhooks, polls, schedules, `kiln trigger`
@@ -23,6 +30,14 @@ public struct QueueRequest: Sendable, Hashable {
         self.init(
             bot: bot.name, cause: cause, commit: isPush ? commit : nil, branch: bot.repository.branch,
             cancelSuperseded: isPush && bot.cancelSuperseded)
+    }
+
+    /// What a pull request event (or `kiln run --pull`) queues for `bot`: the pull request's head,
+    /// stopping an integration of its older head when the bot says so.
+    public init(_ bot: Bot, cause: IntegrationCause, pullRequest: PullRequest, commit: String?) {
+        self.init(
+            bot: bot.name, cause: cause, commit: commit, branch: bot.repository.branch,
+            cancelSuperseded: commit != nil && bot.cancelSuperseded, pullRequest: pullRequest)
     }
 }
 
@@ -38,6 +53,52 @@ public struct QueueOutcome: Sendable, Hashable {
         self.integration = integration
         self.coalesced = coalesced
         self.superseded = superseded
+    }
+}
+
+/// A pull request event as a forge reports it, reduced to what decides which bots act on it.
+public struct PullRequestChange: Sendable, Hashable {
+    public enum Action: Sendable, Hashable {
+        /// Opened, reopened, or given new commits: integrate its head.
+        case integrate
+        /// Closed or merged: stop what is queued or running for it.
+        case close
+    }
+
+    /// Identities (`RepositoryURL.identity`) of every URL the payload gives for the base repository.
+    public var repositories: Set<String>
+    public var pullRequest: PullRequest
+    /// The head commit.
+    public var commit: String?
+    public var action: Action
+
+    public init(repositories: Set<String>, pullRequest: PullRequest, commit: String?, action: Action) {
+        self.repositories = repositories
+        self.pullRequest = pullRequest
+        self.commit = commit
+        self.action = action
+    }
+
+    /// The bots this event is for: those that integrate pull requests (forks too, when it is
+    /// one) into its base branch of its repository, and that `accepts`.
+    public func bots(_ bots: [Bot], accepts: (Bot) -> Bool = { _ in true }) -> [Bot] {
+        bots.filter { bot in
+            bot.pullRequests.enabled && (action == .close || bot.pullRequests.accepts(pullRequest)) && bot.repository.branch == pullRequest.base
+                && repositories.contains(bot.repository.url.identity) && accepts(bot)
+        }
+    }
+}
+
+/// A pull request to close for a bot: what is queued is canceled, what runs is asked to stop.
+public struct PullRequestClosing: Sendable, Hashable {
+    public var bot: String
+    public var number: Int
+    public var reason: String
+
+    public init(bot: String, number: Int, reason: String) {
+        self.bot = bot
+        self.number = number
+        self.reason = reason
     }
 }
 

@@ -13,6 +13,15 @@ public struct SummaryFigures: Sendable, Hashable {
     public var testFailures: Int
     public var testFailuresChange: String
     public var coverage: String?
+    /// The counts with their nouns, as English: `0 errors`, `1 warning`, `1 test failure`, `3 tests`.
+    public var errorsText: String
+    public var warningsText: String
+    public var testFailuresText: String
+    public var testsText: String
+    /// The changes, nil when there is none to show (so that a template writes nothing at all).
+    public var errorsDelta: String?
+    public var warningsDelta: String?
+    public var testFailuresDelta: String?
 
     /// The figures of `summary`; all zero when the integration has none (it never built).
     public init(_ summary: Summary?) {
@@ -26,6 +35,13 @@ public struct SummaryFigures: Sendable, Hashable {
         testFailures = summary.testFailures
         testFailuresChange = Self.change(summary.testFailuresChange)
         coverage = summary.coverageText
+        errorsText = CountText.of(errors, "error")
+        warningsText = CountText.of(warnings, "warning")
+        testFailuresText = CountText.of(testFailures, "test failure")
+        testsText = CountText.of(tests, "test")
+        errorsDelta = errorsChange.isEmpty ? nil : errorsChange
+        warningsDelta = warningsChange.isEmpty ? nil : warningsChange
+        testFailuresDelta = testFailuresChange.isEmpty ? nil : testFailuresChange
     }
 
     static func change(_ value: Int?) -> String {

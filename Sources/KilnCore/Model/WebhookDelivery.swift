@@ -9,6 +9,8 @@ public struct WebhookDelivery: Sendable, Hashable {
         case unauthorized
         case malformed
         case tooLarge = "too-large"
+        /// A pull request was closed or merged: what was queued or running for it was stopped.
+        case closed
     }
 
     public var forge: String
@@ -40,6 +42,19 @@ public struct WebhookDelivery: Sendable, Hashable {
         self.detail = detail
         self.integrations = integrations
         self.receivedAt = receivedAt
+    }
+}
+
+/// What recording a delivery did.
+public struct WebhookReceipt: Sendable, Hashable {
+    /// The integrations it queued or was coalesced into.
+    public var queued: [QueueOutcome]
+    /// The integrations of closed pull requests it canceled (queued) or asked to stop (running).
+    public var stopped: [Integration]
+
+    public init(queued: [QueueOutcome], stopped: [Integration]) {
+        self.queued = queued
+        self.stopped = stopped
     }
 }
 

@@ -87,13 +87,14 @@ public struct KilnApplication: Sendable {
             store: store, scheduler: scheduler, registry: registry, host: config.host, executors: config.executors, lease: config.hostLease,
             logger: logger)
         let mailer = Mailer(store: store, registry: registry, delivery: try mailDelivery(settings, store: store), logger: logger)
+        let statuses = StatusPublisher(store: store, registry: registry, publicURL: config.publicURL ?? "http://\(config.listen)", logger: logger)
         let web = buildWebApplication(
             WebDependencies(
                 store: store, bots: { await registry.catalog.bots.map(\.bot) }, assets: try webAssets(settings),
                 webhookSecret: try webhookSecret(config), listen: config.listen, host: config.host),
             logger: logger, onListening: onListening)
         return KilnApplication(
-            settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler, services: [web, scheduler, keeper, mailer],
+            settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler, services: [web, scheduler, keeper, mailer, statuses],
             lock: lock, recovered: recovered, logger: logger)
     }
 

@@ -38,11 +38,13 @@ public struct IntegrationSequencer: Sendable {
     /// lost on the way (another host took this one as gone and ended it): then nothing of this
     /// run is recorded beyond what was written while the claim held.
     public func run(_ claim: Claim, of bot: Bot, progress: @escaping @Sendable (Progress) -> Void = { _ in }) async -> Integration? {
+        let pullRequest = claim.integration.pullRequest
         let log = IntegrationLog(
             path: store.logLocation(bot: bot.name, number: claim.number) ?? layout.log(of: bot.name, number: claim.number),
-            sink: store.logSink(for: claim), secrets: Workspace.secrets(of: bot, in: serverEnvironment))
+            sink: store.logSink(for: claim), secrets: Workspace.secrets(of: Workspace.bot(bot, for: pullRequest), in: serverEnvironment))
         let workspace = Workspace(
-            bot: bot, number: claim.number, layout: layout, serverEnvironment: serverEnvironment, log: log, deadline: .now + bot.timeout)
+            bot: bot, number: claim.number, layout: layout, serverEnvironment: serverEnvironment, log: log, deadline: .now + bot.timeout,
+            pullRequest: pullRequest)
         var steps = IntegrationSteps(sequencer: self, claim: claim, workspace: workspace, progress: progress)
         guard let outcome = await steps.run() else {
             await log.close()
@@ -186,18 +188,33 @@ struct IntegrationSteps {
 
     mutating func checkout() async throws(Stop) {
         try await enter(.checkout)
-        await log.header("checkout: \(bot.repository.url.redacted) \(bot.repository.branch)")
+        let pullRequest = integration.pullRequest
+        if let pullRequest {
+            let from = pullRequest.fork ? " from a fork (no secrets)" : ""
+            await log.header(
+                "checkout: \(bot.repository.url.redacted) pull request #\(pullRequest.number) (\(pullRequest.head) into \(pullRequest.base))\(from)")
+        } else {
+            await log.header("checkout: \(bot.repository.url.redacted) \(bot.repository.branch)")
+        }
         let mirrors = sequencer.mirrors
         do {
             try workspace.prepare()
             let notes = NoteCollector()
-            let head = try await mirrors.update(bot.repository, log: notes.add)
+            // A pull request's commits are those its head adds to the base branch as it is now;
+            // the branch's are those since its previous integration.
+            let head: String
+            let previous: String?
+            if let pullRequest {
+                (previous, head) = try await mirrors.update(bot.repository, pullRef: pullRequest.ref, log: notes.add)
+            } else {
+                head = try await mirrors.update(bot.repository, log: notes.add)
+                previous = try await store.predecessor(.withCommit, bot: bot.name, before: integration.number)?.commit
+            }
             for note in notes.notes { await log.note(note) }
             let target = commit ?? head
             commit = target
             try await store.setCommit(claim, commit: target)
             try await mirrors.checkout(target, of: bot.repository, into: workspace.directory)
-            let previous = try await store.predecessor(.withCommit, bot: bot.name, before: integration.number)?.commit
             commits = try await mirrors.commits(of: bot.repository, from: previous, to: target)
             await log.append(Array("checked out \(target) (\(commits.count) new commit\(commits.count == 1 ? "" : "s"))\n".utf8))
         } catch let error as GitError {

@@ -21,8 +21,16 @@ struct NewIssuesMail {
     var number: Int
     var result: String
     var count: Int
+    /// `1 new issue`, `3 new issues`.
+    var issuesText: String
+    var pullRequest: PullRequestLine?
     var url: String
     var issues: [IssueLine]
+}
+
+struct PullRequestLine {
+    var number: Int
+    var title: String
 }
 
 struct ReportMail {
@@ -52,6 +60,8 @@ struct DigestBot {
     var url: String
     var status: String
     var count: Int
+    /// `1 integration`, `3 integrations`.
+    var countText: String
     var results: [ResultCount]
     var trend: String
     var averageDuration: String

@@ -7,7 +7,8 @@ import KilnStore
 ///
 /// - After each integration (any process's: it reads the store's completed integrations not yet
 ///   notified), `new-issues` mails go to the committers who introduced new issues, each listing
-///   only their own, and `report` mails with `every: integration` or `every: change` go to `to`.
+///   only their own, and `report` mails with `every: integration` or `every: change` go to `to`
+///   (of the branch's integrations only: a pull request's are not the branch's news).
 /// - At the server's `reports` times, `every: daily` and `every: weekly` digests cover the period
 ///   just ended, one mail per set of recipients with every bot that reports to them.
 ///
@@ -64,6 +65,9 @@ public struct Notifier: Sendable {
         else { return [] }
         var mails: [OutgoingMail] = []
         for (index, trigger) in triggers {
+            // Reports are about the branch; a pull request's integration mails only those who
+            // introduced its new issues.
+            if case .report = trigger.kind, integration.pullRequest != nil { continue }
             switch trigger.kind {
             case .newIssues(let types):
                 mails += newIssueMails(detail, trigger: trigger, types: types, key: "new-issues:\(integration.id):\(index)", now: now)
@@ -97,13 +101,14 @@ public struct Notifier: Sendable {
             guard let entry = byCommitter[address], let recipient = EmailAddress(entry.address), trigger.allows(recipient) else { return nil }
             let view = NewIssuesMail(
                 name: entry.name, bot: integration.bot, number: integration.number, result: integration.result?.rawValue ?? "",
-                count: entry.issues.count, url: url(of: integration),
+                count: entry.issues.count, issuesText: CountText.of(entry.issues.count, "new issue"),
+                pullRequest: integration.pullRequest.map { PullRequestLine(number: $0.number, title: $0.title) }, url: url(of: integration),
                 issues: entry.issues.map { issue, commit in
                     IssueLine(type: issue.type.rawValue, location: Self.location(issue), message: issue.message, commit: String(commit.prefix(10)))
                 })
             let (text, html) = templates.render("new-issues", view)
             let subject =
-                "[\(integration.bot)] #\(integration.number): \(entry.issues.count) new issue\(entry.issues.count == 1 ? "" : "s") from your commits"
+                "[\(integration.bot)] #\(integration.number)\(integration.pullRequest.map { " (pull request #\($0.number))" } ?? ""): \(CountText.of(entry.issues.count, "new issue")) from your commits"
             let message = MailMessage(
                 from: from, to: [EmailAddress(name: entry.name, address: entry.address)], cc: cc, subject: subject, text: text, html: html,
                 listID: listID(integration.bot), date: now)
@@ -211,6 +216,7 @@ public struct Notifier: Sendable {
         }
         return DigestBot(
             name: name, url: "\(publicURL)/bots/\(name)", status: figures.last?.result?.rawValue ?? "no integration yet", count: figures.count,
+            countText: CountText.of(figures.count, "integration"),
             results: IntegrationResult.allCases.compactMap { result in figures.results[result].map { ResultCount(result: result.rawValue, count: $0) }
             },
             trend: trend, averageDuration: DurationText.prose(figures.averageDuration), introduced: figures.issuesIntroduced,

@@ -14,9 +14,9 @@ import PostgresNIO
 /// Hosts and leases are not copied: they describe running processes, and there are none.
 public enum StoreMigration {
     /// The tables copied, parents before children.
-    static let tables = ["bot", "integration", "step", "issue", "testCase", "integrationCommit", "triggerRun", "outbox", "webhookDelivery"]
+    static let tables = ["bot", "integration", "step", "issue", "testCase", "integrationCommit", "triggerRun", "outbox", "webhookDelivery", "pullRequest", "forgeStatus"]
     /// The tables whose `id` is a serial there.
-    static let serialTables = ["integration", "issue", "testCase", "triggerRun", "outbox", "webhookDelivery"]
+    static let serialTables = ["integration", "issue", "testCase", "triggerRun", "outbox", "webhookDelivery", "forgeStatus"]
     /// How many rows one INSERT carries.
     static let batch = 500
     /// How long the copying transaction may take.

@@ -190,6 +190,63 @@ enum PostgresSchema {
                 """,
             ]
         ),
+        (
+            "v3: pull requests and commit statuses",
+            [
+                "ALTER TABLE integration ADD COLUMN pull_number bigint",
+                "ALTER TABLE integration ADD COLUMN pull_title text",
+                "ALTER TABLE integration ADD COLUMN pull_author text",
+                "ALTER TABLE integration ADD COLUMN pull_url text",
+                "ALTER TABLE integration ADD COLUMN pull_head text",
+                "ALTER TABLE integration ADD COLUMN pull_base text",
+                "ALTER TABLE integration ADD COLUMN pull_ref text",
+                "ALTER TABLE integration ADD COLUMN pull_fork boolean NOT NULL DEFAULT false",
+                "ALTER TABLE integration ADD COLUMN status_stage text",
+                "ALTER TABLE integration ADD COLUMN status_commit text",
+                "CREATE INDEX integration_pull ON integration (bot, pull_number, number) WHERE pull_number IS NOT NULL",
+                """
+                CREATE TABLE pull_request (
+                    bot text NOT NULL,
+                    number bigint NOT NULL,
+                    title text NOT NULL,
+                    author text NOT NULL,
+                    url text,
+                    head text NOT NULL,
+                    base text NOT NULL,
+                    ref text NOT NULL,
+                    fork boolean NOT NULL DEFAULT false,
+                    open boolean NOT NULL DEFAULT true,
+                    updated_at double precision NOT NULL,
+                    PRIMARY KEY (bot, number)
+                )
+                """,
+                """
+                CREATE TABLE forge_status (
+                    id bigserial PRIMARY KEY,
+                    created_at double precision NOT NULL,
+                    bot text NOT NULL,
+                    integration_id bigint REFERENCES integration(id) ON DELETE SET NULL,
+                    kind text NOT NULL,
+                    api_url text NOT NULL,
+                    project text NOT NULL,
+                    token_file text NOT NULL,
+                    sha text NOT NULL,
+                    context text NOT NULL,
+                    state text NOT NULL,
+                    description text NOT NULL,
+                    target_url text,
+                    delivery text NOT NULL DEFAULT 'queued',
+                    attempts bigint NOT NULL DEFAULT 0,
+                    next_attempt_at double precision NOT NULL,
+                    last_error text,
+                    response_code bigint,
+                    sent_at double precision
+                )
+                """,
+                "CREATE INDEX forge_status_due ON forge_status (next_attempt_at) WHERE delivery = 'queued'",
+                "CREATE INDEX forge_status_key ON forge_status (sha, context, id)",
+            ]
+        ),
     ]
 
     /// An arbitrary key for `pg_advisory_xact_lock`: Kiln's migrations.

@@ -33,7 +33,7 @@ extension PostgresStore {
             if previous.result == .buildErrors,
                 let before = try await connection.row(
                     """
-                    SELECT id FROM integration WHERE bot = \(integration.bot) AND number < \(previous.number) AND step = 'completed'
+                    SELECT id FROM integration WHERE bot = \(integration.bot) AND number < \(previous.number) AND step = 'completed' AND pull_number IS NULL
                         AND result = ANY(\(StoreRules.testedResults.map(\.rawValue))) ORDER BY number DESC LIMIT 1
                     """, logger: logger)
             {

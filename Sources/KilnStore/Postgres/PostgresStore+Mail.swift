@@ -99,7 +99,7 @@ extension PostgresStore {
             for row in try await connection.rows(
                 """
                 SELECT result, count(*) AS n FROM integration
-                WHERE bot = \(bot) AND step = 'completed' AND ended_at >= \(start) AND ended_at < \(end) GROUP BY result
+                WHERE bot = \(bot) AND step = 'completed' AND ended_at >= \(start) AND ended_at < \(end) AND pull_number IS NULL GROUP BY result
                 """, logger: logger)
             {
                 if let result = IntegrationResult(rawValue: try row("result", as: String?.self) ?? "") { results[result] = try row("n") }
@@ -107,7 +107,7 @@ extension PostgresStore {
             let average = try await connection.row(
                 """
                 SELECT avg(ended_at - started_at) AS average FROM integration
-                WHERE bot = \(bot) AND step = 'completed' AND ended_at >= \(start) AND ended_at < \(end) AND started_at IS NOT NULL
+                WHERE bot = \(bot) AND step = 'completed' AND ended_at >= \(start) AND ended_at < \(end) AND started_at IS NOT NULL AND pull_number IS NULL
                 """, logger: logger
             ).flatMap { try $0("average", as: Double?.self) }
             var issues: [String: Int] = [:]
@@ -115,7 +115,7 @@ extension PostgresStore {
                 """
                 SELECT issue.status, count(*) AS n FROM issue JOIN integration ON integration.id = issue.integration_id
                 WHERE integration.bot = \(bot) AND integration.step = 'completed' AND integration.ended_at >= \(start)
-                    AND integration.ended_at < \(end)
+                    AND integration.ended_at < \(end) AND integration.pull_number IS NULL
                 GROUP BY issue.status
                 """, logger: logger)
             {
@@ -124,7 +124,7 @@ extension PostgresStore {
             let lastWithTests = try await connection.row(
                 """
                 SELECT id FROM integration
-                WHERE bot = \(bot) AND step = 'completed' AND ended_at >= \(start) AND ended_at < \(end)
+                WHERE bot = \(bot) AND step = 'completed' AND ended_at >= \(start) AND ended_at < \(end) AND pull_number IS NULL
                     AND EXISTS (SELECT 1 FROM test_case WHERE integration_id = integration.id)
                 ORDER BY number DESC LIMIT 1
                 """, logger: logger
@@ -140,7 +140,7 @@ extension PostgresStore {
                 }
             }
             let last = try await connection.row(
-                "SELECT * FROM integration WHERE bot = \(bot) AND step = 'completed' AND ended_at < \(end) ORDER BY number DESC LIMIT 1",
+                "SELECT * FROM integration WHERE bot = \(bot) AND step = 'completed' AND ended_at < \(end) AND pull_number IS NULL ORDER BY number DESC LIMIT 1",
                 logger: logger
             ).map(Integration.init(postgres:))
             return DigestFigures(

@@ -12,7 +12,8 @@ extension PostgresStore {
             let bots = try await connection.rows(
                 """
                 SELECT bot.*, (
-                    SELECT id FROM integration WHERE integration.bot = bot.name AND step = 'completed' ORDER BY number DESC LIMIT 1
+                    SELECT id FROM integration WHERE integration.bot = bot.name AND step = 'completed' AND pull_number IS NULL
+                    ORDER BY number DESC LIMIT 1
                 ) AS last_id
                 FROM bot ORDER BY name
                 """, logger: logger)
@@ -92,15 +93,15 @@ extension PostgresStore {
         let condition: PostgresQuery =
             switch kind {
             case .withCommit:
-                "SELECT * FROM integration WHERE bot = \(bot) AND number < \(number ?? Int.max) AND commit_sha IS NOT NULL ORDER BY number DESC LIMIT 1"
+                "SELECT * FROM integration WHERE bot = \(bot) AND number < \(number ?? Int.max) AND pull_number IS NULL AND commit_sha IS NOT NULL ORDER BY number DESC LIMIT 1"
             case .built:
                 """
-                SELECT * FROM integration WHERE bot = \(bot) AND number < \(number ?? Int.max) AND step = 'completed'
+                SELECT * FROM integration WHERE bot = \(bot) AND number < \(number ?? Int.max) AND step = 'completed' AND pull_number IS NULL
                     AND result = ANY(\(IntegrationResult.built.map(\.rawValue))) ORDER BY number DESC LIMIT 1
                 """
             case .ended:
                 """
-                SELECT * FROM integration WHERE bot = \(bot) AND number < \(number ?? Int.max) AND step = 'completed'
+                SELECT * FROM integration WHERE bot = \(bot) AND number < \(number ?? Int.max) AND step = 'completed' AND pull_number IS NULL
                     AND result IS NOT NULL AND result <> 'canceled' ORDER BY number DESC LIMIT 1
                 """
             }

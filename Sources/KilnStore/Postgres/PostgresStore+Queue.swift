@@ -34,29 +34,44 @@ extension PostgresStore {
         guard try await connection.row("SELECT name FROM bot WHERE name = \(request.bot) FOR UPDATE", logger: logger) != nil else {
             throw StoreError.notFound(what: "bot '\(request.bot)'")
         }
+        let lane = request.pullRequest?.number
         var superseded: [Int64] = []
         if request.cancelSuperseded, let commit = request.commit {
             superseded = try await connection.rows(
                 """
-                UPDATE integration SET cancel_requested = \("superseded by a newer commit, \(commit.prefix(12))")
+                UPDATE integration SET cancel_requested = \(StoreRules.supersededReason(commit))
                 WHERE bot = \(request.bot) AND step NOT IN ('pending', 'completed') AND commit_sha IS NOT NULL AND commit_sha <> \(commit)
-                    AND cancel_requested IS NULL
+                    AND cancel_requested IS NULL AND pull_number IS NOT DISTINCT FROM \(lane)::bigint
                 RETURNING id
                 """, logger: logger
             ).map { try $0("id") }
         }
+        if let pullRequest = request.pullRequest { try await record(connection, pullRequest, bot: request.bot, open: true, now: now, logger: logger) }
         if let queued = try await connection.row(
-            "SELECT * FROM integration WHERE bot = \(request.bot) AND step = 'pending'", logger: logger)
+            "SELECT * FROM integration WHERE bot = \(request.bot) AND step = 'pending' AND pull_number IS NOT DISTINCT FROM \(lane)::bigint",
+            logger: logger)
         {
             var integration = try Integration(postgres: queued)
             if let commit = request.commit, commit != integration.commit {
                 try await connection.execute("UPDATE integration SET commit_sha = \(commit) WHERE id = \(integration.id)", logger: logger)
                 integration.commit = commit
             }
+            if let pullRequest = request.pullRequest, pullRequest != integration.pullRequest {
+                try await connection.execute(
+                    """
+                    UPDATE integration SET pull_title = \(pullRequest.title), pull_author = \(pullRequest.author), pull_url = \(pullRequest.url),
+                        pull_head = \(pullRequest.head), pull_base = \(pullRequest.base), pull_ref = \(pullRequest.ref), pull_fork = \(pullRequest.fork)
+                    WHERE id = \(integration.id)
+                    """, logger: logger)
+                integration.pullRequest = pullRequest
+            }
             return QueueOutcome(integration: integration, coalesced: true, superseded: superseded)
         }
         if let latest = try await connection.row(
-            "SELECT * FROM integration WHERE bot = \(request.bot) AND step <> 'pending' ORDER BY number DESC LIMIT 1", logger: logger),
+            """
+            SELECT * FROM integration WHERE bot = \(request.bot) AND step <> 'pending' AND pull_number IS NOT DISTINCT FROM \(lane)::bigint
+            ORDER BY number DESC LIMIT 1
+            """, logger: logger),
             StoreRules.reaches(request, latest: try Integration(postgres: latest), cancelRequested: try latest("cancel_requested", as: String?.self) != nil)
         {
             return QueueOutcome(integration: try Integration(postgres: latest), coalesced: true, superseded: superseded)
@@ -66,15 +81,56 @@ extension PostgresStore {
                 "UPDATE bot SET next_number = next_number + 1 WHERE name = \(request.bot) RETURNING next_number - 1 AS number", logger: logger)
         else { throw StoreError.notFound(what: "bot '\(request.bot)'") }
         let number: Int = try numbered("number")
+        let pull = request.pullRequest
         guard
             let row = try await connection.row(
                 """
-                INSERT INTO integration (bot, number, cause, commit_sha, branch, step, queued_at)
-                VALUES (\(request.bot), \(number), \(request.cause.rawValue), \(request.commit), \(request.branch), 'pending', \(now.storeValue))
+                INSERT INTO integration (
+                    bot, number, cause, commit_sha, branch, step, queued_at,
+                    pull_number, pull_title, pull_author, pull_url, pull_head, pull_base, pull_ref, pull_fork)
+                VALUES (
+                    \(request.bot), \(number), \(request.cause.rawValue), \(request.commit), \(request.branch), 'pending', \(now.storeValue),
+                    \(pull?.number), \(pull?.title), \(pull?.author), \(pull?.url), \(pull?.head), \(pull?.base), \(pull?.ref), \(pull?.fork ?? false))
                 RETURNING *
                 """, logger: logger)
         else { throw StoreError.query(what: "queueing", reason: "no row returned") }
         return QueueOutcome(integration: try Integration(postgres: row), coalesced: false, superseded: superseded)
+    }
+
+    /// Records a pull request as the forge last described it, open or closed.
+    static func record(_ connection: PostgresConnection, _ pullRequest: PullRequest, bot: String, open: Bool, now: Date, logger: Logger) async throws {
+        try await connection.execute(
+            """
+            INSERT INTO pull_request (bot, number, title, author, url, head, base, ref, fork, open, updated_at)
+            VALUES (
+                \(bot), \(pullRequest.number), \(pullRequest.title), \(pullRequest.author), \(pullRequest.url), \(pullRequest.head),
+                \(pullRequest.base), \(pullRequest.ref), \(pullRequest.fork), \(open), \(now.storeValue))
+            ON CONFLICT (bot, number) DO UPDATE SET title = excluded.title, author = excluded.author, url = excluded.url, head = excluded.head,
+                base = excluded.base, ref = excluded.ref, fork = excluded.fork, open = excluded.open, updated_at = excluded.updated_at
+            """, logger: logger)
+    }
+
+    /// Closes a pull request for a bot: its queued integration ends as canceled, its running one is
+    /// asked to stop. Returns the integrations it reached.
+    static func close(_ connection: PostgresConnection, _ closing: PullRequestClosing, now: Date, logger: Logger) async throws -> [Integration] {
+        try await connection.execute(
+            "UPDATE pull_request SET open = false, updated_at = \(now.storeValue) WHERE bot = \(closing.bot) AND number = \(closing.number)",
+            logger: logger)
+        let canceled = try await connection.rows(
+            """
+            UPDATE integration SET step = 'completed', result = 'canceled', reason = \(closing.reason), ended_at = \(now.storeValue)
+            WHERE bot = \(closing.bot) AND step = 'pending' AND pull_number = \(closing.number)
+            RETURNING *
+            """, logger: logger
+        ).map { try Integration(postgres: $0) }
+        let stopping = try await connection.rows(
+            """
+            UPDATE integration SET cancel_requested = \(closing.reason)
+            WHERE bot = \(closing.bot) AND step NOT IN ('pending', 'completed') AND pull_number = \(closing.number) AND cancel_requested IS NULL
+            RETURNING *
+            """, logger: logger
+        ).map { try Integration(postgres: $0) }
+        return canceled + stopping
     }
 
     public func claimNext(owner: String, now: Date) async throws(StoreError) -> Claim? {

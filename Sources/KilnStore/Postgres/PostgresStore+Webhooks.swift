@@ -4,18 +4,22 @@ import Logging
 import PostgresNIO
 
 extension PostgresStore {
-    public func receiveWebhook(_ delivery: WebhookDelivery, queue requests: [QueueRequest], now: Date) async throws(StoreError) -> [QueueOutcome] {
+    public func receiveWebhook(
+        _ delivery: WebhookDelivery, queue requests: [QueueRequest], close closings: [PullRequestClosing], now: Date
+    ) async throws(StoreError) -> WebhookReceipt {
         try await write("recording a webhook delivery") { [logger] connection in
             var outcomes: [QueueOutcome] = []
             for request in requests { outcomes.append(try await Self.enqueue(connection, request, now: now, logger: logger)) }
-            let reached = outcomes.map { IntegrationReference(bot: $0.integration.bot, number: $0.integration.number) }
+            var stopped: [Integration] = []
+            for closing in closings { stopped += try await Self.close(connection, closing, now: now, logger: logger) }
+            let reached = (outcomes.map(\.integration) + stopped).map { IntegrationReference(bot: $0.bot, number: $0.number) }
             try await connection.execute(
                 """
                 INSERT INTO webhook_delivery (received_at, forge, event, repository, branch, commit_sha, outcome, status_code, integrations, detail)
                 VALUES (\(delivery.receivedAt.storeValue), \(delivery.forge), \(delivery.event), \(delivery.repository), \(delivery.branch),
                     \(delivery.commit), \(delivery.outcome.rawValue), \(delivery.statusCode), \(JSON.encode(reached)), \(delivery.detail))
                 """, logger: logger)
-            return outcomes
+            return WebhookReceipt(queued: outcomes, stopped: stopped)
         }
     }
 

@@ -220,6 +220,14 @@ extension Integration {
             step: IntegrationStep(rawValue: try row("step")) ?? .pending, result: result,
             queuedAt: Date(storeValue: try row("queued_at")), startedAt: try row("started_at", as: Double?.self).map(Date.init(storeValue:)),
             endedAt: try row("ended_at", as: Double?.self).map(Date.init(storeValue:)), summary: summary, reason: try row("reason"),
-            expired: try row("expired"), host: try row("host"), owner: try row("owner"))
+            expired: try row("expired"), host: try row("host"), owner: try row("owner"), pullRequest: try Self.pullRequest(row))
+    }
+
+    private static func pullRequest(_ row: PostgresRandomAccessRow) throws -> PullRequest? {
+        guard let number = try row("pull_number", as: Int?.self) else { return nil }
+        return PullRequest(
+            number: number, title: try row("pull_title", as: String?.self) ?? "", author: try row("pull_author", as: String?.self) ?? "",
+            url: try row("pull_url"), head: try row("pull_head", as: String?.self) ?? "", base: try row("pull_base", as: String?.self) ?? "",
+            ref: try row("pull_ref", as: String?.self) ?? "", fork: try row("pull_fork"))
     }
 }

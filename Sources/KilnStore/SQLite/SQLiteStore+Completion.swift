@@ -24,7 +24,7 @@ extension SQLiteStore {
                 let tested = "(" + StoreRules.testedResults.map { "'\($0.rawValue)'" }.joined(separator: ", ") + ")"
                 let before = try Row.fetchOne(
                     db,
-                    sql: "SELECT id FROM integration WHERE bot = ? AND number < ? AND step = 'completed' AND result IN \(tested) ORDER BY number DESC LIMIT 1",
+                    sql: "SELECT id FROM integration WHERE bot = ? AND number < ? AND step = 'completed' AND pullNumber IS NULL AND result IN \(tested) ORDER BY number DESC LIMIT 1",
                     arguments: [integration.bot, previous.number])
                 if let id = before?["id"] as Int64? { beforeFailedBuild = try Self.issues(db, integrationId: id) }
             }

@@ -94,7 +94,7 @@ extension SQLiteStore {
     public func digest(bot: String, from: Date, to: Date) async throws(StoreError) -> DigestFigures {
         try await read("reading the digest of '\(bot)'") { db in
             let range: StatementArguments = [bot, from.storeValue, to.storeValue]
-            let inPeriod = "bot = ? AND step = 'completed' AND endedAt >= ? AND endedAt < ?"
+            let inPeriod = "bot = ? AND step = 'completed' AND endedAt >= ? AND endedAt < ? AND pullNumber IS NULL"
             var results: [IntegrationResult: Int] = [:]
             for row in try Row.fetchAll(db, sql: "SELECT result, count(*) AS n FROM integration WHERE \(inPeriod) GROUP BY result", arguments: range)
             {
@@ -124,7 +124,7 @@ extension SQLiteStore {
                     }
                 } ?? []
             let last = try Row.fetchOne(
-                db, sql: "SELECT * FROM integration WHERE bot = ? AND step = 'completed' AND endedAt < ? ORDER BY number DESC LIMIT 1",
+                db, sql: "SELECT * FROM integration WHERE bot = ? AND step = 'completed' AND endedAt < ? AND pullNumber IS NULL ORDER BY number DESC LIMIT 1",
                 arguments: [bot, to.storeValue]
             ).map(Integration.init(row:))
             return DigestFigures(

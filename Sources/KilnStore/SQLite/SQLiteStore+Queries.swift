@@ -13,7 +13,8 @@ extension SQLiteStore {
                 sql: """
                     SELECT bot.*, last.id AS lastId FROM bot
                     LEFT JOIN integration AS last ON last.id = (
-                        SELECT id FROM integration WHERE integration.bot = bot.name AND step = 'completed' ORDER BY number DESC LIMIT 1)
+                        SELECT id FROM integration WHERE integration.bot = bot.name AND step = 'completed' AND pullNumber IS NULL
+                        ORDER BY number DESC LIMIT 1)
                     ORDER BY bot.name
                     """)
             let lastIDs = bots.compactMap { $0["lastId"] as Int64? }
@@ -97,7 +98,7 @@ extension SQLiteStore {
             case .ended: "step = 'completed' AND result IS NOT NULL AND result != 'canceled'"
             }
         return try Row.fetchOne(
-            try db.cachedStatement(sql: "SELECT * FROM integration WHERE bot = ? AND number < ? AND \(condition) ORDER BY number DESC LIMIT 1"),
+            try db.cachedStatement(sql: "SELECT * FROM integration WHERE bot = ? AND number < ? AND pullNumber IS NULL AND \(condition) ORDER BY number DESC LIMIT 1"),
             arguments: [bot, number ?? Int.max]
         ).map(Integration.init(row:))
     }

@@ -26,6 +26,7 @@ extension SQLiteStore {
     static func enqueue(_ db: Database, _ request: QueueRequest, now: Date) throws -> QueueOutcome {
         try db.cachedStatement(sql: "INSERT INTO bot (name, branch, updatedAt) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING").execute(
             arguments: [request.bot, request.branch, now.storeValue])
+        let lane = request.pullRequest?.number
         var superseded: [Int64] = []
         if request.cancelSuperseded, let commit = request.commit {
             superseded = try Int64.fetchAll(
@@ -33,24 +34,30 @@ extension SQLiteStore {
                     sql: """
                         UPDATE integration SET cancelRequested = ?
                         WHERE bot = ? AND step NOT IN ('pending', 'completed') AND step != 'completed' AND commitSha IS NOT NULL AND commitSha != ?
-                            AND cancelRequested IS NULL
+                            AND cancelRequested IS NULL AND pullNumber IS ?
                         RETURNING id
-                        """), arguments: ["superseded by a newer commit, \(commit.prefix(12))", request.bot, commit])
+                        """), arguments: [StoreRules.supersededReason(commit), request.bot, commit, lane])
         }
+        if let pullRequest = request.pullRequest { try record(db, pullRequest, bot: request.bot, open: true, now: now) }
         if let queued = try Row.fetchOne(
-            try db.cachedStatement(sql: "SELECT * FROM integration WHERE bot = ? AND step = 'pending' AND step != 'completed'"),
-            arguments: [request.bot])
+            try db.cachedStatement(sql: "SELECT * FROM integration WHERE bot = ? AND step = 'pending' AND step != 'completed' AND pullNumber IS ?"),
+            arguments: [request.bot, lane])
         {
             var integration = Integration(row: queued)
             if let commit = request.commit, commit != integration.commit {
                 try db.cachedStatement(sql: "UPDATE integration SET commitSha = ? WHERE id = ?").execute(arguments: [commit, integration.id])
                 integration.commit = commit
             }
+            if let pullRequest = request.pullRequest, pullRequest != integration.pullRequest {
+                try db.cachedStatement(sql: "UPDATE integration SET \(pullColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?")
+                    .execute(arguments: pullArguments(pullRequest) + [integration.id])
+                integration.pullRequest = pullRequest
+            }
             return QueueOutcome(integration: integration, coalesced: true, superseded: superseded)
         }
         if let latest = try Row.fetchOne(
-            try db.cachedStatement(sql: "SELECT * FROM integration WHERE bot = ? AND step != 'pending' ORDER BY number DESC LIMIT 1"),
-            arguments: [request.bot]),
+            try db.cachedStatement(sql: "SELECT * FROM integration WHERE bot = ? AND step != 'pending' AND pullNumber IS ? ORDER BY number DESC LIMIT 1"),
+            arguments: [request.bot, lane]),
             StoreRules.reaches(request, latest: Integration(row: latest), cancelRequested: (latest["cancelRequested"] as String?) != nil)
         {
             return QueueOutcome(integration: Integration(row: latest), coalesced: true, superseded: superseded)
@@ -64,11 +71,64 @@ extension SQLiteStore {
             let row = try Row.fetchOne(
                 try db.cachedStatement(
                     sql: """
-                        INSERT INTO integration (bot, number, cause, commitSha, branch, step, queuedAt) VALUES (?, ?, ?, ?, ?, 'pending', ?)
+                        INSERT INTO integration (bot, number, cause, commitSha, branch, step, queuedAt, \(pullColumns.joined(separator: ", ")))
+                        VALUES (?, ?, ?, ?, ?, 'pending', ?, \(Array(repeating: "?", count: pullColumns.count).joined(separator: ", ")))
                         RETURNING *
-                        """), arguments: [request.bot, number, request.cause.rawValue, request.commit, request.branch, now.storeValue])
+                        """),
+                arguments: [request.bot, number, request.cause.rawValue, request.commit, request.branch, now.storeValue] + pullArguments(request.pullRequest))
         else { throw StoreError.query(what: "queueing", reason: "no row returned") }
         return QueueOutcome(integration: Integration(row: row), coalesced: false, superseded: superseded)
+    }
+
+    /// The integration columns that hold its pull request, in `pullArguments`' order.
+    static let pullColumns = ["pullNumber", "pullTitle", "pullAuthor", "pullUrl", "pullHead", "pullBase", "pullRef", "pullFork"]
+
+    static func pullArguments(_ pullRequest: PullRequest?) -> StatementArguments {
+        guard let pullRequest else { return [nil, nil, nil, nil, nil, nil, nil, false] }
+        return [
+            pullRequest.number, pullRequest.title, pullRequest.author, pullRequest.url, pullRequest.head, pullRequest.base, pullRequest.ref,
+            pullRequest.fork,
+        ]
+    }
+
+    /// Records a pull request as the forge last described it, open or closed.
+    static func record(_ db: Database, _ pullRequest: PullRequest, bot: String, open: Bool, now: Date) throws {
+        try db.cachedStatement(
+            sql: """
+                INSERT INTO pullRequest (bot, number, title, author, url, head, base, ref, fork, open, updatedAt) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                ON CONFLICT (bot, number) DO UPDATE SET title = excluded.title, author = excluded.author, url = excluded.url,
+                    head = excluded.head, base = excluded.base, ref = excluded.ref, fork = excluded.fork, open = excluded.open,
+                    updatedAt = excluded.updatedAt
+                """
+        ).execute(arguments: [
+            bot, pullRequest.number, pullRequest.title, pullRequest.author, pullRequest.url, pullRequest.head, pullRequest.base, pullRequest.ref,
+            pullRequest.fork, open, now.storeValue,
+        ])
+    }
+
+    /// Closes a pull request for a bot: its queued integration ends as canceled, its running one is
+    /// asked to stop. Returns the integrations it reached.
+    static func close(_ db: Database, _ closing: PullRequestClosing, now: Date) throws -> [Integration] {
+        try db.cachedStatement(sql: "UPDATE pullRequest SET open = 0, updatedAt = ? WHERE bot = ? AND number = ?").execute(arguments: [
+            now.storeValue, closing.bot, closing.number,
+        ])
+        let canceled = try Row.fetchAll(
+            try db.cachedStatement(
+                sql: """
+                    UPDATE integration SET step = 'completed', result = 'canceled', reason = ?, endedAt = ?
+                    WHERE bot = ? AND step = 'pending' AND step != 'completed' AND pullNumber = ?
+                    RETURNING *
+                    """), arguments: [closing.reason, now.storeValue, closing.bot, closing.number]
+        ).map(Integration.init(row:))
+        let stopping = try Row.fetchAll(
+            try db.cachedStatement(
+                sql: """
+                    UPDATE integration SET cancelRequested = ?
+                    WHERE bot = ? AND step NOT IN ('pending', 'completed') AND step != 'completed' AND pullNumber = ? AND cancelRequested IS NULL
+                    RETURNING *
+                    """), arguments: [closing.reason, closing.bot, closing.number]
+        ).map(Integration.init(row:))
+        return canceled + stopping
     }
 
     public func claimNext(owner: String, now: Date) async throws(StoreError) -> Claim? {

@@ -3,10 +3,13 @@ import GRDB
 import KilnCore
 
 extension SQLiteStore {
-    public func receiveWebhook(_ delivery: WebhookDelivery, queue requests: [QueueRequest], now: Date) async throws(StoreError) -> [QueueOutcome] {
+    public func receiveWebhook(
+        _ delivery: WebhookDelivery, queue requests: [QueueRequest], close closings: [PullRequestClosing], now: Date
+    ) async throws(StoreError) -> WebhookReceipt {
         try await write("recording a webhook delivery") { db in
             let outcomes = try requests.map { try Self.enqueue(db, $0, now: now) }
-            let reached = outcomes.map { IntegrationReference(bot: $0.integration.bot, number: $0.integration.number) }
+            let stopped = try closings.flatMap { try Self.close(db, $0, now: now) }
+            let reached = (outcomes.map(\.integration) + stopped).map { IntegrationReference(bot: $0.bot, number: $0.number) }
             try db.cachedStatement(
                 sql: """
                     INSERT INTO webhookDelivery (receivedAt, forge, event, repository, branch, commitSha, outcome, statusCode, integrations, detail)
@@ -16,7 +19,7 @@ extension SQLiteStore {
                 delivery.receivedAt.storeValue, delivery.forge, delivery.event, delivery.repository, delivery.branch, delivery.commit,
                 delivery.outcome.rawValue, delivery.statusCode, JSON.encode(reached), delivery.detail,
             ])
-            return outcomes
+            return WebhookReceipt(queued: outcomes, stopped: stopped)
         }
     }
 

@@ -132,7 +132,14 @@ extension Integration {
             step: IntegrationStep(rawValue: row["step"] ?? "") ?? .pending, result: result,
             queuedAt: Date(storeValue: row["queuedAt"]), startedAt: (row["startedAt"] as Double?).map(Date.init(storeValue:)),
             endedAt: (row["endedAt"] as Double?).map(Date.init(storeValue:)), summary: summary, reason: row["reason"],
-            expired: row["expired"] ?? false, host: row["host"], owner: row["owner"])
+            expired: row["expired"] ?? false, host: row["host"], owner: row["owner"], pullRequest: Self.pullRequest(row))
+    }
+
+    private static func pullRequest(_ row: Row) -> PullRequest? {
+        guard let number = row["pullNumber"] as Int? else { return nil }
+        return PullRequest(
+            number: number, title: row["pullTitle"] ?? "", author: row["pullAuthor"] ?? "", url: row["pullUrl"], head: row["pullHead"] ?? "",
+            base: row["pullBase"] ?? "", ref: row["pullRef"] ?? "", fork: row["pullFork"] ?? false)
     }
 }
 

@@ -164,6 +164,63 @@ enum Schema {
                     );
                     """)
         }
+        migrator.registerMigration("v4: pull requests and commit statuses") { db in
+            // An integration of a pull request keeps the pull request as it was then; the
+            // pullRequest table says which are open. Integrations remember the last commit status
+            // composed for them; forgeStatus is the statuses' outbox, delivered in id order per
+            // commit and context.
+            try db.execute(
+                sql: """
+                    ALTER TABLE integration ADD COLUMN pullNumber INTEGER;
+                    ALTER TABLE integration ADD COLUMN pullTitle TEXT;
+                    ALTER TABLE integration ADD COLUMN pullAuthor TEXT;
+                    ALTER TABLE integration ADD COLUMN pullUrl TEXT;
+                    ALTER TABLE integration ADD COLUMN pullHead TEXT;
+                    ALTER TABLE integration ADD COLUMN pullBase TEXT;
+                    ALTER TABLE integration ADD COLUMN pullRef TEXT;
+                    ALTER TABLE integration ADD COLUMN pullFork INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE integration ADD COLUMN statusStage TEXT;
+                    ALTER TABLE integration ADD COLUMN statusCommit TEXT;
+                    CREATE INDEX integrationPull ON integration(bot, pullNumber, number) WHERE pullNumber IS NOT NULL;
+                    CREATE TABLE pullRequest (
+                        bot TEXT NOT NULL,
+                        number INTEGER NOT NULL,
+                        title TEXT NOT NULL,
+                        author TEXT NOT NULL,
+                        url TEXT,
+                        head TEXT NOT NULL,
+                        base TEXT NOT NULL,
+                        ref TEXT NOT NULL,
+                        fork INTEGER NOT NULL DEFAULT 0,
+                        open INTEGER NOT NULL DEFAULT 1,
+                        updatedAt REAL NOT NULL,
+                        PRIMARY KEY (bot, number)
+                    );
+                    CREATE TABLE forgeStatus (
+                        id INTEGER PRIMARY KEY,
+                        createdAt REAL NOT NULL,
+                        bot TEXT NOT NULL,
+                        integrationId INTEGER REFERENCES integration(id) ON DELETE SET NULL,
+                        kind TEXT NOT NULL,
+                        apiUrl TEXT NOT NULL,
+                        project TEXT NOT NULL,
+                        tokenFile TEXT NOT NULL,
+                        sha TEXT NOT NULL,
+                        context TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        description TEXT NOT NULL,
+                        targetUrl TEXT,
+                        delivery TEXT NOT NULL DEFAULT 'queued',
+                        attempts INTEGER NOT NULL DEFAULT 0,
+                        nextAttemptAt REAL NOT NULL,
+                        lastError TEXT,
+                        responseCode INTEGER,
+                        sentAt REAL
+                    );
+                    CREATE INDEX forgeStatusDue ON forgeStatus(nextAttemptAt) WHERE delivery = 'queued';
+                    CREATE INDEX forgeStatusKey ON forgeStatus(sha, context, id);
+                    """)
+        }
         return migrator
     }
 }

@@ -36,7 +36,7 @@ public enum API {
         }
     }
 
-    /// An integration: `{bot, number, cause, commit, step, result, queuedAt, startedAt, endedAt, duration, summary, host}`.
+    /// An integration: `{bot, number, cause, commit, step, result, queuedAt, startedAt, endedAt, duration, summary, host, pullRequest}`.
     public struct Integration: Encodable, Sendable, Hashable {
         public var bot: String
         public var number: Int
@@ -52,6 +52,8 @@ public enum API {
         @Nullable public var summary: Summary?
         /// The host that ran it (`host:` in kiln.yml); null while queued.
         @Nullable public var host: String?
+        /// The pull request it integrates; null for the branch.
+        @Nullable public var pullRequest: PullRequest?
 
         public init(_ integration: KilnCore.Integration) {
             bot = integration.bot
@@ -66,6 +68,26 @@ public enum API {
             duration = integration.duration
             summary = integration.summary
             host = integration.host
+            pullRequest = integration.pullRequest.map(PullRequest.init)
+        }
+    }
+
+    /// A pull request: `{number, title, author, url, head, base}`.
+    public struct PullRequest: Encodable, Sendable, Hashable {
+        public var number: Int
+        public var title: String
+        public var author: String
+        @Nullable public var url: String?
+        public var head: String
+        public var base: String
+
+        public init(_ pullRequest: KilnCore.PullRequest) {
+            number = pullRequest.number
+            title = pullRequest.title
+            author = pullRequest.author
+            url = pullRequest.url
+            head = pullRequest.head
+            base = pullRequest.base
         }
     }
 

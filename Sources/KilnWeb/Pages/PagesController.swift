@@ -79,7 +79,7 @@ struct PagesController {
         let recent =
             page.before == nil && page.limit >= Self.chartSpan
             ? Array(history.prefix(Self.chartSpan)) : try await store.integrations(bot: name, limit: Self.chartSpan, before: nil)
-        let completed = recent.filter { $0.step == .completed }.reversed()
+        let completed = recent.filter { $0.step == .completed && $0.pullRequest == nil }.reversed()
         let charts = [
             TrendChart(title: "Duration", values: completed.map(\.duration), format: DurationText.prose),
             TrendChart(title: "Tests", values: completed.map { $0.summary.map { Double($0.tests) } }, format: { String(Int($0)) }),
@@ -88,6 +88,10 @@ struct PagesController {
                 format: { String(Int($0)) }),
             TrendChart(title: "Coverage", values: completed.map { $0.summary?.coverage }, format: { Summary(coverage: $0).coverageText ?? "" }),
         ]
+        let pullRequests = try await store.pullRequests(bot: name, includeClosed: false).map {
+            PullRequestView($0.pullRequest, latest: $0.latest, now: now)
+        }
+        let problem = try await store.statusProblems().first { $0.bot == name }
         let view = BotPage(
             title: "\(name) · Kiln", name: name, repository: overview.state.repository, branch: overview.state.branch,
             status: overview.status.rawValue,
@@ -95,7 +99,8 @@ struct PagesController {
             running: overview.running.first.map { ActiveView($0, now: now) }, queued: overview.queued.map { ActiveView($0, now: now) },
             integrations: shown.map { IntegrationSummaryView($0, now: now) }, hasIntegrations: !shown.isEmpty, charts: charts,
             olderURL: history.count > page.limit ? shown.last.map { "/bots/\(name)?before=\($0.number)" } : nil,
-            newestURL: page.before != nil ? "/bots/\(name)" : nil, badgeURL: "/bots/\(name)/badge.svg")
+            newestURL: page.before != nil ? "/bots/\(name)" : nil, badgeURL: "/bots/\(name)/badge.svg", pullRequests: pullRequests,
+            hasPullRequests: !pullRequests.isEmpty, statusProblem: problem.map { StatusProblemView($0, now: now) })
         return assets.render(view, "bot")
     }
 
@@ -125,7 +130,8 @@ struct PagesController {
         let page = IntegrationPage(
             title: "\(integration.bot) #\(integration.number) · Kiln", bot: integration.bot, botURL: "/bots/\(integration.bot)",
             number: integration.number, result: integration.result?.rawValue ?? integration.step.rawValue, tone: Formatting.tone(integration.result),
-            running: integration.step != .completed, cause: integration.cause.rawValue, host: integration.host, commit: integration.commit ?? "not yet known",
+            running: integration.step != .completed, cause: integration.cause.rawValue, host: integration.host,
+            pullRequest: integration.pullRequest.map { PullRequestView($0) }, commit: integration.commit ?? "not yet known",
             branch: integration.branch, reason: integration.reason, queuedAt: Formatting.iso(integration.queuedAt),
             startedAt: Formatting.iso(integration.startedAt),
             duration: integration.step == .completed

@@ -17,6 +17,8 @@ struct IntegrationSummaryView {
     var endedAt: String
     var duration: String
     var figures: SummaryFigures
+    /// The pull request's number, for an integration of one.
+    var pull: Int?
 
     init(_ integration: Integration, now: Date) {
         number = integration.number
@@ -29,6 +31,48 @@ struct IntegrationSummaryView {
         endedAt = Formatting.iso(integration.endedAt)
         duration = DurationText.prose(integration.duration)
         figures = SummaryFigures(integration.summary)
+        pull = integration.pullRequest?.number
+    }
+}
+
+/// A pull request as the pages show it. Its title and names are user text (escaped by `{{…}}`);
+/// its link is kept only when it is an http(s) URL.
+struct PullRequestView {
+    var number: Int
+    var title: String
+    var author: String
+    var url: String?
+    var head: String
+    var base: String
+    var fork: Bool
+    /// Its latest integration, on the bot page.
+    var latest: IntegrationSummaryView?
+
+    init(_ pullRequest: PullRequest, latest: Integration? = nil, now: Date = Date()) {
+        number = pullRequest.number
+        title = pullRequest.title
+        author = pullRequest.author
+        let lowered = pullRequest.url?.lowercased() ?? ""
+        url = lowered.hasPrefix("https://") || lowered.hasPrefix("http://") ? pullRequest.url : nil
+        head = pullRequest.head
+        base = pullRequest.base
+        fork = pullRequest.fork
+        self.latest = latest.map { IntegrationSummaryView($0, now: now) }
+    }
+}
+
+/// Why a bot's commit statuses do not reach its forge.
+struct StatusProblemView {
+    var code: String
+    var message: String
+    var at: String
+    var ago: String
+
+    init(_ problem: StatusProblem, now: Date) {
+        code = problem.responseCode.map { "HTTP \($0)" } ?? "no answer"
+        message = problem.message
+        at = Formatting.iso(problem.at)
+        ago = Formatting.ago(problem.at, now: now)
     }
 }
 
@@ -173,6 +217,9 @@ struct BotPage {
     var olderURL: String?
     var newestURL: String?
     var badgeURL: String
+    var pullRequests: [PullRequestView]
+    var hasPullRequests: Bool
+    var statusProblem: StatusProblemView?
 }
 
 struct StepView {
@@ -229,6 +276,7 @@ struct IntegrationPage {
     var cause: String
     /// The host that ran it; nil while queued.
     var host: String?
+    var pullRequest: PullRequestView?
     var commit: String
     var branch: String
     var reason: String?

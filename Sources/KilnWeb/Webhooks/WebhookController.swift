@@ -5,12 +5,12 @@ import KilnCore
 import KilnStore
 import Logging
 
-/// `POST /hooks/{github,gitlab,gitea,generic}`: push events that queue integrations.
+/// `POST /hooks/{github,gitlab,gitea,generic}`: push and pull request events that queue integrations.
 ///
 /// Every delivery is recorded with its outcome before it is answered, and a push's integrations
 /// are queued in the same transaction: 202 with the integrations it reached (new or coalesced),
-/// 200 when no bot follows the branch (or the event is not a push), 400 when the payload cannot be
-/// read, 401 when the signature is missing or wrong, 413 over 1 MiB.
+/// 200 when no bot follows the branch (or the event is neither a push nor a pull request) and when a
+/// closed pull request stops what was queued or running for it, 400 when the payload cannot be read, 401 when the signature is missing or wrong, 413 over 1 MiB.
 struct WebhookController {
     let store: any Store
     /// The bots as last loaded.
@@ -57,7 +57,7 @@ struct WebhookController {
         }
 
         // Signature first, so that nothing about an unsigned request's payload is revealed.
-        let bots = await self.bots().filter { $0.schedule.onCommit }
+        let bots = await self.bots().filter { $0.schedule.onCommit || $0.pullRequests.enabled }
         // Bot secrets are read at each delivery, so a rotated file takes effect at once. A file
         // that cannot be read stands for a secret nothing matches: its bot takes no delivery.
         var botSecrets: [String: [UInt8]?] = [:]
@@ -86,12 +86,26 @@ struct WebhookController {
             }
         }
 
+        let payload: [UInt8]
+        do {
+            payload = try Self.payload(of: body, contentType: request.headers[.contentType])
+        } catch {
+            return try await answer(&delivery, .badRequest, .malformed, error.description)
+        }
+        // A bot with its own secret takes only deliveries signed with it; others take the server's.
+        let accepts = { (bot: Bot) -> Bool in
+            if let own = botSecrets[bot.name] { return own.map { verified.contains($0) } ?? false }
+            return secret.map { verified.contains($0) } ?? true
+        }
+        if PullRequestEvent.isPullRequest(event, forge: forge) {
+            return try await receivePullRequest(payload, forge: forge, bots: bots, accepts: accepts, delivery: &delivery)
+        }
         guard Self.isPush(event, forge: forge) else {
-            return try await answer(&delivery, .ok, .ignored, event == "ping" ? "ping" : "not a push event: \(event)")
+            return try await answer(&delivery, .ok, .ignored, event == "ping" ? "ping" : "not a push or pull request event: \(event)")
         }
         let push: PushEvent
         do {
-            push = try PushEvent.parse(body, forge: forge)
+            push = try PushEvent.parse(payload, forge: forge)
         } catch {
             return try await answer(&delivery, .badRequest, .malformed, error.description)
         }
@@ -102,11 +116,7 @@ struct WebhookController {
         guard push.isBranch, !push.deleted else {
             return try await answer(&delivery, .ok, .ignored, push.deleted ? "the branch was deleted" : "not a branch: \(push.branch)")
         }
-        let requests = Push(repositories: Set(urls.map(\.identity)), branch: push.branch, commit: push.commit).requests(for: bots) { bot in
-            // A bot with its own secret takes only deliveries signed with it; others take the server's.
-            if let own = botSecrets[bot.name] { return own.map { verified.contains($0) } ?? false }
-            return secret.map { verified.contains($0) } ?? true
-        }
+        let requests = Push(repositories: Set(urls.map(\.identity)), branch: push.branch, commit: push.commit).requests(for: bots, accepts: accepts)
         guard !requests.isEmpty else {
             let repository = delivery.repository ?? "the repository"
             return try await answer(&delivery, .ok, .ignored, "no bot follows \(repository) branch \(push.branch)")
@@ -124,6 +134,79 @@ struct WebhookController {
         }
         let reached = outcomes.map { Answer.Reached(bot: $0.integration.bot, number: $0.integration.number, coalesced: $0.coalesced) }
         return try Self.json(.accepted, Answer(outcome: .queued, detail: nil, integrations: reached))
+    }
+
+    /// A pull request event: queues its head for the bots that integrate its pull requests, or
+    /// stops what they queued or run for it when it was closed or merged.
+    private func receivePullRequest(
+        _ payload: [UInt8], forge: PushEvent.Forge, bots: [Bot], accepts: (Bot) -> Bool, delivery: inout WebhookDelivery
+    ) async throws -> Response {
+        let event: PullRequestEvent
+        do {
+            event = try PullRequestEvent.parse(payload, forge: forge)
+        } catch {
+            return try await answer(&delivery, .badRequest, .malformed, error.description)
+        }
+        let pullRequest = event.pullRequest
+        let urls = event.repositoryURLs.compactMap { try? RepositoryURL(parsing: $0, relativeTo: "/") }
+        delivery.repository = urls.first?.redacted
+        delivery.branch = pullRequest.base
+        delivery.commit = event.commit
+        guard let action = event.action else {
+            return try await answer(&delivery, .ok, .ignored, "pull request action '\(event.actionName)' asks for no integration")
+        }
+        let change = PullRequestChange(repositories: Set(urls.map(\.identity)), pullRequest: pullRequest, commit: event.commit, action: action)
+        let matched = change.bots(bots, accepts: accepts)
+        guard !matched.isEmpty else {
+            let repository = delivery.repository ?? "the repository"
+            let forkRefused = pullRequest.fork && !PullRequestChange(
+                repositories: change.repositories, pullRequest: PullRequest(
+                    number: pullRequest.number, title: "", author: "", url: nil, head: "", base: pullRequest.base, ref: "", fork: false),
+                commit: nil, action: action).bots(bots, accepts: accepts).isEmpty
+            return try await answer(
+                &delivery, .ok, .ignored,
+                forkRefused
+                    ? "pull request #\(pullRequest.number) comes from a fork, and no bot takes those (pull-requests: {forks: true})"
+                    : "no bot integrates pull requests into \(repository) branch \(pullRequest.base)")
+        }
+        let why = "\(forge.rawValue) pull request #\(pullRequest.number) \(event.actionName)"
+        switch action {
+        case .integrate:
+            delivery.outcome = .queued
+            delivery.statusCode = 202
+            let requests = matched.map { QueueRequest($0, cause: .webhook, pullRequest: pullRequest, commit: event.commit) }
+            let receipt = try await store.receiveWebhook(delivery, queue: requests, close: [], now: Date())
+            for outcome in receipt.queued {
+                logger.info(
+                    outcome.coalesced ? "coalesced" : "queued",
+                    metadata: ["bot": "\(outcome.integration.bot)", "number": "\(outcome.integration.number)", "cause": "webhook", "why": "\(why)"])
+            }
+            let reached = receipt.queued.map { Answer.Reached(bot: $0.integration.bot, number: $0.integration.number, coalesced: $0.coalesced) }
+            return try Self.json(.accepted, Answer(outcome: .queued, detail: nil, integrations: reached))
+        case .close:
+            let verb = event.actionName == "merge" ? "merged" : "closed"
+            delivery.outcome = .closed
+            delivery.statusCode = 200
+            delivery.detail = "pull request #\(pullRequest.number) was \(verb)"
+            let closings = matched.map { PullRequestClosing(bot: $0.name, number: pullRequest.number, reason: "pull request #\(pullRequest.number) was \(verb)") }
+            let receipt = try await store.receiveWebhook(delivery, queue: [], close: closings, now: Date())
+            for integration in receipt.stopped {
+                logger.info("stopping", metadata: ["bot": "\(integration.bot)", "number": "\(integration.number)", "why": "\(why)"])
+            }
+            let reached = receipt.stopped.map { Answer.Reached(bot: $0.bot, number: $0.number, coalesced: false) }
+            return try Self.json(.ok, Answer(outcome: .closed, detail: delivery.detail, integrations: reached))
+        }
+    }
+
+    /// The JSON of a delivery: the body itself, or for GitHub's form-encoded deliveries
+    /// (`application/x-www-form-urlencoded`) its `payload` field.
+    static func payload(of body: [UInt8], contentType: String?) throws(PushEventError) -> [UInt8] {
+        guard let contentType, contentType.lowercased().hasPrefix("application/x-www-form-urlencoded") else { return body }
+        var components = URLComponents()
+        // Form encoding writes spaces as '+', which URLComponents leaves as they are.
+        components.percentEncodedQuery = String(decoding: body, as: UTF8.self).replacingOccurrences(of: "+", with: "%20")
+        guard let payload = components.queryItems?.first(where: { $0.name == "payload" })?.value else { throw .missing("payload") }
+        return Array(payload.utf8)
     }
 
     /// Records a delivery that queues nothing, and answers it.

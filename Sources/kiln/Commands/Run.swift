@@ -10,12 +10,15 @@ struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Run one integration of a bot now, in the foreground.",
         discussion: """
-            Checks out the branch head, runs the before triggers, swift build, swift test and the after \
+            Checks out the branch head (or with --pull, the head of that pull request, fetched from \
+            the forge's pull ref), runs the before triggers, swift build, swift test and the after \
             triggers, records the integration in the store like the server would, and prints a summary. \
-            Exits 0 when the result is succeeded or warnings, 1 otherwise.
+            A pull request's issues are marked against the branch's latest integration. Exits 0 when \
+            the result is succeeded or warnings, 1 otherwise.
 
             Examples:
               kiln run app
+              kiln run app --pull 42
               kiln run app --data /var/lib/kiln --bots /etc/kiln/Bots
             """
     )
@@ -24,6 +27,13 @@ struct Run: AsyncParsableCommand {
 
     @Argument(help: ArgumentHelp("The bot to integrate.", valueName: "bot"))
     var bot: String
+
+    @Option(help: ArgumentHelp("Integrate this pull (or merge) request instead of the branch.", valueName: "number"))
+    var pull: Int?
+
+    func validate() throws {
+        if let pull, pull < 1 { throw ValidationError("--pull takes a pull request number, 1 or more") }
+    }
 
     func run() async throws {
         MallocArenas.limit()
@@ -37,7 +47,15 @@ struct Run: AsyncParsableCommand {
             try await application.store.syncBots(catalog.states, now: Date())
             // Alive for the other hosts before claiming, so that none takes the claim as lost.
             try await application.store.heartbeat(.foreground(name: config.host, lease: config.hostLease))
-            let queued = try await application.store.enqueue(QueueRequest(bot, cause: .manual), now: Date())
+            var request = QueueRequest(bot, cause: .manual)
+            if let pull {
+                let pullRequest = try await Self.pullRequest(pull, of: bot, in: application.store)
+                if pullRequest.title.isEmpty {
+                    Console.out("pull request #\(pull) is not known from a webhook: integrating \(pullRequest.ref) as if from a fork (no secrets)")
+                }
+                request = QueueRequest(bot, cause: .manual, pullRequest: pullRequest, commit: nil)
+            }
+            let queued = try await application.store.enqueue(request, now: Date())
             guard let claimed = try await application.store.claim(queued.integration.id, owner: ProcessOwner.current(host: config.host), now: Date())
             else {
                 Console.error("error: \(bot.name) is integrating already (another kiln is running it); #\(queued.integration.number) is queued")
@@ -53,7 +71,8 @@ struct Run: AsyncParsableCommand {
         }
         let sequencer = application.sequencer
         let store = application.store
-        Console.out("\(bot.name) #\(integration.number): \(bot.repository.url.redacted) \(bot.repository.branch)")
+        let what = integration.integration.pullRequest.map { "pull request #\($0.number) into \(bot.repository.branch)" } ?? bot.repository.branch
+        Console.out("\(bot.name) #\(integration.number): \(bot.repository.url.redacted) \(what)")
         let display = ProgressDisplay(live: isatty(STDOUT_FILENO) == 1)
         // Progress arrives synchronously from the executor; a stream keeps it in order for the display.
         let (events, sink) = AsyncStream.makeStream(of: IntegrationSequencer.Progress.self)
@@ -112,6 +131,17 @@ struct Run: AsyncParsableCommand {
         let log = store.logLocation(bot: bot.name, number: completed.number) ?? "the store"
         Console.out(Self.summary(completed, detail: detail, log: log))
         if completed.result?.isPassing != true { throw ExitCode.failure }
+    }
+
+    /// Pull request `number` as the forge last described it to the store; unknown ones are
+    /// fetched by the forge's ref and, since nothing says whose code they are, get no secrets.
+    static func pullRequest(_ number: Int, of bot: Bot, in store: any Store) async throws(StoreError) -> PullRequest {
+        if let known = try await store.pullRequests(bot: bot.name, includeClosed: true).first(where: { $0.pullRequest.number == number }) {
+            return known.pullRequest
+        }
+        return PullRequest(
+            number: number, title: "", author: "", url: nil, head: "pull/\(number)", base: bot.repository.branch, ref: bot.forgeKind.pullRef(number),
+            fork: true)
     }
 
     static func summary(_ integration: Integration, detail: IntegrationDetail?, log: String) -> String {

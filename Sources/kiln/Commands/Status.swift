@@ -10,8 +10,9 @@ struct Status: AsyncParsableCommand {
         discussion: """
             Reads the data directory's store, so it works while the server runs. With --json, prints \
             exactly what GET /api/bots returns. Without, also the hosts (when there are several, or \
-            one is gone), a running integration whose host or process is gone, and the mail outbox: \
-            mails queued (with their attempts and last error) and failed.
+            one is gone), a running integration whose host or process is gone, a forge that refuses \
+            the bot's commit statuses (with its answer), and the mail outbox: mails queued (with \
+            their attempts and last error) and failed.
 
             Examples:
               kiln status
@@ -29,6 +30,7 @@ struct Status: AsyncParsableCommand {
         let bots: [API.Bot]
         let outbox: Outbox
         let hosts: [HostRecord]
+        let statusProblems: [StatusProblem]
         var running: [String: Integration] = [:]
         do {
             let store = try await StoreLocation.open(config)
@@ -37,6 +39,7 @@ struct Status: AsyncParsableCommand {
             for overview in overviews { running[overview.state.name] = overview.running.first }
             outbox = try await store.outbox(limit: 10)
             hosts = try await store.hosts()
+            statusProblems = try await store.statusProblems()
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure
@@ -72,6 +75,10 @@ struct Status: AsyncParsableCommand {
             if !bot.queued.isEmpty { line += "; queued " + bot.queued.map { "#\($0.number)" }.joined(separator: ", ") }
             Console.out(line)
             for problem in bot.problems { Console.out("  \(problem)") }
+            if let refused = statusProblems.first(where: { $0.bot == bot.name }) {
+                let code = refused.responseCode.map { "HTTP \($0)" } ?? "no answer"
+                Console.out("  commit statuses refused \(Self.ago(now.timeIntervalSince(refused.at))) ago (\(code)): \(refused.message)")
+            }
         }
         if hosts.count > 1 || hosts.contains(where: \.gone) {
             Console.out("hosts:")

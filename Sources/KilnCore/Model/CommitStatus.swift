@@ -1,0 +1,219 @@
+import Foundation
+
+/// A commit status's state, in the words all three forges share, and `running`: an integration
+/// that started, which GitHub and Gitea are told as `pending` and GitLab as `running`.
+public enum CommitState: String, CaseIterable, Sendable, Hashable, Codable {
+    case pending, running, success, failure, error
+}
+
+/// How far an integration has gone, as commit statuses tell it: a status is posted when it is
+/// queued, when it starts and when it ends.
+public enum StatusStage: String, CaseIterable, Sendable, Hashable, Codable, Comparable {
+    case queued, started, completed
+
+    public init(_ step: IntegrationStep) {
+        switch step {
+        case .pending: self = .queued
+        case .completed: self = .completed
+        default: self = .started
+        }
+    }
+
+    public static func < (lhs: StatusStage, rhs: StatusStage) -> Bool {
+        allCases.firstIndex(of: lhs) ?? 0 < allCases.firstIndex(of: rhs) ?? 0
+    }
+}
+
+/// One commit status to post: what the forge is told, and where.
+public struct CommitStatus: Sendable, Hashable {
+    public var bot: String
+    public var integrationID: Int64?
+    public var kind: ForgeKind
+    public var apiURL: String
+    /// `ForgeSettings.project(of:)`.
+    public var project: String
+    /// Read when the status is sent; the token itself is never stored.
+    public var tokenFile: String
+    public var sha: String
+    /// `kiln/<bot>`.
+    public var context: String
+    public var state: CommitState
+    /// At most `maximumDescription` characters (GitHub's limit).
+    public var description: String
+    public var targetURL: String?
+
+    public static let maximumDescription = 140
+
+    public init(
+        bot: String, integrationID: Int64?, kind: ForgeKind, apiURL: String, project: String, tokenFile: String, sha: String, context: String,
+        state: CommitState, description: String, targetURL: String?
+    ) {
+        self.bot = bot
+        self.integrationID = integrationID
+        self.kind = kind
+        self.apiURL = apiURL
+        self.project = project
+        self.tokenFile = tokenFile
+        self.sha = sha
+        self.context = context
+        self.state = state
+        self.description = String(description.prefix(Self.maximumDescription))
+        self.targetURL = targetURL
+    }
+
+    /// The status of `integration` of `bot` at `stage` for `sha`; `issues` are the integration's
+    /// own (for the completed stage). `publicURL` is the server's `public-url`.
+    public init(
+        of integration: Integration, bot: Bot, forge: ForgeSettings, stage: StatusStage, sha: String, issues: [IntegrationIssue], publicURL: String
+    ) {
+        let state: CommitState
+        let description: String
+        switch stage {
+        case .queued:
+            (state, description) = (.pending, "Queued as integration \(integration.number)")
+        case .started:
+            (state, description) = (.running, "Integration \(integration.number) running\(integration.host.map { " on \($0)" } ?? "")")
+        case .completed:
+            let result = integration.result ?? .internalError
+            (state, description) = (Self.state(of: result, forge: forge), Self.describe(integration, result: result, issues: issues))
+        }
+        let base = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        self.init(
+            bot: bot.name, integrationID: integration.id, kind: forge.kind, apiURL: forge.apiURL, project: ForgeSettings.project(of: bot.repository.url),
+            tokenFile: forge.tokenFile, sha: sha, context: "kiln/\(bot.name)", state: state, description: description,
+            targetURL: "\(base)/bots/\(bot.name)/integrations/\(integration.number)")
+    }
+
+    /// The status after a queued integration moved on from `sha` to a newer commit.
+    public func superseded(by newer: String) -> CommitStatus {
+        var status = self
+        status.state = .error
+        status.description = "Superseded by \(newer.prefix(12)) before it was integrated"
+        return status
+    }
+
+    public static func state(of result: IntegrationResult, forge: ForgeSettings) -> CommitState {
+        switch result {
+        case .succeeded: .success
+        case .warnings: forge.warnings == .success ? .success : .failure
+        case .testFailures, .buildErrors, .triggerError, .timeout: .failure
+        case .checkoutError, .canceled, .internalError: .error
+        }
+    }
+
+    /// "2 new warnings, 1 test failing (Alice)": what the integration adds, and who added it.
+    static func describe(_ integration: Integration, result: IntegrationResult, issues: [IntegrationIssue]) -> String {
+        let new = issues.filter { $0.status == .new }
+        var parts: [String] = []
+        let newErrors = new.filter { $0.type == .error }.count
+        let newWarnings = new.filter { $0.type == .warning }.count
+        let failing = issues.filter { $0.type == .testFailure && $0.status != .resolved }.count
+        if newErrors > 0 { parts.append(CountText.of(newErrors, "new error")) }
+        if newWarnings > 0 { parts.append(CountText.of(newWarnings, "new warning")) }
+        if failing > 0 { parts.append(CountText.of(failing, "test", plural: "tests") + " failing") }
+        var names: [String] = []
+        for committer in new.flatMap(\.introducedBy) where !names.contains(committer.name) { names.append(committer.name) }
+        let who = names.isEmpty ? "" : " (\(names.prefix(3).joined(separator: ", "))\(names.count > 3 ? " and others" : ""))"
+        if !parts.isEmpty, result != .canceled, result != .internalError, result != .timeout {
+            return parts.joined(separator: ", ") + who
+        }
+        let summary = integration.summary
+        switch result {
+        case .succeeded:
+            let tests = summary?.tests ?? 0
+            return tests > 0 ? "Succeeded: \(CountText.of(tests, "test")) passed" : "Succeeded"
+        case .warnings: return "\(CountText.of(summary?.warnings ?? 0, "warning")), none new"
+        case .testFailures: return "Tests failing"
+        case .buildErrors: return "\(CountText.of(summary?.errors ?? 0, "build error")), none new"
+        case .checkoutError: return "Checkout failed: " + (integration.reason ?? "see the log")
+        case .triggerError: return "A trigger failed: " + (integration.reason ?? "see the log")
+        case .timeout: return "Timed out"
+        case .canceled: return "Canceled" + (integration.reason.map { ": \($0)" } ?? "")
+        case .internalError: return "Kiln could not finish: " + (integration.reason ?? "see the log")
+        }
+    }
+}
+
+/// A commit status in the outbox.
+public struct QueuedStatus: Sendable, Hashable {
+    public enum Delivery: String, Sendable, Hashable, CaseIterable, Codable {
+        /// Waiting for its next attempt.
+        case queued
+        /// The forge took it.
+        case sent
+        /// The forge refused it for good (401, 403, 404, 422), or it kept failing for a day.
+        case refused
+    }
+
+    public var id: Int64
+    public var status: CommitStatus
+    public var delivery: Delivery
+    public var attempts: Int
+    public var createdAt: Date
+    public var lastError: String?
+    /// The forge's HTTP answer to the last attempt; nil when it never answered.
+    public var responseCode: Int?
+
+    public init(
+        id: Int64, status: CommitStatus, delivery: Delivery, attempts: Int, createdAt: Date, lastError: String? = nil, responseCode: Int? = nil
+    ) {
+        self.id = id
+        self.status = status
+        self.delivery = delivery
+        self.attempts = attempts
+        self.createdAt = createdAt
+        self.lastError = lastError
+        self.responseCode = responseCode
+    }
+}
+
+/// An integration whose commit status lags behind it: the stage and commit last composed for it
+/// (nil when none was) against where it is now.
+public struct StatusCandidate: Sendable, Hashable {
+    public var integration: Integration
+    public var postedStage: StatusStage?
+    public var postedCommit: String?
+
+    public init(integration: Integration, postedStage: StatusStage?, postedCommit: String?) {
+        self.integration = integration
+        self.postedStage = postedStage
+        self.postedCommit = postedCommit
+    }
+}
+
+/// Why a bot's statuses do not reach its forge: the latest refusal, when nothing was delivered since.
+public struct StatusProblem: Sendable, Hashable {
+    public var bot: String
+    public var responseCode: Int?
+    /// The forge's own message, or what went wrong on the way.
+    public var message: String
+    public var at: Date
+
+    public init(bot: String, responseCode: Int?, message: String, at: Date) {
+        self.bot = bot
+        self.responseCode = responseCode
+        self.message = message
+        self.at = at
+    }
+}
+
+/// A pull request as the forge last described it, with its latest integration.
+public struct PullRequestOverview: Sendable, Hashable {
+    public var pullRequest: PullRequest
+    public var open: Bool
+    public var latest: Integration?
+
+    public init(pullRequest: PullRequest, open: Bool, latest: Integration?) {
+        self.pullRequest = pullRequest
+        self.open = open
+        self.latest = latest
+    }
+}
+
+/// How Kiln writes a count with its noun: `0 errors`, `1 warning`, `2 tests`. The same on pages,
+/// in mail, in statuses and in the terminal.
+public enum CountText {
+    public static func of(_ count: Int, _ singular: String, plural: String? = nil) -> String {
+        "\(count) \(count == 1 ? singular : plural ?? singular + "s")"
+    }
+}

@@ -1,0 +1,118 @@
+/// A pull request (GitHub, Gitea, Forgejo) or merge request (GitLab), as an integration of it
+/// remembers it: the forge's words at the time it was queued.
+public struct PullRequest: Sendable, Hashable {
+    public var number: Int
+    /// User text: escaped wherever it is shown.
+    public var title: String
+    /// The forge's user name of whoever opened it.
+    public var author: String
+    /// Its page on the forge; nil when unknown (`kiln run --pull N` without a webhook having told).
+    public var url: String?
+    /// The branch it proposes, as the forge names it (`feature`, or `owner:feature` from a fork).
+    public var head: String
+    /// The branch it would merge into: the bot's branch.
+    public var base: String
+    /// The ref under which the forge keeps its head in the base repository (`ForgeKind.pullRef`).
+    public var ref: String
+    /// Its head lives in another repository: its integrations get none of the bot's secrets.
+    public var fork: Bool
+
+    public init(number: Int, title: String, author: String, url: String?, head: String, base: String, ref: String, fork: Bool) {
+        self.number = number
+        self.title = title
+        self.author = author
+        self.url = url
+        self.head = head
+        self.base = base
+        self.ref = ref
+        self.fork = fork
+    }
+}
+
+/// The forges Kiln posts commit statuses to and reads pull request events from.
+public enum ForgeKind: String, CaseIterable, Sendable, Hashable, Codable {
+    /// GitHub and GitHub Enterprise.
+    case github
+    case gitlab
+    /// Gitea and Forgejo, which share Gitea's API.
+    case gitea
+
+    /// The ref under which the forge keeps pull request `number`'s head in the base repository.
+    public func pullRef(_ number: Int) -> String {
+        switch self {
+        case .github, .gitea: "refs/pull/\(number)/head"
+        case .gitlab: "refs/merge-requests/\(number)/head"
+        }
+    }
+
+    /// The kind a repository host implies, when the bot file does not say.
+    public static func implied(byHost host: String?) -> ForgeKind? {
+        guard let host else { return nil }
+        if host == "github.com" || host.hasSuffix(".github.com") { return .github }
+        if host == "gitlab.com" || host.hasPrefix("gitlab.") { return .gitlab }
+        if host == "codeberg.org" || host.hasPrefix("gitea.") || host.hasPrefix("forgejo.") { return .gitea }
+        return nil
+    }
+
+    /// The API a public host serves; nil for self-hosted forges, which must name theirs.
+    public static func publicAPI(forHost host: String?) -> String? {
+        switch host {
+        case "github.com": "https://api.github.com"
+        case "gitlab.com": "https://gitlab.com/api/v4"
+        case "codeberg.org": "https://codeberg.org/api/v1"
+        default: nil
+        }
+    }
+}
+
+/// Which pull requests a bot integrates (`pull-requests:` in a bot file).
+public struct PullRequestPolicy: Sendable, Hashable {
+    public var enabled: Bool
+    /// Pull requests whose head is in another repository; they never get the bot's secrets.
+    public var forks: Bool
+
+    public init(enabled: Bool = false, forks: Bool = false) {
+        self.enabled = enabled
+        self.forks = forks
+    }
+
+    /// Whether a pull request is integrated at all.
+    public func accepts(_ pullRequest: PullRequest) -> Bool {
+        enabled && (forks || !pullRequest.fork)
+    }
+}
+
+/// Where a bot's commit statuses go (`forge:` in a bot file).
+public struct ForgeSettings: Sendable, Hashable {
+    public enum WarningsState: String, CaseIterable, Sendable, Hashable {
+        case success, failure
+    }
+
+    public var kind: ForgeKind
+    /// The API's root, such as `https://api.github.com` or `https://gitlab.example.com/api/v4`.
+    public var apiURL: String
+    /// The file holding the API token, read at each delivery so that a new token takes effect at once.
+    public var tokenFile: String
+    /// How a result of `warnings` is reported.
+    public var warnings: WarningsState
+
+    public init(kind: ForgeKind, apiURL: String, tokenFile: String, warnings: WarningsState = .success) {
+        self.kind = kind
+        self.apiURL = apiURL
+        self.tokenFile = tokenFile
+        self.warnings = warnings
+    }
+
+    /// How the forge's API names `url`'s repository: `owner/name` for GitHub and Gitea, the
+    /// project's full path for GitLab (URL-encoded where it is sent). A local path, as tests and
+    /// mirrors of forge repositories use, stands for its last two components.
+    public static func project(of url: RepositoryURL) -> String {
+        var components = url.path.split(separator: "/").map(String.init)
+        if var last = components.last, last.hasSuffix(".git") {
+            last.removeLast(4)
+            components[components.count - 1] = last
+        }
+        if url.host == nil || url.scheme == .file { components = Array(components.suffix(2)) }
+        return components.joined(separator: "/")
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+import KilnCore
+import KilnMail
+import KilnStore
+import Logging
+import ServiceLifecycle
+
+/// Tells forges how integrations go: composes a commit status whenever an integration of a bot
+/// with `forge` is queued, starts or ends, and delivers the statuses' outbox.
+///
+/// Composing is driven by the store, not by the code that moves integrations: each round asks the
+/// store which integrations' statuses lag behind them, so nothing is missed across a restart or
+/// between hosts, and `queueStatuses` composes each stage once. Delivery is like mail's: claimed,
+/// retried with backoff for a day, a refusal (401, 403, 404, 422) recorded with the forge's
+/// message for the pages and `kiln status`. It never holds an integration up.
+public actor StatusPublisher: Service {
+    public struct Settings: Sendable {
+        public var retry: RetryPolicy
+        /// How often due retries are looked for when nothing changes.
+        public var tick: Duration
+        /// Statuses posted at once (to different commits or contexts; one context's go in order).
+        public var parallelPosts: Int
+        /// Integrations queued longer ago than this get no status: a forge configured later does
+        /// not hear about the past.
+        public var horizon: Duration
+        public var client: ForgeClient
+
+        public init(
+            retry: RetryPolicy = RetryPolicy(first: .seconds(5), longest: .seconds(600)), tick: Duration = .seconds(1), parallelPosts: Int = 4,
+            horizon: Duration = .seconds(24 * 3600), client: ForgeClient = ForgeClient()
+        ) {
+            self.retry = retry
+            self.tick = tick
+            self.parallelPosts = parallelPosts
+            self.horizon = horizon
+            self.client = client
+        }
+    }
+
+    let store: any Store
+    let registry: BotRegistry
+    /// The server's `public-url`: where statuses link to.
+    let publicURL: String
+    let settings: Settings
+    let logger: Logger
+    let now: @Sendable () -> Date
+    private let wakeups: AsyncStream<Void>
+    private let wakeup: AsyncStream<Void>.Continuation
+
+    public init(
+        store: any Store, registry: BotRegistry, publicURL: String, settings: Settings = Settings(), logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.store = store
+        self.registry = registry
+        self.publicURL = publicURL
+        self.settings = settings
+        self.logger = logger
+        self.now = now
+        (wakeups, wakeup) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    public func run() async throws {
+        let (tick, wakeup, store) = (settings.tick, wakeup, store)
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: tick)
+                        wakeup.yield()
+                    }
+                }
+                group.addTask {
+                    for await _ in store.changes() { wakeup.yield() }
+                }
+                wakeup.yield()
+                for await _ in self.wakeups {
+                    await self.round()
+                    if Task.isCancelled { break }
+                }
+                group.cancelAll()
+            }
+        }
+        logger.info("status publisher stopped")
+    }
+
+    /// One round: compose what lags, then deliver what is due until nothing more is (a
+    /// context's next status becomes due as soon as the one before it is delivered). Returns
+    /// the statuses delivered.
+    @discardableResult
+    public func round() async -> Int {
+        let bots = await registry.catalog.bots.map(\.bot).filter { $0.forge != nil }
+        do {
+            if !bots.isEmpty { try await compose(bots) }
+            var delivered = 0
+            while true {
+                let due = try await store.dueStatuses(now: now(), limit: settings.parallelPosts * 4)
+                guard !due.isEmpty else { break }
+                let sent = await deliver(due)
+                delivered += sent
+                if sent == 0 { break }
+            }
+            return delivered
+        } catch {
+            logger.error("commit status round failed", metadata: ["error": "\(error)"])
+            return 0
+        }
+    }
+
+    /// Queues the statuses of integrations that moved on since their last one.
+    private func compose(_ bots: [Bot]) async throws(StoreError) {
+        let byName = Dictionary(bots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        let since = now().addingTimeInterval(-Double(settings.horizon.components.seconds))
+        let candidates = try await store.integrationsAwaitingStatus(bots: Array(byName.keys), since: since, limit: 100)
+        for candidate in candidates {
+            let integration = candidate.integration
+            guard let bot = byName[integration.bot], let forge = bot.forge, let commit = integration.commit else { continue }
+            let stage = StatusStage(integration.step)
+            var issues: [IntegrationIssue] = []
+            if stage == .completed { issues = try await store.integration(bot: bot.name, number: integration.number)?.issues ?? [] }
+            let status = CommitStatus(of: integration, bot: bot, forge: forge, stage: stage, sha: commit, issues: issues, publicURL: publicURL)
+            var statuses = [status]
+            // A queued integration that moved on to a newer commit leaves its old one pending: say why.
+            if let old = candidate.postedCommit, old != commit, candidate.postedStage != .completed {
+                var previous = status
+                previous.sha = old
+                statuses.insert(previous.superseded(by: commit), at: 0)
+            }
+            try await store.queueStatuses(statuses, for: candidate, stage: stage, commit: commit, now: now())
+        }
+    }
+
+    /// Posts `due` (each the first of its context), a few at once; returns how many were delivered.
+    private func deliver(_ due: [QueuedStatus]) async -> Int {
+        let (client, retry, store, logger, now) = (settings.client, settings.retry, store, logger, now)
+        return await withTaskGroup(of: Bool.self) { group in
+            var delivered = 0
+            var pending = due[...]
+            func startNext() {
+                guard let queued = pending.popFirst() else { return }
+                group.addTask {
+                    await Self.post(queued, client: client, retry: retry, store: store, logger: logger, now: now)
+                }
+            }
+            for _ in 0..<settings.parallelPosts { startNext() }
+            while let sent = await group.next() {
+                if sent { delivered += 1 }
+                startNext()
+            }
+            return delivered
+        }
+    }
+
+    private static func post(
+        _ queued: QueuedStatus, client: ForgeClient, retry: RetryPolicy, store: any Store, logger: Logger, now: @Sendable () -> Date
+    ) async -> Bool {
+        let status = queued.status
+        let metadata: Logger.Metadata = ["bot": "\(status.bot)", "commit": "\(status.sha.prefix(12))", "state": "\(status.state.rawValue)"]
+        let answer: ForgeClient.Answer
+        if let token = SecretFile.read(status.tokenFile) {
+            answer = await client.post(status, token: String(decoding: token, as: UTF8.self))
+        } else {
+            answer = .failed(code: nil, message: "cannot read the forge token file \(status.tokenFile) (forge.token-file)")
+        }
+        do {
+            switch answer {
+            case .delivered(let code):
+                try await store.statusSent(queued.id, responseCode: code, now: now())
+                logger.debug("commit status delivered", metadata: metadata)
+                return true
+            case .refused(let code, let message):
+                try await store.statusFailed(queued.id, error: message, responseCode: code, retryAt: nil, now: now())
+                logger.error("the forge refused a commit status", metadata: metadata.merging(["code": "\(code)", "answer": "\(message)"]) { a, _ in a })
+            case .failed(let code, let message):
+                let next = retry.nextAttempt(after: queued.attempts + 1, queuedAt: queued.createdAt, now: now())
+                try await store.statusFailed(queued.id, error: message, responseCode: code, retryAt: next, now: now())
+                logger.warning(
+                    next == nil ? "giving up a commit status after a day of failures" : "cannot post a commit status yet; trying again",
+                    metadata: metadata.merging(["error": "\(message)"]) { a, _ in a })
+            }
+        } catch {
+            logger.error("cannot record a commit status attempt", metadata: metadata.merging(["error": "\(error)"]) { a, _ in a })
+        }
+        return false
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+
+/// A forge's commit status API on 127.0.0.1 (`Tests/Servers/forge_server.py`): GitHub's, GitLab's
+/// and Gitea's status endpoints with their auth headers, and nothing else. It keeps every status
+/// it accepts for the test to read; `stop()` and `restart()` make an outage.
+public final class ForgeDouble: @unchecked Sendable {
+    // Only touched by the test that owns it.
+    private var process: Process
+    private var input: Pipe
+    public let port: Int
+    public let token: String
+    public let directory: TemporaryDirectory
+
+    /// A status as the forge received it.
+    public struct Call: Sendable, Equatable {
+        public var forge: String
+        /// `owner/repo`, or GitLab's decoded project path.
+        public var project: String
+        public var sha: String
+        public var state: String
+        public var description: String
+        public var targetURL: String?
+        /// `context` (GitHub, Gitea) or `name` (GitLab).
+        public var context: String
+        /// When it arrived (seconds since 1970).
+        public var received: Double
+    }
+
+    public static func start(token: String = "forge-token-\(UUID().uuidString.prefix(8))", port: Int? = nil) async throws -> ForgeDouble {
+        let directory = try TemporaryDirectory("kiln-forge")
+        let (process, input, port) = try await launch(directory: directory, token: token, port: port)
+        return ForgeDouble(process: process, input: input, port: port, token: token, directory: directory)
+    }
+
+    private static func launch(directory: TemporaryDirectory, token: String, port: Int?) async throws -> (Process, Pipe, Int) {
+        var arguments = ["--dir", directory.path, "--token", token]
+        if let port { arguments += ["--port", "\(port)"] }
+        let launched = try await PythonServer.launch("forge_server.py", arguments: arguments, directory: directory, namespace: nil, what: "the forge double")
+        return (launched.process, launched.input, launched.port)
+    }
+
+    private init(process: Process, input: Pipe, port: Int, token: String, directory: TemporaryDirectory) {
+        self.process = process
+        self.input = input
+        self.port = port
+        self.token = token
+        self.directory = directory
+    }
+
+    /// The API root bots name as `forge.api-url`.
+    public var apiURL: String { "http://127.0.0.1:\(port)" }
+
+    /// Every status accepted so far, in the order they arrived.
+    public func calls() throws -> [Call] {
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasSuffix(".json") }.sorted()
+        return try names.map { name in
+            let data = try Data(contentsOf: URL(fileURLWithPath: directory.url(name)))
+            guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any], let body = object["body"] as? [String: Any] else {
+                throw SMTPServerError.missing("an unreadable call record \(name)")
+            }
+            return Call(
+                forge: object["forge"] as? String ?? "", project: object["project"] as? String ?? "", sha: object["sha"] as? String ?? "",
+                state: body["state"] as? String ?? "", description: body["description"] as? String ?? "", targetURL: body["target_url"] as? String,
+                context: (body["context"] as? String) ?? (body["name"] as? String) ?? "", received: object["received"] as? Double ?? 0)
+        }
+    }
+
+    /// Waits until the calls satisfy `done` (or `timeout` passes), and returns them all.
+    public func waitForCalls(timeout: Duration = .seconds(30), until done: ([Call]) -> Bool) async throws -> [Call] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let received = try calls()
+            if done(received) { return received }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        return try calls()
+    }
+
+    /// The forge goes down: connections to its port are refused.
+    public func stop() {
+        try? input.fileHandleForWriting.close()
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    /// The forge comes back on the same port, keeping what it received before.
+    public func restart() async throws {
+        (process, input, _) = try await Self.launch(directory: directory, token: token, port: port)
+    }
+
+    deinit { stop() }
+}

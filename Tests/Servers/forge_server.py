@@ -1,0 +1,109 @@
+"""A forge double for Kiln's tests: exactly the three documented commit status endpoints.
+
+    POST /repos/{owner}/{repo}/statuses/{sha}   GitHub (Authorization: Bearer TOKEN)
+                                                Gitea  (Authorization: token TOKEN)
+    POST /projects/{id}/statuses/{sha}          GitLab (PRIVATE-TOKEN: TOKEN; id URL-encoded)
+
+A request with the right token and a valid body is answered 201 and written to DIR/<n>.json
+(forge, project, sha, the JSON body, the time it arrived); a missing or wrong token is answered
+401 with the forge's message, an invalid body 422, anything else 404. Writes its port to DIR/port
+once it listens, and runs until killed or its standard input closes.
+
+    forge_server.py --dir DIR --token TOKEN [--host ADDRESS] [--port N]
+"""
+import argparse
+import http.server
+import itertools
+import json
+import os
+import re
+import sys
+import threading
+import time
+import urllib.parse
+
+GITHUB_STATES = {"pending", "success", "failure", "error"}
+GITEA_STATES = {"pending", "success", "failure", "error", "warning"}
+GITLAB_STATES = {"pending", "running", "success", "failed", "canceled"}
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--dir", required=True)
+    parser.add_argument("--token", required=True)
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    options = parser.parse_args()
+    counter = itertools.count(1)
+    lock = threading.Lock()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format, *args):
+            pass
+
+        def answer(self, code, body):
+            data = json.dumps(body).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def do_GET(self):
+            self.answer(404, {"message": "Not Found"})
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length") or 0)
+            raw = self.rfile.read(length)
+            path = urllib.parse.urlsplit(self.path).path
+            hub = re.fullmatch(r"/repos/([^/]+/[^/]+)/statuses/([0-9a-f]{40})", path)
+            lab = re.fullmatch(r"/projects/([^/]+)/statuses/([0-9a-f]{40})", path)
+            authorization = self.headers.get("Authorization") or ""
+            if hub:
+                project, sha = hub.group(1), hub.group(2)
+                if authorization.startswith("Bearer "):
+                    forge, states, name_key = "github", GITHUB_STATES, "context"
+                elif authorization.startswith("token "):
+                    forge, states, name_key = "gitea", GITEA_STATES, "context"
+                else:
+                    return self.answer(401, {"message": "Requires authentication"})
+                if authorization.split(" ", 1)[1] != options.token:
+                    return self.answer(401, {"message": "Bad credentials"})
+            elif lab:
+                project, sha = urllib.parse.unquote(lab.group(1)), lab.group(2)
+                forge, states, name_key = "gitlab", GITLAB_STATES, "name"
+                if "/" in lab.group(1):
+                    return self.answer(404, {"message": "404 Project Not Found"})
+                if self.headers.get("PRIVATE-TOKEN") != options.token:
+                    return self.answer(401, {"message": "401 Unauthorized"})
+            else:
+                return self.answer(404, {"message": "Not Found"})
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                return self.answer(400, {"message": "Problems parsing JSON"})
+            if not isinstance(body, dict) or body.get("state") not in states or not isinstance(body.get(name_key), str):
+                return self.answer(422, {"message": "Validation Failed", "body": body})
+            with lock:
+                number = next(counter)
+                record = {"forge": forge, "project": project, "sha": sha, "body": body, "received": time.time(), "n": number}
+                temporary = os.path.join(options.dir, f"{number:06d}.tmp")
+                with open(temporary, "w") as file:
+                    json.dump(record, file)
+                os.rename(temporary, os.path.join(options.dir, f"{number:06d}.json"))
+            self.answer(201, {"id": number, "state": body["state"], "context": body.get(name_key)})
+
+    server = http.server.ThreadingHTTPServer((options.host, options.port), Handler)
+    server.daemon_threads = True
+    with open(os.path.join(options.dir, "port.tmp"), "w") as file:
+        file.write(str(server.server_address[1]))
+    os.rename(os.path.join(options.dir, "port.tmp"), os.path.join(options.dir, "port"))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    # Until killed, or until the test's end of the pipe closes.
+    sys.stdin.read()
+
+
+if __name__ == "__main__":
+    main()
