@@ -62,12 +62,14 @@ enum PushEventError: Error, Equatable, CustomStringConvertible {
     case notJSON
     case missing(String)
     case invalid(String, String)
+    case badFormEncoding
 
     var description: String {
         switch self {
         case .notJSON: "the body is not a JSON object"
         case .missing(let field): "the payload has no '\(field)'"
         case .invalid(let field, let value): "'\(field)' is not a commit id: \(value.prefix(80))"
+        case .badFormEncoding: "the form field 'payload' holds a malformed %-escape"
         }
     }
 }

@@ -201,12 +201,22 @@ struct WebhookController {
     /// The JSON of a delivery: the body itself, or for GitHub's form-encoded deliveries
     /// (`application/x-www-form-urlencoded`) its `payload` field.
     static func payload(of body: [UInt8], contentType: String?) throws(PushEventError) -> [UInt8] {
-        guard let contentType, contentType.lowercased().hasPrefix("application/x-www-form-urlencoded") else { return body }
-        var components = URLComponents()
-        // Form encoding writes spaces as '+', which URLComponents leaves as they are.
-        components.percentEncodedQuery = String(decoding: body, as: UTF8.self).replacingOccurrences(of: "+", with: "%20")
-        guard let payload = components.queryItems?.first(where: { $0.name == "payload" })?.value else { throw .missing("payload") }
-        return Array(payload.utf8)
+        // A JSON body is JSON whatever it is labelled (curl and many HTTP libraries label every
+        // POST body as a form).
+        let first = body.first { ![UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains($0) }
+        guard let contentType, contentType.lowercased().hasPrefix("application/x-www-form-urlencoded"), first != UInt8(ascii: "{") else {
+            return body
+        }
+        // Read by hand: URLComponents traps on a query with characters a URL may not hold.
+        for field in body.split(separator: UInt8(ascii: "&")) {
+            let parts = field.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, Array(parts[0]) == Array("payload".utf8) else { continue }
+            // Form encoding writes spaces as '+'.
+            let text = String(decoding: parts[1].map { $0 == UInt8(ascii: "+") ? UInt8(ascii: " ") : $0 }, as: UTF8.self)
+            guard let decoded = text.removingPercentEncoding else { throw .badFormEncoding }
+            return Array(decoded.utf8)
+        }
+        throw .missing("payload")
     }
 
     /// Records a delivery that queues nothing, and answers it.
