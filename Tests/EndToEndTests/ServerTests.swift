@@ -14,11 +14,11 @@ struct ServedHome {
     let home: TemporaryDirectory
     let server: ServerProcess
 
-    init(bots: [String: String], config: String = "executors: 1\n") async throws {
+    init(bots: [String: String], config: String = "executors: 1\n", environment: [String: String] = [:]) async throws {
         home = try TemporaryDirectory()
         try home.write("kiln.yml", config)
         for (name, text) in bots { try home.write("Bots/\(name).yml", text) }
-        server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
+        server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path, environment: environment)
         _ = try await server.waitForPort()
     }
 

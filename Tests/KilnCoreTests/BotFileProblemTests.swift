@@ -31,6 +31,27 @@ struct BotFileProblemTests {
                 """,
             expected: ["3:3: error: unknown key 'flavour' in 'build' (expected one of configuration, arguments)"]),
         InvalidBotFile(
+            label: "forge of a self-hosted repository without kind or api-url",
+            yaml: """
+                repository: {url: https://git.example.com/team/app.git}
+                forge:
+                  token-file: /etc/kiln/token
+                """,
+            expected: [
+                "3:3: error: missing key 'kind' in 'forge': the repository's host does not say which forge it is (github, gitlab or gitea)"
+            ]),
+        InvalidBotFile(
+            label: "forge of a self-hosted GitLab without api-url or token",
+            yaml: """
+                repository: {url: https://gitlab.example.com/team/app.git}
+                pull-requests: {forks: maybe}
+                forge: {kind: gitlab, warnings: amber}
+                """,
+            expected: [
+                "2:24: error: 'forks' must be true or false, not 'maybe'",
+                "3:8: error: missing key 'api-url' in 'forge' (a self-hosted gitlab needs its API's URL, such as https://git.example.com/api/v4)",
+            ]),
+        InvalidBotFile(
             label: "empty file",
             yaml: "",
             expected: ["1:1: error: the file is empty: a bot needs at least 'repository: {url: …}'"]),

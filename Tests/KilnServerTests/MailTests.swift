@@ -132,8 +132,8 @@ struct MailTests {
         #expect(messages.allSatisfy { $0.to == ["team@example.com"] })
         let broken = try #require(messages.first?.parts["text/plain"])
         #expect(broken.contains("app #3: test-failures (broken)"))
-        #expect(broken.contains("Errors 0, warnings 0, test failures 1 of 2 tests"))
-        #expect(messages.first?.parts["text/html"]?.contains("Errors 0, warnings 0, test failures 1 of 2 tests") == true)
+        #expect(broken.contains("0 errors, 0 warnings, 1 test failure of 2 tests"))
+        #expect(messages.first?.parts["text/html"]?.contains("0 errors, 0 warnings, 1 test failure of 2 tests") == true)
     }
 
     @Test("The SMTP server down at first: the mail waits with its error, then is delivered exactly once")
@@ -202,7 +202,7 @@ struct MailTests {
         #expect(digest.to == ["team@example.com"])
         let text = try #require(digest.parts["text/plain"])
         #expect(text.contains("== app: now succeeded"))
-        #expect(text.contains("3 integration(s), 2 succeeded, 1 test-failures"))
+        #expect(text.contains("3 integrations, 2 succeeded, 1 test-failures"))
         #expect(text.contains("issues introduced 1, resolved 1"))
         #expect(text.contains("AppTests.testSlow 4.5 s"))
         #expect(text.contains("== lib: now build-errors"))

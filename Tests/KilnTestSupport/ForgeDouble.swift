@@ -26,9 +26,17 @@ public final class ForgeDouble: @unchecked Sendable {
         public var received: Double
     }
 
-    public static func start(token: String = "forge-token-\(UUID().uuidString.prefix(8))", port: Int? = nil) async throws -> ForgeDouble {
+    /// Starts the double on a port below the ephemeral range (32768 and up on Linux), so that no
+    /// outgoing connection takes its port while it is down for an outage.
+    public static func start(token: String = "forge-token-\(UUID().uuidString.prefix(8))") async throws -> ForgeDouble {
         let directory = try TemporaryDirectory("kiln-forge")
-        let (process, input, port) = try await launch(directory: directory, token: token, port: port)
+        for _ in 0..<20 {
+            let candidate = Int.random(in: 10_000..<32_000)
+            guard GitDaemon.isFree(candidate), let (process, input, port) = try? await launch(directory: directory, token: token, port: candidate)
+            else { continue }
+            return ForgeDouble(process: process, input: input, port: port, token: token, directory: directory)
+        }
+        let (process, input, port) = try await launch(directory: directory, token: token, port: nil)
         return ForgeDouble(process: process, input: input, port: port, token: token, directory: directory)
     }
 

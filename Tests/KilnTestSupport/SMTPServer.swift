@@ -112,10 +112,11 @@ public final class SMTPServer: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// A port nothing listens on now, for a server started later.
+    /// A port nothing listens on now, for a server started later: below the ephemeral range
+    /// (32768 and up on Linux), where no outgoing connection takes it meanwhile.
     public static func freePort() -> Int {
         for _ in 0..<50 {
-            let candidate = Int.random(in: 20_000..<60_000)
+            let candidate = Int.random(in: 10_000..<32_000)
             if GitDaemon.isFree(candidate) { return candidate }
         }
         return 0

@@ -11,8 +11,10 @@ public final class ServerProcess: @unchecked Sendable {
     private var output = Data()
     private var errors = Data()
 
-    public init(executable: String = Executables.kiln, arguments: [String], in directory: String) throws {
+    /// Starts `executable` with `arguments` in `directory`, with this process's environment and `environment` on top.
+    public init(executable: String = Executables.kiln, arguments: [String], in directory: String, environment: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: executable)
+        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.standardOutput = outputPipe

@@ -85,7 +85,7 @@ struct PagesTests {
             #expect(page.contains(change(2, "+2")), "tests 2, two more, on \(path)")
         }
         let page = try await web.get("/bots/app/integrations/\(second.number)").text
-        #expect(page.contains("1 warnings<span class=\"change\"> −2</span>, 1 test failures<span class=\"change\"> +1</span> of 2 tests"))
+        #expect(page.contains("1 warning <span class=\"change\">−2</span>, 1 test failure <span class=\"change\">+1</span> of 2 tests"))
     }
 
     @Test("Commit messages, authors, issue messages and test names come out escaped on every page")

@@ -46,16 +46,20 @@ public struct IntegrationSequencer: Sendable {
             bot: bot, number: claim.number, layout: layout, serverEnvironment: serverEnvironment, log: log, deadline: .now + bot.timeout,
             pullRequest: pullRequest)
         var steps = IntegrationSteps(sequencer: self, claim: claim, workspace: workspace, progress: progress)
-        guard let outcome = await steps.run() else {
+        guard var outcome = await steps.run() else {
             await log.close()
             return nil
         }
-        // Stopped from outside: because someone canceled it, or because another host ended it
-        // (then this host records nothing, and its log says why).
-        if outcome.result == .canceled, let lost = try? await store.stopRequests(for: [claim]).first(where: \.lost) {
-            await log.note("stopped: this host no longer holds the integration (\(lost.reason))")
-            await log.close()
-            return nil
+        // Stopped from outside: because someone asked (a newer commit, a closed pull request),
+        // which becomes its reason, or because another host ended it (then this host records
+        // nothing, and its log says why).
+        if outcome.result == .canceled, let requests = try? await store.stopRequests(for: [claim]) {
+            if let lost = requests.first(where: \.lost) {
+                await log.note("stopped: this host no longer holds the integration (\(lost.reason))")
+                await log.close()
+                return nil
+            }
+            if let request = requests.first { outcome.reason = request.reason }
         }
         await log.note("result: \(outcome.result.rawValue)\(outcome.reason.map { " (\($0))" } ?? "")")
         await log.close()

@@ -1,0 +1,94 @@
+import Foundation
+import KilnCore
+import Testing
+
+@Suite("Pull requests and commit statuses: configuration and wording")
+struct PullRequestModelTests {
+    @Test("pull-requests and forge decode, with the forge's kind and API taken from a public host")
+    func decoding() throws {
+        let short = try BotFile.decode(
+            "repository: {url: 'https://github.com/example/app.git'}\npull-requests: true\nforge: {token-file: /etc/kiln/token}\n", file: "Bots/app.yml")
+        #expect(short.pullRequests == PullRequestPolicy(enabled: true, forks: false))
+        #expect(short.forge == ForgeSettings(kind: .github, apiURL: "https://api.github.com", tokenFile: "/etc/kiln/token", warnings: .success))
+        let long = try BotFile.decode(
+            """
+            repository: {url: 'git@gitlab.example.com:team/app.git'}
+            pull-requests: {enabled: true, forks: true}
+            forge:
+              kind: gitlab
+              api-url: https://gitlab.example.com/api/v4/
+              token-file: /etc/kiln/token
+              warnings: failure
+            """, file: "Bots/app.yml")
+        #expect(long.pullRequests == PullRequestPolicy(enabled: true, forks: true))
+        #expect(long.forge?.apiURL == "https://gitlab.example.com/api/v4" && long.forge?.warnings == .failure && long.forgeKind == .gitlab)
+        let plain = try BotFile.decode("repository: {url: 'https://codeberg.org/example/app'}\n", file: "Bots/app.yml")
+        #expect(!plain.pullRequests.enabled && plain.forge == nil && plain.forgeKind == .gitea)
+        #expect(ForgeKind.gitlab.pullRef(4) == "refs/merge-requests/4/head" && ForgeKind.gitea.pullRef(4) == "refs/pull/4/head")
+    }
+
+    @Test("A forge's name for the repository: owner/name, GitLab's whole path, a local path's last two components")
+    func project() throws {
+        #expect(ForgeSettings.project(of: try RepositoryURL(parsing: "https://github.com/example/app.git", relativeTo: "/")) == "example/app")
+        #expect(ForgeSettings.project(of: try RepositoryURL(parsing: "git@gitlab.com:group/sub/app.git", relativeTo: "/")) == "group/sub/app")
+        #expect(ForgeSettings.project(of: try RepositoryURL(parsing: "/srv/git/team/app.git", relativeTo: "/")) == "team/app")
+    }
+
+    static var bot: Bot {
+        get throws {
+            Bot(
+                name: "app", repository: Repository(url: try RepositoryURL(parsing: "https://github.com/example/app.git", relativeTo: "/")),
+                forge: ForgeSettings(kind: .github, apiURL: "https://api.github.com", tokenFile: "/t"))
+        }
+    }
+
+    static func integration(_ result: IntegrationResult, summary: Summary = Summary(), reason: String? = nil) -> Integration {
+        Integration(
+            id: 1, bot: "app", number: 7, cause: .webhook, commit: "abc", branch: "main", step: .completed, result: result, queuedAt: Date(),
+            summary: summary, reason: reason, host: "build-1")
+    }
+
+    @Test("A status says what the integration adds and who added it, and its state follows the result and forge.warnings")
+    func describing() throws {
+        let alice = Committer(name: "Alice", email: "a@example.com", commit: "c1")
+        let issues = [
+            IntegrationIssue(type: .warning, message: "w1", fingerprint: "w1", status: .new, introducedBy: [alice]),
+            IntegrationIssue(type: .warning, message: "w2", fingerprint: "w2", status: .new, introducedBy: [alice]),
+            IntegrationIssue(type: .warning, message: "old", fingerprint: "w3", status: .unresolved),
+            IntegrationIssue(type: .testFailure, message: "t", fingerprint: "t1", status: .unresolved),
+        ]
+        let bot = try Self.bot
+        let forge = try #require(bot.forge)
+        let failing = CommitStatus(
+            of: Self.integration(.testFailures), bot: bot, forge: forge, stage: .completed, sha: "abc", issues: issues,
+            publicURL: "https://ci.example.com/")
+        #expect(failing.state == .failure && failing.description == "2 new warnings, 1 test failing (Alice)")
+        #expect(failing.targetURL == "https://ci.example.com/bots/app/integrations/7" && failing.context == "kiln/app" && failing.project == "example/app")
+        let queued = CommitStatus(
+            of: Self.integration(.succeeded), bot: bot, forge: forge, stage: .queued, sha: "abc", issues: [], publicURL: "http://x")
+        #expect(queued.state == .pending && queued.description == "Queued as integration 7")
+        let passed = CommitStatus(
+            of: Self.integration(.succeeded, summary: Summary(tests: 1)), bot: bot, forge: forge, stage: .completed, sha: "abc", issues: [],
+            publicURL: "http://x")
+        #expect(passed.state == .success && passed.description == "Succeeded: 1 test passed")
+        var strict = forge
+        strict.warnings = .failure
+        let warned = CommitStatus(
+            of: Self.integration(.warnings, summary: Summary(warnings: 1)), bot: bot, forge: strict, stage: .completed, sha: "abc",
+            issues: [issues[2]], publicURL: "http://x")
+        #expect(warned.state == .failure && warned.description == "1 warning, none new")
+        #expect(CommitStatus.state(of: .warnings, forge: forge) == .success && CommitStatus.state(of: .internalError, forge: forge) == .error)
+        let long = CommitStatus(
+            of: Self.integration(.internalError, reason: String(repeating: "x", count: 400)), bot: bot, forge: forge, stage: .completed,
+            sha: "abc", issues: [], publicURL: "http://x")
+        #expect(long.description.count == CommitStatus.maximumDescription)
+    }
+
+    @Test("Counts read as English")
+    func counts() {
+        #expect(CountText.of(0, "error") == "0 errors" && CountText.of(1, "warning") == "1 warning" && CountText.of(2, "test") == "2 tests")
+        let figures = SummaryFigures(Summary(errors: 0, warnings: 1, tests: 1, testFailures: 1, warningsChange: 1))
+        #expect([figures.errorsText, figures.warningsText, figures.testsText, figures.testFailuresText] == ["0 errors", "1 warning", "1 test", "1 test failure"])
+        #expect(figures.warningsDelta == "+1" && figures.errorsDelta == nil)
+    }
+}
