@@ -61,26 +61,7 @@ public actor StatusPublisher: Service {
     }
 
     public func run() async throws {
-        let (tick, wakeup, store) = (settings.tick, wakeup, store)
-        await cancelWhenGracefulShutdown {
-            await withDiscardingTaskGroup { group in
-                group.addTask {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: tick)
-                        wakeup.yield()
-                    }
-                }
-                group.addTask {
-                    for await _ in store.changes() { wakeup.yield() }
-                }
-                wakeup.yield()
-                for await _ in self.wakeups {
-                    await self.round()
-                    if Task.isCancelled { break }
-                }
-                group.cancelAll()
-            }
-        }
+        await Rounds.run(tick: settings.tick, wakeups: wakeups, wakeup: wakeup, changes: store.changes()) { _ = await self.round() }
         logger.info("status publisher stopped")
     }
 

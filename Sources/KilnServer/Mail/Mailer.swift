@@ -70,24 +70,7 @@ public actor Mailer: Service {
     }
 
     public func run() async throws {
-        let tick = settings.tick
-        let wakeup = wakeup
-        await cancelWhenGracefulShutdown {
-            await withDiscardingTaskGroup { group in
-                group.addTask {
-                    while !Task.isCancelled {
-                        try? await Task.sleep(for: tick)
-                        wakeup.yield()
-                    }
-                }
-                wakeup.yield()
-                for await _ in self.wakeups {
-                    await self.round()
-                    if Task.isCancelled { break }
-                }
-                group.cancelAll()
-            }
-        }
+        await Rounds.run(tick: settings.tick, wakeups: wakeups, wakeup: wakeup) { _ = await self.round() }
         logger.info("mailer stopped")
     }
 

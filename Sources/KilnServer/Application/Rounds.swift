@@ -1,0 +1,33 @@
+import ServiceLifecycle
+
+/// How the background services that work in rounds (mail, commit statuses) run: a round whenever
+/// `wakeup` is yielded to, whenever one of `changes` yields, and at least every `tick`, one at a
+/// time, until graceful shutdown or cancellation.
+enum Rounds {
+    static func run(
+        tick: Duration, wakeups: AsyncStream<Void>, wakeup: AsyncStream<Void>.Continuation, changes: AsyncStream<Void>? = nil,
+        round: @escaping @Sendable () async -> Void
+    ) async {
+        await cancelWhenGracefulShutdown {
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    while !Task.isCancelled {
+                        try? await Task.sleep(for: tick)
+                        wakeup.yield()
+                    }
+                }
+                if let changes {
+                    group.addTask {
+                        for await _ in changes { wakeup.yield() }
+                    }
+                }
+                wakeup.yield()
+                for await _ in wakeups {
+                    await round()
+                    if Task.isCancelled { break }
+                }
+                group.cancelAll()
+            }
+        }
+    }
+}
