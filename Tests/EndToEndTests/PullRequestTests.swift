@@ -183,6 +183,31 @@ struct PullRequestTests {
         _ = try await served.server.terminate()
     }
 
+    @Test("kiln run BOT --pull N integrates the pull ref; one no webhook told of runs without secrets")
+    func runPull() async throws {
+        let repo = try GitFixture(branch: "master")
+        try repo.commit("first", files: ["README.md": "not a package\n"])
+        try repo.git("checkout", "-q", "-b", "topic")
+        let head = try repo.commit("proposal", files: ["a.txt": "1\n"], author: .bob)
+        try repo.git("checkout", "-q", "master")
+        try Self.publish(head, in: repo)
+        let home = try TemporaryDirectory()
+        try home.write(
+            "Bots/app.yml",
+            "repository: {url: '\(repo.url)', branch: master}\nsecrets: [DEPLOY_TOKEN]\n"
+                + "triggers: [{name: mark, phase: before, run: 'printf \"[%s]\" \"$DEPLOY_TOKEN\"; exit 1'}]\n")
+        let run = try runProcess(Executables.kiln, ["run", "app", "--pull", "2"], in: home.path, environment: ProcessInfo.processInfo.environment.merging(["DEPLOY_TOKEN": "s3cret"]) { _, new in new })
+        #expect(run.status == 1, "a failing trigger fails the run")
+        #expect(run.standardOutput.contains("pull request #2 into master") && run.standardOutput.contains("at \(head.prefix(12))"), "\(run.standardOutput)")
+        let detail = try #require(try await SQLiteStore.open(dataDirectory: home.url(".kiln")).integration(bot: "app", number: 1))
+        #expect(detail.integration.pullRequest?.number == 2 && detail.integration.commit == head && detail.integration.result == .triggerError)
+        #expect(detail.commits.map(\.sha) == [head])
+        let log = try String(contentsOfFile: home.url(".kiln/logs/app/1.log"), encoding: .utf8)
+        #expect(log.contains("[]") && !log.contains("s3cret"), "no secrets for a pull request nothing vouches for")
+        let missing = try runProcess(Executables.kiln, ["run", "app", "--pull", "7"], in: home.path)
+        #expect(missing.status == 1 && missing.standardOutput.contains("refs/pull/7/head not found"), "\(missing.standardOutput)")
+    }
+
     @Test("The forge down, then up: every status delivered once, in order; a refused token is shown on the page and in kiln status")
     func outageAndRefusal() async throws {
         let repo = try GitFixture(branch: "master")
