@@ -12,10 +12,10 @@ import Testing
 /// a forge double on loopback that takes commit statuses.
 @Suite("Pull requests and commit statuses")
 struct PullRequestTests {
-    /// GitHub's example delivery (`../shared/forge-payloads/github/`) of pull request #2 into
+    /// GitHub's example delivery (`Tests/Fixtures/forge-payloads/github/`) of pull request #2 into
     /// `master`, with its repository URLs pointing at `repository` and its head at `head`.
     static func delivery(_ example: String, repository: String, head: String, fork: Bool = false) throws -> Data {
-        var text = try String(contentsOfFile: Executables.packageRoot + "/../shared/forge-payloads/github/\(example).json", encoding: .utf8)
+        var text = try String(contentsOfFile: Executables.packageRoot + "/Tests/Fixtures/forge-payloads/github/\(example).json", encoding: .utf8)
         for url in ["https://github.com/Codertocat/Hello-World.git", "git://github.com/Codertocat/Hello-World.git", "git@github.com:Codertocat/Hello-World.git"] {
             text = text.replacingOccurrences(of: url, with: repository)
         }

@@ -6,9 +6,9 @@ import Testing
 
 @Suite("Pull request webhooks and pages")
 struct PullRequestWebhookTests {
-    /// GitHub's own examples (`../shared/forge-payloads/github/`), as GitHub sends them.
+    /// GitHub's own examples (`Tests/Fixtures/forge-payloads/github/`), as GitHub sends them.
     static func example(_ name: String) throws -> Data {
-        try Data(contentsOf: URL(fileURLWithPath: Executables.packageRoot + "/../shared/forge-payloads/github/\(name).json"))
+        try Data(contentsOf: URL(fileURLWithPath: Executables.packageRoot + "/Tests/Fixtures/forge-payloads/github/\(name).json"))
     }
 
     static let head = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
