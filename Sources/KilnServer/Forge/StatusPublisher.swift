@@ -74,7 +74,8 @@ public actor StatusPublisher: Service {
         do {
             if !bots.isEmpty { try await compose(bots) }
             var delivered = 0
-            while true {
+            // A read first: claiming is a write, which the scheduler's writes would wait behind.
+            while let next = try await store.nextStatusAttempt(), next <= now() {
                 let due = try await store.dueStatuses(now: now(), limit: settings.parallelPosts * 4)
                 guard !due.isEmpty else { break }
                 let sent = await deliver(due)
