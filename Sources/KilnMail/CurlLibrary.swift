@@ -11,6 +11,11 @@ public enum CurlLibrary {
         _ = initialized
     }
 
+    /// `duration` in whole milliseconds, as libcurl's `…_MS` options take it.
+    public static func milliseconds(_ duration: Duration) -> Int {
+        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
+    }
+
     /// The linked libcurl's version, such as `7.88.1`.
     public static var version: String {
         initialize()

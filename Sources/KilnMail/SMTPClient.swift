@@ -97,8 +97,8 @@ public struct SMTPClient: Sendable {
             if let username { kiln_curl_setopt_string(handle, CURLOPT_USERNAME, username) }
             if let password { kiln_curl_setopt_string(handle, CURLOPT_PASSWORD, password) }
             if let caFile { kiln_curl_setopt_string(handle, CURLOPT_CAINFO, caFile) }
-            kiln_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Int(Self.milliseconds(connectTimeout)))
-            kiln_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Int(Self.milliseconds(totalTimeout)))
+            kiln_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, CurlLibrary.milliseconds(connectTimeout))
+            kiln_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, CurlLibrary.milliseconds(totalTimeout))
             kiln_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
             kiln_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)
             return curl_easy_perform(handle)
@@ -123,10 +123,6 @@ public struct SMTPClient: Sendable {
             if (400..<600).contains(response) { return .rejected(code: response, detail: detail) }
             return .failed(curlCode: Int(code.rawValue), detail: detail)
         }
-    }
-
-    static func milliseconds(_ duration: Duration) -> Int64 {
-        duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000
     }
 
     static func redacted(_ url: String) -> String {

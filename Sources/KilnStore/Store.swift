@@ -245,7 +245,7 @@ public protocol StatusStore: Sendable {
     /// The statuses of the last `limit` attempts, newest first (for tests and `kiln status`).
     func statuses(limit: Int) async throws(StoreError) -> [QueuedStatus]
 
-    /// Per bot, the latest refusal when no status of the bot was delivered after it.
+    /// Per bot, the latest refusal, unless a status of the bot queued after it was delivered since.
     func statusProblems() async throws(StoreError) -> [StatusProblem]
 }
 

@@ -195,7 +195,7 @@ struct PullRequestTests {
         try home.write(
             "Bots/app.yml",
             "repository: {url: '\(repo.url)', branch: master}\nsecrets: [DEPLOY_TOKEN]\n"
-                + "triggers: [{name: mark, phase: before, run: 'printf \"[%s]\" \"$DEPLOY_TOKEN\"; exit 1'}]\n")
+                + "triggers: [{name: mark, phase: before, run: 'printf \"[%s]<%s %s>\" \"$DEPLOY_TOKEN\" \"$KILN_PULL_REQUEST\" \"$KILN_PULL_REQUEST_HEAD\"; exit 1'}]\n")
         let run = try runProcess(Executables.kiln, ["run", "app", "--pull", "2"], in: home.path, environment: ProcessInfo.processInfo.environment.merging(["DEPLOY_TOKEN": "s3cret"]) { _, new in new })
         #expect(run.status == 1, "a failing trigger fails the run")
         #expect(run.standardOutput.contains("pull request #2 into master") && run.standardOutput.contains("at \(head.prefix(12))"), "\(run.standardOutput)")
@@ -204,6 +204,7 @@ struct PullRequestTests {
         #expect(detail.commits.map(\.sha) == [head])
         let log = try String(contentsOfFile: home.url(".kiln/logs/app/1.log"), encoding: .utf8)
         #expect(log.contains("[]") && !log.contains("s3cret"), "no secrets for a pull request nothing vouches for")
+        #expect(log.contains("<2 pull/2>"), "scripts see which pull request they integrate")
         let missing = try runProcess(Executables.kiln, ["run", "app", "--pull", "7"], in: home.path)
         #expect(missing.status == 1 && missing.standardOutput.contains("refs/pull/7/head not found"), "\(missing.standardOutput)")
     }

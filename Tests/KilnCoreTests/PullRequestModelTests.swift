@@ -89,6 +89,6 @@ struct PullRequestModelTests {
         #expect(CountText.of(0, "error") == "0 errors" && CountText.of(1, "warning") == "1 warning" && CountText.of(2, "test") == "2 tests")
         let figures = SummaryFigures(Summary(errors: 0, warnings: 1, tests: 1, testFailures: 1, warningsChange: 1))
         #expect([figures.errorsText, figures.warningsText, figures.testsText, figures.testFailuresText] == ["0 errors", "1 warning", "1 test", "1 test failure"])
-        #expect(figures.warningsDelta == "+1" && figures.errorsDelta == nil)
+        #expect(figures.warningsChange == "+1" && figures.errorsChange == nil)
     }
 }

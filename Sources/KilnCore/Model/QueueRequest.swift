@@ -82,10 +82,17 @@ public struct PullRequestChange: Sendable, Hashable {
     /// The bots this event is for: those that integrate pull requests (forks too, when it is
     /// one) into its base branch of its repository, and that `accepts`.
     public func bots(_ bots: [Bot], accepts: (Bot) -> Bool = { _ in true }) -> [Bot] {
-        bots.filter { bot in
-            bot.pullRequests.enabled && (action == .close || bot.pullRequests.accepts(pullRequest)) && bot.repository.branch == pullRequest.base
-                && repositories.contains(bot.repository.url.identity) && accepts(bot)
-        }
+        bots.filter { bot in follows(bot, accepts: accepts) && (action == .close || bot.pullRequests.accepts(pullRequest)) }
+    }
+
+    /// Whether bots would have taken this pull request but for its coming from a fork.
+    public func refusedAsFork(by bots: [Bot], accepts: (Bot) -> Bool = { _ in true }) -> Bool {
+        action == .integrate && pullRequest.fork && bots.contains { follows($0, accepts: accepts) && !$0.pullRequests.forks }
+    }
+
+    /// `bot` integrates pull requests into this one's base branch of its repository, and takes its delivery.
+    private func follows(_ bot: Bot, accepts: (Bot) -> Bool) -> Bool {
+        bot.pullRequests.enabled && bot.repository.branch == pullRequest.base && repositories.contains(bot.repository.url.identity) && accepts(bot)
     }
 }
 

@@ -1,27 +1,24 @@
 import Foundation
 
-/// A summary as pages and mails write it: the counts, each change as `+2` or `−1` (empty when
-/// nothing changed or there is nothing to compare with) and coverage as `87.5 %`. The templates
-/// read it as `figures`; stored properties only, since Mustache reads them by reflection.
+/// A summary as pages and mails write it: the counts, each change as `+2` or `−1` (nil when
+/// nothing changed or there is nothing to compare with, so that a template writes nothing) and
+/// coverage as `87.5 %`. The templates read it as `figures`; stored properties only, since
+/// Mustache reads them by reflection.
 public struct SummaryFigures: Sendable, Hashable {
     public var errors: Int
-    public var errorsChange: String
+    public var errorsChange: String?
     public var warnings: Int
-    public var warningsChange: String
+    public var warningsChange: String?
     public var tests: Int
-    public var testsChange: String
+    public var testsChange: String?
     public var testFailures: Int
-    public var testFailuresChange: String
+    public var testFailuresChange: String?
     public var coverage: String?
     /// The counts with their nouns, as English: `0 errors`, `1 warning`, `1 test failure`, `3 tests`.
     public var errorsText: String
     public var warningsText: String
     public var testFailuresText: String
     public var testsText: String
-    /// The changes, nil when there is none to show (so that a template writes nothing at all).
-    public var errorsDelta: String?
-    public var warningsDelta: String?
-    public var testFailuresDelta: String?
 
     /// The figures of `summary`; all zero when the integration has none (it never built).
     public init(_ summary: Summary?) {
@@ -39,13 +36,10 @@ public struct SummaryFigures: Sendable, Hashable {
         warningsText = CountText.of(warnings, "warning")
         testFailuresText = CountText.of(testFailures, "test failure")
         testsText = CountText.of(tests, "test")
-        errorsDelta = errorsChange.isEmpty ? nil : errorsChange
-        warningsDelta = warningsChange.isEmpty ? nil : warningsChange
-        testFailuresDelta = testFailuresChange.isEmpty ? nil : testFailuresChange
     }
 
-    static func change(_ value: Int?) -> String {
-        guard let value, value != 0 else { return "" }
+    static func change(_ value: Int?) -> String? {
+        guard let value, value != 0 else { return nil }
         return value > 0 ? "+\(value)" : "−\(-value)"
     }
 }

@@ -118,10 +118,6 @@ public struct ForgeClient: Sendable {
         return text.isEmpty ? nil : text
     }
 
-    static func milliseconds(_ duration: Duration) -> Int {
-        Int(duration.components.seconds * 1000 + duration.components.attoseconds / 1_000_000_000_000_000)
-    }
-
     private final class Collected {
         var bytes: [UInt8] = []
     }
@@ -154,8 +150,8 @@ public struct ForgeClient: Sendable {
                     }
                     return length
                 }
-                kiln_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout))
-                kiln_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, Self.milliseconds(totalTimeout))
+                kiln_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, CurlLibrary.milliseconds(connectTimeout))
+                kiln_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, CurlLibrary.milliseconds(totalTimeout))
                 kiln_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
                 kiln_curl_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
                 kiln_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)

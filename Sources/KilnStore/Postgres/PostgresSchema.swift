@@ -204,6 +204,7 @@ enum PostgresSchema {
                 "ALTER TABLE integration ADD COLUMN status_stage text",
                 "ALTER TABLE integration ADD COLUMN status_commit text",
                 "CREATE INDEX integration_pull ON integration (bot, pull_number, number) WHERE pull_number IS NOT NULL",
+                "CREATE INDEX integration_recent ON integration (bot, queued_at)",
                 """
                 CREATE TABLE pull_request (
                     bot text NOT NULL,
@@ -245,6 +246,7 @@ enum PostgresSchema {
                 """,
                 "CREATE INDEX forge_status_due ON forge_status (next_attempt_at) WHERE delivery = 'queued'",
                 "CREATE INDEX forge_status_key ON forge_status (sha, context, id)",
+                "CREATE INDEX forge_status_bot ON forge_status (delivery, bot, id)",
             ]
         ),
     ]

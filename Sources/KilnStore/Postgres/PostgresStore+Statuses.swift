@@ -135,10 +135,9 @@ extension PostgresStore {
             try await connection.rows(
                 """
                 SELECT refused.* FROM forge_status AS refused
-                WHERE refused.delivery = 'refused'
-                    AND refused.id = (SELECT max(id) FROM forge_status WHERE bot = refused.bot AND delivery = 'refused')
+                WHERE refused.id IN (SELECT max(id) FROM forge_status WHERE delivery = 'refused' GROUP BY bot)
                     AND NOT EXISTS (
-                        SELECT 1 FROM forge_status AS later WHERE later.bot = refused.bot AND later.delivery = 'sent' AND later.sent_at > refused.sent_at)
+                        SELECT 1 FROM forge_status AS later WHERE later.delivery = 'sent' AND later.bot = refused.bot AND later.id > refused.id)
                 ORDER BY refused.bot
                 """, logger: logger
             ).map { row in

@@ -130,8 +130,9 @@ extension SQLiteStore {
                 db,
                 sql: """
                     SELECT refused.* FROM forgeStatus AS refused
-                    WHERE refused.delivery = 'refused' AND refused.id = (SELECT max(id) FROM forgeStatus WHERE bot = refused.bot AND delivery = 'refused')
-                        AND NOT EXISTS (SELECT 1 FROM forgeStatus AS later WHERE later.bot = refused.bot AND later.delivery = 'sent' AND later.sentAt > refused.sentAt)
+                    WHERE refused.id IN (SELECT max(id) FROM forgeStatus WHERE delivery = 'refused' GROUP BY bot)
+                        AND NOT EXISTS (
+                            SELECT 1 FROM forgeStatus AS later WHERE later.delivery = 'sent' AND later.bot = refused.bot AND later.id > refused.id)
                     ORDER BY refused.bot
                     """
             ).map { row in

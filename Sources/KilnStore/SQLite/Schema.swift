@@ -182,6 +182,7 @@ enum Schema {
                     ALTER TABLE integration ADD COLUMN statusStage TEXT;
                     ALTER TABLE integration ADD COLUMN statusCommit TEXT;
                     CREATE INDEX integrationPull ON integration(bot, pullNumber, number) WHERE pullNumber IS NOT NULL;
+                    CREATE INDEX integrationRecent ON integration(bot, queuedAt);
                     CREATE TABLE pullRequest (
                         bot TEXT NOT NULL,
                         number INTEGER NOT NULL,
@@ -219,6 +220,7 @@ enum Schema {
                     );
                     CREATE INDEX forgeStatusDue ON forgeStatus(nextAttemptAt) WHERE delivery = 'queued';
                     CREATE INDEX forgeStatusKey ON forgeStatus(sha, context, id);
+                    CREATE INDEX forgeStatusBot ON forgeStatus(delivery, bot, id);
                     """)
         }
         return migrator

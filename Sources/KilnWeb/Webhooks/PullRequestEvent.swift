@@ -9,7 +9,7 @@ struct PullRequestEvent: Sendable, Equatable {
     var pullRequest: PullRequest
     /// The head commit.
     var commit: String?
-    /// Nil when the action asks nothing of Kiln (edited, labeled, approved…): `ignoredAction` says which.
+    /// Nil when the action asks nothing of Kiln (edited, labeled, approved…); `actionName` says which.
     var action: PullRequestChange.Action?
     var actionName: String
 
@@ -47,7 +47,7 @@ struct PullRequestEvent: Sendable, Equatable {
         let baseRepository = (base["repo"] as? [String: Any]) ?? (json["repository"] as? [String: Any])
         // A fork's head lives in another repository; a deleted fork's head repository is null.
         let fork = headRepository == nil || repositoryName(headRepository) != repositoryName(baseRepository)
-        let urls = repositoryURLs(in: [json["repository"] as? [String: Any], base["repo"] as? [String: Any]])
+        let urls = PushEvent.repositoryURLs(in: [json["repository"] as? [String: Any], base["repo"] as? [String: Any]])
         guard !urls.isEmpty else { throw .missing("repository") }
         let pullRequest = PullRequest(
             number: number, title: (pull["title"] as? String) ?? "", author: (user?["login"] as? String) ?? (user?["username"] as? String) ?? "",
@@ -73,7 +73,7 @@ struct PullRequestEvent: Sendable, Equatable {
         let user = json["user"] as? [String: Any]
         let source = attributes["source_branch"] as? String ?? ""
         let fork = (attributes["source_project_id"] as? Int) != (attributes["target_project_id"] as? Int)
-        let urls = repositoryURLs(in: [json["project"] as? [String: Any], json["repository"] as? [String: Any], attributes["target"] as? [String: Any]])
+        let urls = PushEvent.repositoryURLs(in: [json["project"] as? [String: Any], json["repository"] as? [String: Any], attributes["target"] as? [String: Any]])
         guard !urls.isEmpty else { throw .missing("project") }
         let sourceNamespace = ((attributes["source"] as? [String: Any])?["path_with_namespace"] as? String)
         let pullRequest = PullRequest(
@@ -96,14 +96,5 @@ struct PullRequestEvent: Sendable, Equatable {
         if let name = repository["full_name"] as? String { return name.lowercased() }
         if let id = repository["id"] as? Int { return String(id) }
         return nil
-    }
-
-    private static func repositoryURLs(in containers: [[String: Any]?]) -> [String] {
-        let keys = ["clone_url", "ssh_url", "git_url", "html_url", "git_http_url", "git_ssh_url", "http_url", "url", "web_url", "homepage"]
-        var urls: [String] = []
-        for container in containers.compactMap({ $0 }) {
-            urls += keys.compactMap { container[$0] as? String }.filter { !$0.isEmpty && !urls.contains($0) }
-        }
-        return urls
     }
 }

@@ -35,18 +35,24 @@ struct PushEvent: Sendable, Equatable {
             guard let ref = json["ref"] as? String, !ref.isEmpty else { throw .missing("ref") }
             let after = (json["after"] as? String) ?? (json["checkout_sha"] as? String)
             if let after, !isCommit(after) { throw .invalid("after", after) }
-            var urls: [String] = []
-            let keys = ["clone_url", "ssh_url", "git_url", "html_url", "git_http_url", "git_ssh_url", "http_url", "url", "web_url"]
-            for container in ["repository", "project"] {
-                guard let repository = json[container] as? [String: Any] else { continue }
-                urls += keys.compactMap { repository[$0] as? String }.filter { !$0.isEmpty }
-            }
+            let urls = repositoryURLs(in: [json["repository"] as? [String: Any], json["project"] as? [String: Any]])
             guard !urls.isEmpty else { throw .missing("repository") }
             let deleted = (json["deleted"] as? Bool) == true || after == zeroCommit
             return PushEvent(
                 repositoryURLs: urls, branch: branch(fromRef: ref), commit: deleted ? nil : after, deleted: deleted,
                 isBranch: ref.hasPrefix("refs/heads/"))
         }
+    }
+
+    /// Every URL the forges give for a repository in these objects (`repository`, GitLab's
+    /// `project`…), each once, in order.
+    static func repositoryURLs(in containers: [[String: Any]?]) -> [String] {
+        let keys = ["clone_url", "ssh_url", "git_url", "html_url", "git_http_url", "git_ssh_url", "http_url", "url", "web_url", "homepage"]
+        var urls: [String] = []
+        for container in containers.compactMap({ $0 }) {
+            for url in keys.compactMap({ container[$0] as? String }) where !url.isEmpty && !urls.contains(url) { urls.append(url) }
+        }
+        return urls
     }
 
     static func branch(fromRef ref: String) -> String {

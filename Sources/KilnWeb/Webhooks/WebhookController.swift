@@ -9,8 +9,9 @@ import Logging
 ///
 /// Every delivery is recorded with its outcome before it is answered, and a push's integrations
 /// are queued in the same transaction: 202 with the integrations it reached (new or coalesced),
-/// 200 when no bot follows the branch (or the event is neither a push nor a pull request) and when a
-/// closed pull request stops what was queued or running for it, 400 when the payload cannot be read, 401 when the signature is missing or wrong, 413 over 1 MiB.
+/// 200 when no bot follows the branch (or the event is neither a push nor a pull request) and when
+/// a closed pull request stops what was queued or running for it, 400 when the payload cannot be
+/// read, 401 when the signature is missing or wrong, 413 over 1 MiB.
 struct WebhookController {
     let store: any Store
     /// The bots as last loaded.
@@ -121,16 +122,18 @@ struct WebhookController {
             let repository = delivery.repository ?? "the repository"
             return try await answer(&delivery, .ok, .ignored, "no bot follows \(repository) branch \(push.branch)")
         }
+        return try await queue(requests, delivery: &delivery, why: "\(forge.rawValue) push to \(push.branch)")
+    }
+
+    /// Records a delivery with the integrations it queues (or was coalesced into), and answers 202.
+    private func queue(_ requests: [QueueRequest], delivery: inout WebhookDelivery, why: String) async throws -> Response {
         delivery.outcome = .queued
         delivery.statusCode = 202
         let outcomes = try await store.receiveWebhook(delivery, queue: requests, now: Date())
         for outcome in outcomes {
             logger.info(
                 outcome.coalesced ? "coalesced" : "queued",
-                metadata: [
-                    "bot": "\(outcome.integration.bot)", "number": "\(outcome.integration.number)", "cause": "webhook",
-                    "why": "\(forge.rawValue) push to \(push.branch)",
-                ])
+                metadata: ["bot": "\(outcome.integration.bot)", "number": "\(outcome.integration.number)", "cause": "webhook", "why": "\(why)"])
         }
         let reached = outcomes.map { Answer.Reached(bot: $0.integration.bot, number: $0.integration.number, coalesced: $0.coalesced) }
         return try Self.json(.accepted, Answer(outcome: .queued, detail: nil, integrations: reached))
@@ -159,30 +162,17 @@ struct WebhookController {
         let matched = change.bots(bots, accepts: accepts)
         guard !matched.isEmpty else {
             let repository = delivery.repository ?? "the repository"
-            let forkRefused = pullRequest.fork && !PullRequestChange(
-                repositories: change.repositories, pullRequest: PullRequest(
-                    number: pullRequest.number, title: "", author: "", url: nil, head: "", base: pullRequest.base, ref: "", fork: false),
-                commit: nil, action: action).bots(bots, accepts: accepts).isEmpty
             return try await answer(
                 &delivery, .ok, .ignored,
-                forkRefused
+                change.refusedAsFork(by: bots, accepts: accepts)
                     ? "pull request #\(pullRequest.number) comes from a fork, and no bot takes those (pull-requests: {forks: true})"
                     : "no bot integrates pull requests into \(repository) branch \(pullRequest.base)")
         }
         let why = "\(forge.rawValue) pull request #\(pullRequest.number) \(event.actionName)"
         switch action {
         case .integrate:
-            delivery.outcome = .queued
-            delivery.statusCode = 202
             let requests = matched.map { QueueRequest($0, cause: .webhook, pullRequest: pullRequest, commit: event.commit) }
-            let receipt = try await store.receiveWebhook(delivery, queue: requests, close: [], now: Date())
-            for outcome in receipt.queued {
-                logger.info(
-                    outcome.coalesced ? "coalesced" : "queued",
-                    metadata: ["bot": "\(outcome.integration.bot)", "number": "\(outcome.integration.number)", "cause": "webhook", "why": "\(why)"])
-            }
-            let reached = receipt.queued.map { Answer.Reached(bot: $0.integration.bot, number: $0.integration.number, coalesced: $0.coalesced) }
-            return try Self.json(.accepted, Answer(outcome: .queued, detail: nil, integrations: reached))
+            return try await queue(requests, delivery: &delivery, why: why)
         case .close:
             let verb = event.actionName == "merge" ? "merged" : "closed"
             delivery.outcome = .closed

@@ -1,0 +1,44 @@
+import Foundation
+import KilnCore
+import KilnServer
+import KilnTestSupport
+import Testing
+
+@Suite("Posting commit statuses to each forge's API")
+struct ForgeClientTests {
+    static let sha = String(repeating: "c", count: 40)
+
+    static func status(_ kind: ForgeKind, _ state: CommitState, api: String, project: String = "team/app") -> CommitStatus {
+        CommitStatus(
+            bot: "app", integrationID: 1, kind: kind, apiURL: api + "/", project: project, tokenFile: "/unused", sha: sha, context: "kiln/app",
+            state: state, description: "Integration 1 running", targetURL: "https://ci.example.com/bots/app/integrations/1")
+    }
+
+    @Test("GitHub, Gitea and GitLab each get their endpoint, auth header and states; a wrong token is refused with the forge's words; a forge that is down is a failure to retry")
+    func forges() async throws {
+        let forge = try await ForgeDouble.start()
+        let client = ForgeClient(connectTimeout: .seconds(2), totalTimeout: .seconds(5))
+        for (kind, state) in [(ForgeKind.github, CommitState.running), (.gitea, .success), (.gitlab, .running), (.gitlab, .error)] {
+            let answer = await client.post(Self.status(kind, state, api: forge.apiURL), token: forge.token)
+            #expect(answer == .delivered(code: 201), "\(kind) \(state)")
+        }
+        let calls = try forge.calls()
+        #expect(calls.map(\.forge) == ["github", "gitea", "gitlab", "gitlab"])
+        #expect(calls.map(\.state) == ["pending", "success", "running", "failed"], "running is pending on GitHub; GitLab says running and failed")
+        #expect(calls.allSatisfy { $0.project == "team/app" && $0.sha == Self.sha && $0.context == "kiln/app" })
+        #expect(calls.first?.targetURL == "https://ci.example.com/bots/app/integrations/1")
+
+        let refused = await client.post(Self.status(.github, .success, api: forge.apiURL), token: "wrong")
+        #expect(refused == .refused(code: 401, message: "Bad credentials"))
+        let lab = await client.post(Self.status(.gitlab, .success, api: forge.apiURL), token: "wrong")
+        #expect(lab == .refused(code: 401, message: "401 Unauthorized"))
+
+        forge.stop()
+        let down = await client.post(Self.status(.gitea, .success, api: forge.apiURL), token: forge.token)
+        guard case .failed(nil, let message) = down else {
+            Issue.record("a forge that is down is a failure to try again, not \(down)")
+            return
+        }
+        #expect(!message.isEmpty)
+    }
+}
