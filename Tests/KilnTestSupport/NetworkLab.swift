@@ -54,7 +54,10 @@ public final class NetworkLab: Sendable {
         do {
             try Self.addNamespace(network)
             try Self.run(["-n", network, "link", "set", "dev", "lo", "up"])
-            try Self.run(["-n", network, "link", "add", "br0", "type", "bridge"])
+            // A bridge takes the lowest address of its ports unless given one: each host joining
+            // could change it, and the test process's ARP entry for the bridge would then point
+            // nowhere for half a minute (seen as PostgreSQL connect timeouts).
+            try Self.run(["-n", network, "link", "add", "br0", "address", "02:6b:69:6c:6e:01", "type", "bridge"])
             try Self.run(["-n", network, "addr", "add", "\(networkAddress)/24", "dev", "br0"])
             try Self.run(["-n", network, "link", "set", "dev", "br0", "up"])
             // This process's own way in.
