@@ -101,6 +101,29 @@ struct ProcessRunnerTests {
         #expect(try await leftoverProcesses(matching: "sleep 304").isEmpty)
     }
 
+    @Test("A command named without a path is the first executable file of that name on the process's PATH")
+    func pathLookup() async throws {
+        let directory = try TemporaryDirectory()
+        let manager = FileManager.default
+        for name in ["plain", "folder", "first", "second"] { try manager.createDirectory(atPath: directory.url(name), withIntermediateDirectories: true) }
+        try "#!/bin/sh\necho plain\n".write(toFile: directory.url("plain/tool"), atomically: false, encoding: .utf8)  // not executable
+        try manager.createDirectory(atPath: directory.url("folder/tool"), withIntermediateDirectories: true)
+        for name in ["first", "second"] {
+            try "#!/bin/sh\necho \(name)\n".write(toFile: directory.url("\(name)/tool"), atomically: false, encoding: .utf8)
+            try manager.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory.url("\(name)/tool"))
+        }
+        let path = ["plain", "folder", "first", "second"].map(directory.url).joined(separator: ":") + ":/usr/bin:/bin"
+        let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
+        let lines = Lines()
+        let end = try await ProcessRunner.run(
+            StepCommand("tool"), in: directory.path, environment: ["PATH": path], log: log, deadline: far(), onLine: lines.append)
+        #expect(end == .exited(0))
+        #expect(lines.all == ["first"])
+        await #expect(throws: ProcessError.self) {
+            try await ProcessRunner.run(StepCommand("no-such-tool"), in: directory.path, environment: ["PATH": path], log: log, deadline: far())
+        }
+    }
+
     @Test("A command that cannot start is an error naming it")
     func cannotStart() async throws {
         let directory = try TemporaryDirectory()

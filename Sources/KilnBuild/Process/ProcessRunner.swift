@@ -90,7 +90,7 @@ public enum ProcessRunner {
         options.createSession = true
         // swift-subprocess hands these rows to strdup(): each must end with a NUL byte.
         let variables = environment.map { Array("\($0.key)=\($0.value)".utf8) + [0] }
-        let executable: Executable = command.executable.contains("/") ? .path(FilePath(command.executable)) : .name(command.executable)
+        let executable = Self.executable(command.executable, path: environment["PATH"])
         let outcome: ExecutionResult<ProcessEnd?, SequenceOutput, CombinedErrorOutput>
         do {
             outcome = try await Subprocess.run(
@@ -112,6 +112,23 @@ public enum ProcessRunner {
         case .exited(let code): return .exited(code)
         case .signaled(let signal): return .signaled(signal)
         }
+    }
+
+    /// `name` as the process's PATH finds it. swift-subprocess would try to start each PATH
+    /// candidate in turn (a fork per directory until one exists: eleven on a PATH of twelve
+    /// directories with `swift` last); looking first costs a stat per directory. A name found
+    /// nowhere is left to swift-subprocess, which says so.
+    static func executable(_ name: String, path: String?) -> Executable {
+        if name.contains("/") { return .path(FilePath(name)) }
+        for directory in (path ?? "").split(separator: ":") {
+            guard directory.hasPrefix("/") else { return .name(name) }  // relative to the workspace: as swift-subprocess does
+            let candidate = "\(directory)/\(name)"
+            var status = stat()
+            if stat(candidate, &status) == 0, status.st_mode & S_IFMT == S_IFREG, access(candidate, X_OK) == 0 {
+                return .path(FilePath(candidate))
+            }
+        }
+        return .name(name)
     }
 
     /// Streams the output until the process closes it, racing the deadline; returns why the group
