@@ -124,10 +124,13 @@ enum Measure {
 
 /// Runs a command to completion, failing on a non-zero exit.
 @discardableResult
-func command(_ executable: String, _ arguments: [String], in directory: String? = nil, input: Data? = nil) throws -> String {
+func command(
+    _ executable: String, _ arguments: [String], in directory: String? = nil, input: Data? = nil, environment: [String: String]? = nil
+) throws -> String {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
+    if let environment { process.environment = environment }
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     let output = Pipe()
     process.standardOutput = output
