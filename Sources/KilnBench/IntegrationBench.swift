@@ -63,17 +63,27 @@ struct IntegrationBench {
         try "repository: {url: '\(repository)'}\n".write(toFile: home + "/Bots/bench.yml", atomically: false, encoding: .utf8)
         try command(kiln, ["run", "bench"], in: home)  // cold: builds everything once
 
-        let withKiln = try await Measure.median(runs: 5) { try command(kiln, ["run", "bench"], in: home) }
+        // Each side runs once unmeasured first: SwiftPM evaluates the manifest again when the
+        // environment changes, and Kiln's builds have an environment of their own.
+        let timer = try SwiftTimer(in: work.url("swift-timer"))
         let workspace = home + "/.kiln/workspaces/bench"
-        let swift = try command("/usr/bin/env", ["which", "swift"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        let byHand = try await Measure.median(runs: 5) {
-            try command(swift, ["build", "-c", "debug", "--build-tests"], in: workspace)
-            try command(swift, ["test", "--skip-build", "-c", "debug"], in: workspace)
+        let byHand = {
+            try command(timer.swift, ["build", "-c", "debug", "--build-tests"], in: workspace)
+            try command(timer.swift, ["test", "--skip-build", "-c", "debug"], in: workspace)
         }
-        let overhead = withKiln - byHand
+        var kilnRuns: [SwiftTimer.Run] = []
+        var handRuns: [SwiftTimer.Run] = []
+        for run in 0...7 {
+            let measured = try timer.measure { try command(kiln, ["run", "bench"], in: home, environment: timer.environment) }
+            if run > 0 { kilnRuns.append(measured) }
+        }
+        for run in 0...7 {
+            let measured = try timer.measure(byHand)
+            if run > 0 { handRuns.append(measured) }
+        }
         table.add(
-            "Kiln's overhead, warm workspace, no new commit", target: "< 150 ms", measured: Measure.format(overhead),
-            comparison: "kiln run \(Measure.format(withKiln)) vs by hand \(Measure.format(byHand))")
+            "Kiln's overhead, warm workspace, no new commit", target: "< 150 ms", measured: SwiftTimer.overhead(kilnRuns, handRuns),
+            comparison: SwiftTimer.comparison(kilnRuns, handRuns, kiln: "kiln run", byHand: "by hand"))
     }
 
     /// `kiln run` on a fresh data directory (first clone, empty workspace) of a package with 120
@@ -81,12 +91,7 @@ struct IntegrationBench {
     /// and `swift test` by hand in a fresh clone. `KILN_BENCH_PACKAGE` names another git
     /// repository to measure instead (such as a clone of a real third-party package).
     ///
-    /// A cold `swift build` of the same package varies by more than a second from one run to the
-    /// next on this machine, far more than the overhead measured, so each side runs `swift`
-    /// through a wrapper that records how long every `swift` process took. The overhead is the
-    /// median time each side spends outside `swift build` (for Kiln: the store, the clone, the
-    /// checkout, `swift test` with its event stream, parsing, the completion), Kiln's minus by
-    /// hand's; the comparison shows that the builds themselves took the same time.
+    /// Five interleaved runs, so that a slower minute of the machine falls on both sides.
     private func coldOverhead(into table: Table) async throws {
         let (repository, label) = try coldPackage()
         let git = "/usr/bin/git"
@@ -98,7 +103,7 @@ struct IntegrationBench {
         let clone = work.url("cold-clone")
         var kilnRuns: [SwiftTimer.Run] = []
         var handRuns: [SwiftTimer.Run] = []
-        for _ in 0..<5 {  // interleaved, so a slower minute of the machine falls on both sides
+        for _ in 0..<5 {
             try? FileManager.default.removeItem(atPath: home + "/.kiln")
             kilnRuns.append(try timer.measure { _ = try? command(kiln, ["run", "cold"], in: home, environment: timer.environment) })
             try? FileManager.default.removeItem(atPath: clone)
@@ -109,17 +114,9 @@ struct IntegrationBench {
                     _ = try? command(timer.swift, ["test", "--skip-build", "-c", "debug"], in: clone)
                 })
         }
-        func median(_ runs: [SwiftTimer.Run], _ value: (SwiftTimer.Run) -> Double) -> Double {
-            let sorted = runs.map(value).sorted()
-            return sorted[sorted.count / 2]
-        }
-        let overhead = median(kilnRuns, \.outsideBuild) - median(handRuns, \.outsideBuild)
         table.add(
-            "Kiln's overhead, cold integration (\(label))", target: "< 500 ms", measured: Measure.format(overhead),
-            comparison: "outside swift build: kiln run \(Measure.format(median(kilnRuns, \.outsideBuild))) vs git clone + swift test "
-                + "\(Measure.format(median(handRuns, \.outsideBuild))); swift build \(Measure.format(median(kilnRuns, \.build))) vs "
-                + "\(Measure.format(median(handRuns, \.build))); in all \(Measure.format(median(kilnRuns, \.total))) vs "
-                + "\(Measure.format(median(handRuns, \.total)))")
+            "Kiln's overhead, cold integration (\(label))", target: "< 500 ms", measured: SwiftTimer.overhead(kilnRuns, handRuns),
+            comparison: SwiftTimer.comparison(kilnRuns, handRuns, kiln: "kiln run", byHand: "git clone"))
     }
 
     /// The cold integration's package: `KILN_BENCH_PACKAGE`, or one written here.
@@ -153,14 +150,36 @@ struct IntegrationBench {
     }
 }
 
-/// A `swift` first on PATH that runs the real one and records how long each run took, so a
-/// benchmark can tell the time spent in `swift build` from the time spent around it.
+/// A `swift` first on PATH that runs the real one and records how long each run took.
+///
+/// The same `swift build` of the same package varies by more than a second from one cold run to
+/// the next on this machine, and `swift test` by a few hundred milliseconds, far more than the
+/// overheads measured. So Kiln's overhead is the median time Kiln spends outside `swift build`
+/// and `swift test` (starting, the store, fetch and checkout, parsing, the completion) minus the
+/// median time by hand spends outside them (`git clone`, or nothing); the comparison shows the
+/// two sides' `swift` medians, which would tell if Kiln made the commands themselves slower.
 struct SwiftTimer {
-    /// One measured run: all of it, and the part inside `swift build`.
+    /// One measured run: all of it, and the parts inside `swift build` and `swift test`.
     struct Run {
         var total: Double
         var build: Double
-        var outsideBuild: Double { total - build }
+        var test: Double
+        var outside: Double { total - build - test }
+    }
+
+    static func median(_ runs: [Run], _ value: (Run) -> Double) -> Double {
+        let sorted = runs.map(value).sorted()
+        return sorted[sorted.count / 2]
+    }
+
+    static func overhead(_ kiln: [Run], _ byHand: [Run]) -> String {
+        Measure.format(median(kiln, \.outside) - median(byHand, \.outside))
+    }
+
+    static func comparison(_ kiln: [Run], _ byHand: [Run], kiln kilnLabel: String, byHand handLabel: String) -> String {
+        func pair(_ value: (Run) -> Double) -> String { "\(Measure.format(median(kiln, value))) vs \(Measure.format(median(byHand, value)))" }
+        return "outside swift: \(kilnLabel) vs \(handLabel) \(pair(\.outside)); swift build \(pair(\.build)); swift test \(pair(\.test)); "
+            + "in all \(pair(\.total))"
     }
 
     let directory: String
@@ -189,20 +208,20 @@ struct SwiftTimer {
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift)
     }
 
-    /// Times `body`, and the `swift build` runs inside it.
+    /// Times `body`, and the `swift build` and `swift test` runs inside it.
     func measure(_ body: () throws -> Void) throws -> Run {
         try? FileManager.default.removeItem(atPath: times)
         let start = ContinuousClock.now
         try body()
         let total = Measure.milliseconds(ContinuousClock.now - start)
         let lines = ((try? String(contentsOfFile: times, encoding: .utf8)) ?? "").split(separator: "\n")
-        var build = 0.0
+        var inside: [Substring: Double] = [:]
         for line in lines {
             let fields = line.split(separator: " ")
-            guard fields.count == 3, fields[0] == "build", let start = Double(fields[1]), let end = Double(fields[2]) else { continue }
-            build += (end - start) / 1e6
+            guard fields.count == 3, let start = Double(fields[1]), let end = Double(fields[2]) else { continue }
+            inside[fields[0], default: 0] += (end - start) / 1e6
         }
-        guard build > 0 else { throw BenchError.unexpected("no swift build ran through \(swift)") }
-        return Run(total: total, build: build)
+        guard let build = inside["build"], let test = inside["test"] else { throw BenchError.unexpected("no swift build and test ran through \(swift)") }
+        return Run(total: total, build: build, test: test)
     }
 }
