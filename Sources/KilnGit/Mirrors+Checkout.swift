@@ -47,10 +47,10 @@ extension Mirrors {
     private static func workspaceRepository(at workspace: String, mirror: String, url: RepositoryURL) throws(GitError) -> GitRepository {
         let gitDirectory = workspace + "/.git"
         var isDirectory: ObjCBool = false
-        let usable =
+        let existing =
             FileManager.default.fileExists(atPath: gitDirectory, isDirectory: &isDirectory) && isDirectory.boolValue
-            && GitRepository.open(workspace).0 != nil
-        if !usable {
+            ? GitRepository.open(workspace).0 : nil
+        if existing == nil {
             // A workspace that is not a repository (or a damaged one) is rebuilt from scratch, and
             // so is one whose .git is a gitlink file (a submodule as git itself lays it out).
             try? FileManager.default.removeItem(atPath: workspace)
@@ -64,18 +64,28 @@ extension Mirrors {
             var remote: OpaquePointer?
             if createRemote(&remote, in: created.pointer, named: "origin", url: url.redacted) == 0 { git_remote_free(remote) }
         }
+        let changed: Bool
         do {
-            try FileManager.default.createDirectory(atPath: gitDirectory + "/objects/info", withIntermediateDirectories: true)
-            try (mirror + "/objects\n").write(toFile: gitDirectory + "/objects/info/alternates", atomically: true, encoding: .utf8)
-            try FileManager.default.createDirectory(atPath: gitDirectory + "/info", withIntermediateDirectories: true)
-            try "/.build/\n".write(toFile: gitDirectory + "/info/exclude", atomically: true, encoding: .utf8)
+            // Written only when they differ: each atomic write costs an fsync on every integration.
+            let alternates = try write(mirror + "/objects\n", to: gitDirectory + "/objects/info/alternates")
+            let exclude = try write("/.build/\n", to: gitDirectory + "/info/exclude")
+            changed = alternates || exclude
         } catch {
             throw .failed(operation: "preparing the workspace \(workspace)", detail: "\(error)")
         }
+        if let existing, !changed { return existing }
         // Reopen so libgit2 reads the alternates written above.
         guard let reopened = GitRepository.open(workspace).0 else {
             throw .failed(operation: "opening the workspace \(workspace)", detail: lastGitMessage())
         }
         return reopened
+    }
+
+    /// Writes `text` to `path` unless the file already holds it; returns whether it wrote.
+    private static func write(_ text: String, to path: String) throws -> Bool {
+        if let data = FileManager.default.contents(atPath: path), data == Data(text.utf8) { return false }
+        try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return true
     }
 }
