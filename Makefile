@@ -31,11 +31,12 @@ test-reliability: deps
 	KILN_RELIABILITY_FULL=1 $(SWIFT) test --skip-build --disable-xctest \
 		--filter 'KillRecoveryTests|HostileBuildTests|BotFileFuzzTests|WebhookFuzzTests|LoadTests|outage|permanentRefusal'
 
-# Prints the table of performance figures, measured on this machine with a release build.
+# Prints the table of performance figures, measured on this machine with a release build (built
+# as README's installation builds it).
 bench: deps
 	scripts/install-debian-packages wrk python3-aiosmtpd
-	$(SWIFT) build -c release --product kiln
-	$(SWIFT) build -c release --product kiln-bench
+	$(SWIFT) build -c release --static-swift-stdlib --product kiln
+	$(SWIFT) build -c release --static-swift-stdlib --product kiln-bench
 	.build/release/kiln-bench --kiln .build/release/kiln
 
 # Opens every page of a real server in headless Chromium; PNGs go to screenshots/.
