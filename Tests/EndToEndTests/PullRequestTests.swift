@@ -127,14 +127,17 @@ struct PullRequestTests {
         let home = try TemporaryDirectory()
         try home.write("token", forge.token)
         let marks = try TemporaryDirectory("kiln-marks")
-        // Each integration writes what it sees of the secret, then waits to be stopped.
+        // Each integration writes what it sees of the secret, its HOME and its workspace, then waits to be stopped.
         let bot =
             "repository: {url: '\(repo.url)', branch: master}\nschedule: {poll: 0}\npull-requests: {forks: true}\nsecrets: [DEPLOY_TOKEN]\n"
-            + "triggers:\n  - name: mark\n    phase: before\n    run: printf '%s' \"$DEPLOY_TOKEN\" > '\(marks.path)'/$KILN_INTEGRATION; sleep 60\n"
+            + "triggers:\n  - name: mark\n    phase: before\n    run: printf '%s|%s|%s' \"$DEPLOY_TOKEN\" \"$HOME\" \"$PWD\" > '\(marks.path)'/$KILN_INTEGRATION; sleep 60\n"
             + Self.forge(forge, tokenFile: home.url("token"))
         let served = try await ServedHome(bots: ["app": bot], environment: ["DEPLOY_TOKEN": "s3cret-deploy"])
         let port = try await served.server.waitForPort()
-        func mark(_ number: Int) -> String? { try? String(contentsOfFile: marks.url("\(number)"), encoding: .utf8) }
+        func seen(_ number: Int) -> [String]? {
+            (try? String(contentsOfFile: marks.url("\(number)"), encoding: .utf8)).map { $0.components(separatedBy: "|") }
+        }
+        func mark(_ number: Int) -> String? { seen(number)?.first }
 
         let first = try repo.commit("one", files: ["a.txt": "1\n"], author: .bob)
         try Self.publish(first, in: repo)
@@ -177,6 +180,9 @@ struct PullRequestTests {
         #expect(try await Self.post(try JSONSerialization.data(withJSONObject: reopened ?? [:]), port: port).status == 202)
         try await served.eventually("the fork's integration running its trigger") { mark(3) != nil }
         #expect(mark(3) == "", "a fork's integration sees no secrets")
+        let team = try #require(seen(1)), fork = try #require(seen(3))
+        #expect(team.count == 3 && fork.count == 3)
+        #expect(fork.dropFirst().allSatisfy { !team.dropFirst().contains($0) }, "a fork's HOME and workspace are its own: \(fork) against \(team)")
         // The page, not the log route: that follows a running integration until it ends.
         let page = try await Self.get("/bots/app/integrations/3", port: port)
         #expect(page.contains("from a fork (no secrets)") && page.contains("mallory:changes"))

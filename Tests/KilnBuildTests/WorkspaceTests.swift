@@ -40,4 +40,38 @@ struct WorkspaceTests {
         #expect(first["KILN_BOT"] == "app" && first["HOME"] == DataDirectory(data.path).home(of: "app"))
         #expect(first["KILN_MARK"] == DataDirectory(data.path).processMark(bot: "app"))
     }
+
+    @Test("A pull request from a fork gets a workspace and a HOME of its own, apart from the builds that get secrets")
+    func forkIsolation() async throws {
+        let data = try TemporaryDirectory()
+        let layout = DataDirectory(data.path)
+        var bot = Bot(name: "app", repository: Repository(url: try RepositoryURL(parsing: "/srv/git/app.git", relativeTo: "/")))
+        bot.secrets = ["DEPLOY_TOKEN"]
+        bot.clean = .always
+        func workspace(_ pullRequest: PullRequest?) -> Workspace {
+            Workspace(
+                bot: bot, number: 1, layout: layout, serverEnvironment: ["PATH": "/usr/bin:/bin", "DEPLOY_TOKEN": "s3cret"],
+                log: IntegrationLog(path: layout.log(of: "app", number: 1), secrets: []), deadline: .now + .seconds(60), pullRequest: pullRequest)
+        }
+        func pullRequest(fork: Bool) -> PullRequest {
+            PullRequest(number: 2, title: "t", author: "mallory", url: nil, head: "mallory:changes", base: "main", ref: "refs/pull/2/head", fork: fork)
+        }
+        let branch = workspace(nil)
+        let own = workspace(pullRequest(fork: false))
+        let fork = workspace(pullRequest(fork: true))
+        #expect(own.directory == branch.directory && own.home == branch.home, "a pull request from the repository itself is the team's code")
+        #expect(fork.directory != branch.directory && fork.home != branch.home)
+        #expect(fork.directory.hasPrefix(data.path + "/") && fork.home.hasPrefix(data.path + "/"))
+        #expect(!fork.directory.hasPrefix(branch.directory) && !fork.home.hasPrefix(branch.home) && !branch.home.hasPrefix(fork.home))
+        let environment = fork.environment(commit: nil)
+        #expect(environment["HOME"] == fork.home && environment["KILN_WORKSPACE"] == fork.directory && environment["DEPLOY_TOKEN"] == nil)
+
+        // Wiping one leaves the other.
+        for each in [branch, fork] {
+            try FileManager.default.createDirectory(atPath: each.directory + "/.build", withIntermediateDirectories: true)
+        }
+        try fork.prepare()
+        #expect(!FileManager.default.fileExists(atPath: fork.directory + "/.build"))
+        #expect(FileManager.default.fileExists(atPath: branch.directory + "/.build"))
+    }
 }

@@ -3,6 +3,7 @@ import KilnCore
 
 /// One integration's view of its bot's workspace: where the checkout is, the environment and
 /// sandbox its processes get, and running them with the integration's log, deadline and mark.
+/// A pull request from a fork gets a workspace and a HOME of their own (see `DataDirectory`).
 ///
 /// Every process — triggers, `swift build`, `swift test` — runs in the workspace with the same
 /// environment: PATH from the server, a HOME of the bot's own in the data directory, LANG, the
@@ -35,8 +36,9 @@ public struct Workspace: Sendable {
         self.pullRequest = pullRequest
         self.number = number
         self.layout = layout
-        self.directory = layout.workspace(of: bot.name)
-        self.home = layout.home(of: bot.name)
+        let fork = pullRequest?.fork == true
+        self.directory = layout.workspace(of: bot.name, fork: fork)
+        self.home = layout.home(of: bot.name, fork: fork)
         self.serverEnvironment = serverEnvironment
         self.log = log
         self.deadline = deadline
@@ -60,7 +62,7 @@ public struct Workspace: Sendable {
 
     /// Wipes the workspace (with its `.build`) when the bot's `clean` schedule says it is time.
     public func prepare(now: Date = Date()) throws {
-        let marker = layout.cleanMarker(of: bot.name)
+        let marker = layout.cleanMarker(of: bot.name, fork: pullRequest?.fork == true)
         let last = (try? FileManager.default.attributesOfItem(atPath: marker)[.modificationDate] as? Date) ?? .distantPast
         let age = now.timeIntervalSince(last)
         let due: Bool
@@ -72,7 +74,7 @@ public struct Workspace: Sendable {
         }
         guard due else { return }
         try? FileManager.default.removeItem(atPath: directory)
-        try FileManager.default.createDirectory(atPath: layout.workspaces, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: (marker as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data().write(to: URL(fileURLWithPath: marker))
     }
 

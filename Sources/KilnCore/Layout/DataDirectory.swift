@@ -7,8 +7,14 @@
 /// <data>/workspaces/<bot>/      each bot's checkout, with its .build
 /// <data>/workspaces/.<bot>.cleaned   when the bot's workspace was last wiped (`clean:`)
 /// <data>/homes/<bot>/           HOME of the bot's processes
+/// <data>/forks/workspaces/<bot>/, <data>/forks/homes/<bot>/
+///                               the same for pull requests from forks
 /// <data>/logs/<bot>/<n>.log     integration logs
 /// ```
+///
+/// A pull request from a fork is code nobody on the team vouches for. It never shares a workspace
+/// or a HOME with the bot's other integrations, which get the bot's secrets: whatever it leaves
+/// in its `.build`, its caches or its dotfiles stays with other forks' pull requests.
 public struct DataDirectory: Sendable, Hashable {
     /// The data directory itself, absolute.
     public let path: String
@@ -24,10 +30,13 @@ public struct DataDirectory: Sendable, Hashable {
     /// Held (flock) by the `kiln serve` that uses this directory; says which one it is.
     public var serveLock: String { "\(path)/serve.lock" }
 
-    public func workspace(of bot: String) -> String { "\(workspaces)/\(bot)" }
+    /// The bot's checkout; with `fork`, the one for pull requests from forks.
+    public func workspace(of bot: String, fork: Bool = false) -> String { "\(workspaceRoot(fork: fork))/\(bot)" }
     /// Its modification time is when the bot's workspace was last wiped.
-    public func cleanMarker(of bot: String) -> String { "\(workspaces)/.\(bot).cleaned" }
-    public func home(of bot: String) -> String { "\(path)/homes/\(bot)" }
+    public func cleanMarker(of bot: String, fork: Bool = false) -> String { "\(workspaceRoot(fork: fork))/.\(bot).cleaned" }
+    /// HOME of the bot's processes; with `fork`, of its integrations of pull requests from forks.
+    public func home(of bot: String, fork: Bool = false) -> String { "\(fork ? "\(path)/forks" : path)/homes/\(bot)" }
+    private func workspaceRoot(fork: Bool) -> String { fork ? "\(path)/forks/workspaces" : workspaces }
     public func log(of bot: String, number: Int) -> String { "\(logs)/\(bot)/\(number).log" }
     /// Where `swift test` writes Swift Testing's event stream while the integration runs.
     public func testEvents(of bot: String, number: Int) -> String { "\(logs)/\(bot)/\(number).events.jsonl" }
