@@ -1,0 +1,116 @@
+import KilnBuild
+import KilnCore
+import KilnGit
+import KilnStore
+
+extension IntegrationSteps {
+    // MARK: Steps
+
+    mutating func checkout() async throws(Stop) {
+        try await enter(.checkout)
+        let pullRequest = integration.pullRequest
+        if let pullRequest {
+            let from = pullRequest.fork ? " from a fork (no secrets)" : ""
+            await log.header(
+                "checkout: \(bot.repository.url.redacted) pull request #\(pullRequest.number) (\(pullRequest.head) into \(pullRequest.base))\(from)")
+        } else {
+            await log.header("checkout: \(bot.repository.url.redacted) \(bot.repository.branch)")
+        }
+        let mirrors = sequencer.mirrors
+        do {
+            try workspace.prepare()
+            let notes = NoteCollector()
+            // A pull request's commits are those its head adds to the base branch as it is now;
+            // the branch's are those since its previous integration.
+            let head: String
+            let previous: String?
+            if let pullRequest {
+                (previous, head) = try await mirrors.update(bot.repository, pullRef: pullRequest.ref, log: notes.add)
+            } else {
+                head = try await mirrors.update(bot.repository, log: notes.add)
+                previous = try await store.predecessor(.withCommit, bot: bot.name, before: integration.number)?.commit
+            }
+            for note in notes.notes { await log.note(note) }
+            let target = commit ?? head
+            commit = target
+            try await store.setCommit(claim, commit: target)
+            try await mirrors.checkout(target, of: bot.repository, into: workspace.directory)
+            commits = try await mirrors.commits(of: bot.repository, from: previous, to: target)
+            await log.append(Array("checked out \(target) (\(commits.count) new commit\(commits.count == 1 ? "" : "s"))\n".utf8))
+        } catch let error as GitError {
+            await log.note(error.description)
+            throw stop(.checkoutError, error.description)
+        } catch StoreError.claimLost(_, let reason) {
+            throw .lost("this host no longer holds the integration (\(reason))")
+        } catch {
+            await log.note("\(error)")
+            throw stop(.internalError, "checkout: \(error)")
+        }
+    }
+
+    mutating func runTriggers(_ phase: TriggerPhase, result: IntegrationResult?) async throws(Stop) {
+        let scripts = bot.triggers.compactMap { trigger -> ScriptTrigger? in
+            guard case .script(let script) = trigger, script.phase == phase else { return nil }
+            if let result, !script.on.contains(result) { return nil }
+            return script
+        }
+        guard !scripts.isEmpty || phase == .before else { return }
+        try await enter(phase == .before ? .beforeTriggers : .afterTriggers)
+        for script in scripts {
+            let start = ContinuousClock.now
+            let end = try ended(try await attempt { [workspace, commit, currentStep] in
+                try await workspace.run(.shell(script.run), step: currentStep, commit: commit, result: result)
+            })
+            let status: Int
+            switch end {
+            case .exited(let code): status = Int(code)
+            case .signaled(let signal): status = 128 + Int(signal)
+            case .timedOut, .canceled: status = -1
+            }
+            triggers.append(TriggerRun(name: script.name, phase: phase, exitStatus: status, duration: (ContinuousClock.now - start).seconds))
+            if status != 0 {
+                await log.note("trigger '\(script.name)' failed with exit status \(status)")
+                if phase == .before { throw stop(.triggerError, "before trigger '\(script.name)' failed with exit status \(status)") }
+            }
+        }
+    }
+
+    mutating func build(_ package: PackageBuild) async throws(Stop) -> BuildOutput {
+        try await enter(.building)
+        let built = try await attempt { [commit] in try await package.build(commit: commit) }
+        _ = try ended(built.end)
+        return built
+    }
+
+    mutating func test(_ package: PackageBuild, built: BuildOutput) async throws(Stop) -> TestOutput {
+        guard bot.test.enabled, built.succeeded else { return TestOutput() }
+        try await enter(.testing)
+        let tested = try await attempt { [commit] in try await package.test(commit: commit) }
+        _ = try ended(tested.end)
+        return tested
+    }
+
+    mutating func process(_ package: PackageBuild, built: BuildOutput, tested: TestOutput) async throws(Stop) -> IntegrationOutcome {
+        try await enter(.processing)
+        let carried = package.carriedWarnings(from: await previousIssues(), build: built)
+        if !carried.isEmpty { await log.note("\(carried.count) warning(s) kept from files this build did not recompile") }
+        var outcome = IssueBuilder.outcome(build: built, carried: carried, tests: tested)
+        if let commit {
+            let (mirrors, repository) = (sequencer.mirrors, bot.repository)
+            await IssueBuilder.attribute(&outcome.issues, commits: commits) { file, line in
+                try? await mirrors.blame(of: repository, file: file, line: line, at: commit)
+            }
+        }
+        outcome.commits = commits
+        outcome.triggers = triggers
+        return outcome
+    }
+
+    /// The open issues of the integration this one is compared with.
+    func previousIssues() async -> [IntegrationIssue] {
+        guard let previous = try? await store.predecessor(.built, bot: bot.name, before: integration.number), !previous.expired,
+            let detail = try? await store.integration(bot: bot.name, number: previous.number)
+        else { return [] }
+        return detail.issues
+    }
+}

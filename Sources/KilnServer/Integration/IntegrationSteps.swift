@@ -1,0 +1,131 @@
+import Foundation
+import KilnBuild
+import KilnCore
+import KilnStore
+import Synchronization
+
+/// One integration on its way through the steps.
+struct IntegrationSteps {
+    let sequencer: IntegrationSequencer
+    let claim: Claim
+    let workspace: Workspace
+    let progress: @Sendable (IntegrationSequencer.Progress) -> Void
+    var commit: String?
+    var commits: [Commit] = []
+    var triggers: [TriggerRun] = []
+    var stepStart = ContinuousClock.now
+    var currentStep = IntegrationStep.checkout
+
+    init(
+        sequencer: IntegrationSequencer, claim: Claim, workspace: Workspace,
+        progress: @escaping @Sendable (IntegrationSequencer.Progress) -> Void
+    ) {
+        self.sequencer = sequencer
+        self.claim = claim
+        self.workspace = workspace
+        self.progress = progress
+        self.commit = claim.commit
+    }
+
+    var integration: Integration { claim.integration }
+
+    var bot: Bot { workspace.bot }
+    var store: any Store { sequencer.store }
+    var log: IntegrationLog { workspace.log }
+
+    /// Why the integration must stop now.
+    enum Stop: Error {
+        case ended(IntegrationOutcome)
+        /// The claim was lost: this host must stop without recording a result.
+        case lost(String)
+    }
+
+    /// The outcome; nil when the claim was lost on the way.
+    mutating func run() async -> IntegrationOutcome? {
+        do throws(Stop) {
+            try await checkout()
+            try await runTriggers(.before, result: nil)
+            let package = PackageBuild(workspace: workspace, layout: sequencer.layout)
+            let built = try await build(package)
+            let tested = try await test(package, built: built)
+            var outcome = try await process(package, built: built, tested: tested)
+            // An after trigger cannot change the result; how it ended is in the log and the trigger list.
+            try? await runTriggers(.after, result: outcome.result)
+            outcome.triggers = triggers
+            progress(.stepEnded(currentStep, seconds: (ContinuousClock.now - stepStart).seconds))
+            return outcome
+        } catch {
+            // Stopped early (checkout or before trigger failed, timeout, cancel): no after triggers,
+            // since the deadline has passed or the integration was told to stop.
+            switch error {
+            case .ended(let outcome): return outcome
+            case .lost(let reason):
+                await log.note("stopped: \(reason)")
+                return nil
+            }
+        }
+    }
+
+    /// Ends the integration here with `result`, keeping what it has learnt so far.
+    func stop(_ result: IntegrationResult, _ reason: String?) -> Stop {
+        .ended(IntegrationOutcome(result: result, reason: reason, commits: commits, triggers: triggers))
+    }
+
+    mutating func enter(_ step: IntegrationStep) async throws(Stop) {
+        let now = ContinuousClock.now
+        if step != .checkout { progress(.stepEnded(currentStep, seconds: (now - stepStart).seconds)) }
+        currentStep = step
+        stepStart = now
+        progress(.step(step))
+        if step != .checkout {
+            do {
+                try await store.advance(claim, to: step, now: Date())
+            } catch .claimLost(_, let reason) {
+                throw .lost("this host no longer holds the integration (\(reason))")
+            } catch {
+                throw stop(.internalError, "recording step \(step.rawValue): \(error)")
+            }
+        }
+        if Task.isCancelled { throw stop(.canceled, "canceled") }
+        if ContinuousClock.now >= workspace.deadline { throw timedOut() }
+    }
+
+    func timedOut() -> Stop {
+        stop(.timeout, "the integration ran longer than its timeout of \(bot.timeout.configSpelling)")
+    }
+
+    // MARK: Processes
+
+    /// A process's end, unless it means the integration is over (timeout, cancel).
+    func ended(_ end: ProcessEnd) throws(Stop) -> ProcessEnd {
+        switch end {
+        case .timedOut: throw timedOut()
+        case .canceled: throw stop(.canceled, "canceled")
+        case .exited, .signaled: return end
+        }
+    }
+
+    /// Runs a step's processes; a process that cannot start ends the integration.
+    func attempt<T>(_ body: () async throws -> T) async throws(Stop) -> T {
+        do {
+            return try await body()
+        } catch {
+            await log.note("\(error)")
+            guard workspace.exists else {
+                // The integration's own doing (a script or build removed it), not Kiln's fault.
+                let reason = "the workspace \(workspace.directory) is gone: a process of this integration deleted it"
+                await log.note(reason)
+                throw stop(currentStep == .beforeTriggers || currentStep == .afterTriggers ? .triggerError : .buildErrors, reason)
+            }
+            throw stop(.internalError, "\(error)")
+        }
+    }
+}
+
+/// Notes that libgit2's callbacks report from their own threads, read once the call is over.
+final class NoteCollector: Sendable {
+    private let collected = Mutex<[String]>([])
+
+    @Sendable func add(_ note: String) { collected.withLock { $0.append(note) } }
+    var notes: [String] { collected.withLock { $0 } }
+}

@@ -1,0 +1,58 @@
+// What a bot's page renders (Web/bot.mustache). The rules of ViewModels.swift hold here.
+
+struct TrendChart {
+    var title: String
+    var latest: String
+    var low: String
+    var high: String
+    var svgPoints: String
+    var width = TrendChart.width
+    var height = TrendChart.height
+    var empty: Bool
+
+    static let width = 300
+    static let height = 60
+
+    /// A line over `values` (oldest first), scaled to the chart; nil values are skipped.
+    init(title: String, values: [Double?], format: (Double) -> String) {
+        self.title = title
+        let present = values.compactMap { $0 }
+        empty = present.isEmpty
+        let low = present.min() ?? 0
+        let high = present.max() ?? 0
+        self.low = present.isEmpty ? "" : format(low)
+        self.high = present.isEmpty ? "" : format(high)
+        latest = present.last.map(format) ?? "—"
+        let span = high - low
+        let step = values.count > 1 ? Double(Self.width - 4) / Double(values.count - 1) : 0
+        var points: [String] = []
+        for (index, value) in values.enumerated() {
+            guard let value else { continue }
+            let x = 2 + Double(index) * step
+            let y = span > 0 ? 2 + (1 - (value - low) / span) * Double(Self.height - 4) : Double(Self.height) / 2
+            points.append(String(format: "%.1f,%.1f", x, y))
+        }
+        svgPoints = points.joined(separator: " ")
+    }
+}
+
+struct BotPage {
+    var title: String
+    var name: String
+    var repository: String
+    var branch: String
+    var status: String
+    var problems: [String]
+    var hasProblems: Bool
+    var running: ActiveView?
+    var queued: [ActiveView]
+    var integrations: [IntegrationSummaryView]
+    var hasIntegrations: Bool
+    var charts: [TrendChart]
+    var olderURL: String?
+    var newestURL: String?
+    var badgeURL: String
+    var pullRequests: [PullRequestView]
+    var hasPullRequests: Bool
+    var statusProblem: StatusProblemView?
+}
