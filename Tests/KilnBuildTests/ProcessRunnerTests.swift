@@ -101,6 +101,15 @@ struct ProcessRunnerTests {
         #expect(try await leftoverProcesses(matching: "sleep 304").isEmpty)
     }
 
+    @Test("A process that closes its output before it exits ends as it chose, not killed")
+    func closesOutputFirst() async throws {
+        let directory = try TemporaryDirectory()
+        let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
+        let end = try await ProcessRunner.run(
+            .shell("echo done; exec >&- 2>&-; sleep 0.3; exit 4"), in: directory.path, environment: environment, log: log, deadline: far())
+        #expect(end == .exited(4))
+    }
+
     @Test("A command named without a path is the first executable file of that name on the process's PATH")
     func pathLookup() async throws {
         let directory = try TemporaryDirectory()

@@ -107,6 +107,10 @@ public enum ProcessRunner {
         } catch {
             throw .cannotStart(command: command.display, reason: "\(error)")
         }
+        // Anything the step left running in its group goes with it: only now, once the process
+        // itself has ended (swift-subprocess returns after it does). Killing at the end of its
+        // output instead killed a process that had closed its output and not yet exited.
+        killGroup(outcome.processIdentifier.value)
         if let forced = outcome.closureResult { return forced }
         switch outcome.terminationStatus {
         case .exited(let code): return .exited(code)
@@ -183,8 +187,6 @@ public enum ProcessRunner {
             while let next = await tasks.next() { _ = next }
             return first
         }
-        // Anything the step left running in its group goes with it.
-        killGroup(group)
         if forced == nil, Task.isCancelled { return .canceled }
         return forced
     }
