@@ -127,15 +127,19 @@ struct PullRequestTests {
         let home = try TemporaryDirectory()
         try home.write("token", forge.token)
         let marks = try TemporaryDirectory("kiln-marks")
-        // Each integration writes what it sees of the secret, its HOME and its workspace, then waits to be stopped.
+        // Each integration writes what it sees of the secret, its HOME, its workspace, how many processes'
+        // environments hold the secret and how much of the forge token it can read, then waits to be
+        // stopped. A fork's runs confined, where the marks folder does not exist: it writes into its HOME.
         let bot =
             "repository: {url: '\(repo.url)', branch: master}\nschedule: {poll: 0}\npull-requests: {forks: true}\nsecrets: [DEPLOY_TOKEN]\n"
-            + "triggers:\n  - name: mark\n    phase: before\n    run: printf '%s|%s|%s' \"$DEPLOY_TOKEN\" \"$HOME\" \"$PWD\" > '\(marks.path)'/$KILN_INTEGRATION; sleep 60\n"
+            + "triggers:\n  - name: mark\n    phase: before\n    run: f='\(marks.path)'/$KILN_INTEGRATION; [ -d '\(marks.path)' ] || f=$HOME/seen-$KILN_INTEGRATION; printf '%s|%s|%s|%s|%s' \"$DEPLOY_TOKEN\" \"$HOME\" \"$PWD\" $(grep -l s3cret-deploy /proc/[0-9]*/environ 2>/dev/null | wc -l) $(cat '\(home.url("token"))' 2>/dev/null | wc -c) > $f; sleep 60\n"
             + Self.forge(forge, tokenFile: home.url("token"))
         let served = try await ServedHome(bots: ["app": bot], environment: ["DEPLOY_TOKEN": "s3cret-deploy"])
         let port = try await served.server.waitForPort()
         func seen(_ number: Int) -> [String]? {
-            (try? String(contentsOfFile: marks.url("\(number)"), encoding: .utf8)).map { $0.components(separatedBy: "|") }
+            let confined = served.home.url(".kiln/forks/homes/app/seen-\(number)")
+            return ((try? String(contentsOfFile: marks.url("\(number)"), encoding: .utf8)) ?? (try? String(contentsOfFile: confined, encoding: .utf8)))
+                .map { $0.components(separatedBy: "|") }
         }
         func mark(_ number: Int) -> String? { seen(number)?.first }
 
@@ -181,8 +185,10 @@ struct PullRequestTests {
         try await served.eventually("the fork's integration running its trigger") { mark(3) != nil }
         #expect(mark(3) == "", "a fork's integration sees no secrets")
         let team = try #require(seen(1)), fork = try #require(seen(3))
-        #expect(team.count == 3 && fork.count == 3)
-        #expect(fork.dropFirst().allSatisfy { !team.dropFirst().contains($0) }, "a fork's HOME and workspace are its own: \(fork) against \(team)")
+        #expect(team.count == 5 && fork.count == 5)
+        #expect(fork[1] != team[1] && fork[2] != team[2], "a fork's HOME and workspace are its own: \(fork) against \(team)")
+        #expect(team[3] != "0" && fork[3] == "0", "the team's build can see processes holding the secret (the server); a fork's sees none")
+        #expect(team[4] != "0" && fork[4] == "0", "the forge token cannot be read from a fork's build")
         // The page, not the log route: that follows a running integration until it ends.
         let page = try await Self.get("/bots/app/integrations/3", port: port)
         #expect(page.contains("from a fork (no secrets)") && page.contains("mallory:changes"))

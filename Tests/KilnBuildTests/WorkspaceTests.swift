@@ -74,4 +74,40 @@ struct WorkspaceTests {
         #expect(!FileManager.default.fileExists(atPath: fork.directory + "/.build"))
         #expect(FileManager.default.fileExists(atPath: branch.directory + "/.build"))
     }
+
+    @Test("A fork's code runs confined: no other process, no data directory but its own, hidden files empty, and its test events still written")
+    func forkConfinement() async throws {
+        // Outside /tmp, which every sandbox replaces anyway, so that hiding is what is tested.
+        let base = "/var/tmp/kiln-fork-\(UUID().uuidString.prefix(8))"
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let layout = DataDirectory(base + "/data")
+        let secret = base + "/forge-token"
+        try FileManager.default.createDirectory(atPath: base + "/data/logs", withIntermediateDirectories: true)
+        try "ghp_secret".write(toFile: secret, atomically: false, encoding: .utf8)
+        try "the team's log".write(toFile: base + "/data/logs/team.log", atomically: false, encoding: .utf8)
+        let bot = Bot(name: "app", repository: Repository(url: try RepositoryURL(parsing: "/srv/git/app.git", relativeTo: "/")))
+        let pullRequest = PullRequest(
+            number: 2, title: "t", author: "mallory", url: nil, head: "mallory:changes", base: "main", ref: "refs/pull/2/head", fork: true)
+        let workspace = Workspace(
+            bot: bot, number: 1, layout: layout, serverEnvironment: ["PATH": "/usr/bin:/bin"],
+            log: IntegrationLog(path: base + "/1.log", secrets: []), deadline: .now + .seconds(60), pullRequest: pullRequest, hidden: [secret])
+        try FileManager.default.createDirectory(atPath: workspace.directory, withIntermediateDirectories: true)
+        let lines = Lines()
+        let probe = [
+            "test -e /proc/\(getpid())/environ && echo server-visible || echo server-hidden",
+            "cat \(secret) 2>/dev/null | wc -c | sed 's/^/secret bytes /'",
+            "test -e \(base)/data/logs/team.log && echo data-visible || echo data-hidden",
+            "touch \(workspace.directory)/made \(workspace.home)/made && echo own-writable",
+        ].joined(separator: "; ")
+        let end = try await workspace.run(.shell(probe), step: .beforeTriggers, commit: nil, onLine: lines.append)
+        #expect(end == .exited(0), "\(lines.all)")
+        #expect(lines.all == ["server-hidden", "secret bytes 0", "data-hidden", "own-writable"])
+        #expect(FileManager.default.fileExists(atPath: workspace.directory + "/made") && FileManager.default.fileExists(atPath: workspace.home + "/made"))
+        #expect(try String(contentsOfFile: secret, encoding: .utf8) == "ghp_secret", "hidden, not touched")
+
+        // Swift Testing's event stream goes where a confined `swift test` may write it.
+        let events = layout.testEvents(of: "app", fork: true)
+        let written = try await workspace.run(.shell("echo '{}' > \(events)"), step: .testing, commit: nil)
+        #expect(written == .exited(0) && FileManager.default.fileExists(atPath: events))
+    }
 }

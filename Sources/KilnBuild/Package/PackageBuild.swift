@@ -32,7 +32,7 @@ public struct PackageBuild: Sendable {
 
     public init(workspace: Workspace, layout: DataDirectory) {
         self.workspace = workspace
-        self.testEvents = layout.testEvents(of: workspace.bot.name, number: workspace.number)
+        self.testEvents = layout.testEvents(of: workspace.bot.name, fork: workspace.fromFork)
     }
 
     var bot: Bot { workspace.bot }

@@ -3,7 +3,8 @@ import KilnCore
 
 /// One integration's view of its bot's workspace: where the checkout is, the environment and
 /// sandbox its processes get, and running them with the integration's log, deadline and mark.
-/// A pull request from a fork gets a workspace and a HOME of their own (see `DataDirectory`).
+/// A pull request from a fork gets a workspace and a HOME of their own (see `DataDirectory`), and
+/// always runs confined (see `sandboxed`).
 ///
 /// Every process — triggers, `swift build`, `swift test` — runs in the workspace with the same
 /// environment: PATH from the server, a HOME of the bot's own in the data directory, LANG, the
@@ -27,10 +28,13 @@ public struct Workspace: Sendable {
     let layout: DataDirectory
     /// The server's environment: where secrets and PATH come from. Nothing else of it reaches builds.
     let serverEnvironment: [String: String]
+    /// Files and directories a fork's code must not read: the server's secret files, every bot's
+    /// forge token, the bot files (a repository URL may carry credentials).
+    let hidden: [String]
 
     public init(
         bot: Bot, number: Int, layout: DataDirectory, serverEnvironment: [String: String], log: IntegrationLog, deadline: ContinuousClock.Instant,
-        pullRequest: PullRequest? = nil
+        pullRequest: PullRequest? = nil, hidden: [String] = []
     ) {
         self.bot = Self.bot(bot, for: pullRequest)
         self.pullRequest = pullRequest
@@ -43,7 +47,11 @@ public struct Workspace: Sendable {
         self.log = log
         self.deadline = deadline
         self.mark = layout.processMark(bot: bot.name)
+        self.hidden = hidden
     }
+
+    /// Whether this integration runs a fork's code: no secrets, a workspace of its own, confined.
+    public var fromFork: Bool { pullRequest?.fork == true }
 
     /// The values of the bot's secrets in the server's environment, for masking in the log.
     public static func secrets(of bot: Bot, in environment: [String: String]) -> [String] {
@@ -62,7 +70,7 @@ public struct Workspace: Sendable {
 
     /// Wipes the workspace (with its `.build`) when the bot's `clean` schedule says it is time.
     public func prepare(now: Date = Date()) throws {
-        let marker = layout.cleanMarker(of: bot.name, fork: pullRequest?.fork == true)
+        let marker = layout.cleanMarker(of: bot.name, fork: fromFork)
         let last = (try? FileManager.default.attributesOfItem(atPath: marker)[.modificationDate] as? Date) ?? .distantPast
         let age = now.timeIntervalSince(last)
         let due: Bool
@@ -106,26 +114,47 @@ public struct Workspace: Sendable {
         return variables
     }
 
-    /// Runs one process of the integration in the workspace (sandboxed when the bot says so),
-    /// under a log header naming `step`.
+    /// Runs one process of the integration in the workspace (sandboxed when the bot says so, and
+    /// always for a fork), under a log header naming `step`.
     public func run(
         _ command: StepCommand, step: IntegrationStep, commit: String?, result: IntegrationResult? = nil,
         onLine: @escaping @Sendable (Substring) -> Void = { _ in }
     ) async throws(ProcessError) -> ProcessEnd {
         try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         await log.header("\(step.rawValue): \(command.display)")
-        return try await ProcessRunner.run(
-            bot.sandbox == .bubblewrap ? sandboxed(command) : command, in: directory,
-            environment: environment(commit: commit, result: result, forTrigger: step == .beforeTriggers || step == .afterTriggers),
-            log: log, deadline: deadline, mark: mark, onLine: onLine)
+        let confined = bot.sandbox == .bubblewrap || fromFork
+        do {
+            return try await ProcessRunner.run(
+                confined ? sandboxed(command) : command, in: directory,
+                environment: environment(commit: commit, result: result, forTrigger: step == .beforeTriggers || step == .afterTriggers),
+                log: log, deadline: deadline, mark: mark, onLine: onLine)
+        } catch .cannotStart(let display, let reason) where confined {
+            let why = fromFork ? "a pull request from a fork always runs" : "this bot runs"
+            throw .cannotStart(command: display, reason: "\(reason); \(why) under bubblewrap: install it (apt-get install bubblewrap)")
+        }
     }
 
     /// The command under bubblewrap: the whole file system read-only, a private /tmp, and only the
     /// workspace and the bot's HOME writable; the sandbox dies with Kiln. It stays in the step's
     /// process group, so a timeout or cancel kills it like any step.
+    ///
+    /// A fork's code is also kept from what would give it the secrets it is not given: it gets a
+    /// process namespace of its own (so /proc shows no other process's environment, the
+    /// server's included), the data directory is an empty one but for its own workspace and HOME
+    /// and the mirrors (read-only), the `hidden` files cannot be read and hidden directories are empty.
     func sandboxed(_ command: StepCommand) -> StepCommand {
         let mirrors = layout.mirrors
-        var arguments = ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        var arguments = fromFork ? ["--unshare-pid"] : []
+        arguments += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        if fromFork {
+            arguments += ["--tmpfs", layout.path]
+            let absolute = hidden.map { $0.hasPrefix("/") ? $0 : URL(fileURLWithPath: $0).standardizedFileURL.path }
+            for path in absolute where !path.hasPrefix(layout.path + "/") && !path.hasPrefix("/tmp/") {
+                var isDirectory: ObjCBool = false
+                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+                arguments += isDirectory.boolValue ? ["--tmpfs", path] : ["--ro-bind", "/dev/null", path]
+            }
+        }
         if FileManager.default.fileExists(atPath: mirrors) { arguments += ["--ro-bind", mirrors, mirrors] }
         arguments += ["--bind", directory, directory, "--bind", home, home, "--die-with-parent", "--chdir", directory, "--", command.executable]
         return StepCommand("bwrap", arguments + command.arguments)

@@ -38,8 +38,9 @@ public struct DataDirectory: Sendable, Hashable {
     public func home(of bot: String, fork: Bool = false) -> String { "\(fork ? "\(path)/forks" : path)/homes/\(bot)" }
     private func workspaceRoot(fork: Bool) -> String { fork ? "\(path)/forks/workspaces" : workspaces }
     public func log(of bot: String, number: Int) -> String { "\(logs)/\(bot)/\(number).log" }
-    /// Where `swift test` writes Swift Testing's event stream while the integration runs.
-    public func testEvents(of bot: String, number: Int) -> String { "\(logs)/\(bot)/\(number).events.jsonl" }
+    /// Where `swift test` writes Swift Testing's event stream while an integration runs: in the
+    /// HOME of its processes, which they may write under the bubblewrap sandbox too.
+    public func testEvents(of bot: String, fork: Bool = false) -> String { "\(home(of: bot, fork: fork))/.kiln-test-events.jsonl" }
 }
 
 extension DataDirectory {

@@ -17,13 +17,19 @@ public struct IntegrationSequencer: Sendable {
     public let layout: DataDirectory
     /// The server's environment: where secrets and PATH come from. Nothing else of it reaches builds.
     public let serverEnvironment: [String: String]
+    /// What a fork's code must not read (see `Workspace.hidden`), asked when one starts.
+    let secretFiles: @Sendable () async -> [String]
     public let logger: Logger
 
-    public init(store: any Store, mirrors: Mirrors, layout: DataDirectory, serverEnvironment: [String: String], logger: Logger) {
+    public init(
+        store: any Store, mirrors: Mirrors, layout: DataDirectory, serverEnvironment: [String: String],
+        secretFiles: @escaping @Sendable () async -> [String] = { [] }, logger: Logger
+    ) {
         self.store = store
         self.mirrors = mirrors
         self.layout = layout
         self.serverEnvironment = serverEnvironment
+        self.secretFiles = secretFiles
         self.logger = logger
     }
 
@@ -43,7 +49,7 @@ public struct IntegrationSequencer: Sendable {
             sink: store.logSink(for: claim), secrets: Workspace.secrets(of: Workspace.bot(bot, for: pullRequest), in: serverEnvironment))
         let workspace = Workspace(
             bot: bot, number: claim.number, layout: layout, serverEnvironment: serverEnvironment, log: log, deadline: .now + bot.timeout,
-            pullRequest: pullRequest)
+            pullRequest: pullRequest, hidden: pullRequest?.fork == true ? await secretFiles() : [])
         var steps = IntegrationSteps(sequencer: self, claim: claim, workspace: workspace, progress: progress)
         guard var outcome = await steps.run() else {
             await log.close()
