@@ -157,13 +157,16 @@ struct RunCommandTests {
             triggers:
               - name: probe
                 phase: before
-                run: 'touch "$KILN_WORKSPACE/made-here" "$HOME/made-here" && echo inside-ok; touch \(escape) 2>/dev/null && echo ESCAPED || echo DENIED'
+                run: 'touch "$KILN_WORKSPACE/made-here" "$HOME/made-here" && echo inside-ok; touch \(escape) 2>/dev/null && echo ESCAPED || echo DENIED; grep -l KILN_SERVER_SECRET /proc/[0-9]*/environ 2>/dev/null | wc -l | sed "s/^/secret-holders /"'
 
             """)
-        let result = try runProcess(Executables.kiln, ["run", "boxed"], in: home.path)
+        let result = try runProcess(
+            Executables.kiln, ["run", "boxed"], in: home.path,
+            environment: ProcessInfo.processInfo.environment.merging(["KILN_SERVER_SECRET": "another bot's"]) { _, new in new })
         let log = try String(contentsOfFile: home.url(".kiln/logs/boxed/1.log"), encoding: .utf8)
         #expect(log.contains("inside-ok"), "\(log)")
         #expect(log.contains("DENIED"))
+        #expect(log.contains("secret-holders 0"), "no process outside the sandbox can be read: not kiln's environment, with every bot's secrets")
         #expect(!FileManager.default.fileExists(atPath: escape))
         #expect(FileManager.default.fileExists(atPath: home.url(".kiln/workspaces/boxed/made-here")))
         // swift test writes Swift Testing's events where a sandboxed process may (once it could not, and failed).

@@ -134,18 +134,18 @@ public struct Workspace: Sendable {
         }
     }
 
-    /// The command under bubblewrap: the whole file system read-only, a private /tmp, and only the
-    /// workspace and the bot's HOME writable; the sandbox dies with Kiln. It stays in the step's
-    /// process group, so a timeout or cancel kills it like any step.
+    /// The command under bubblewrap: the whole file system read-only, a private /tmp, only the
+    /// workspace and the bot's HOME writable, and a process namespace of its own (so /proc shows
+    /// no other process's environment: not the server's, which holds every bot's secrets); the
+    /// sandbox dies with Kiln. It stays in the step's process group, so a timeout or cancel kills
+    /// it like any step.
     ///
-    /// A fork's code is also kept from what would give it the secrets it is not given: it gets a
-    /// process namespace of its own (so /proc shows no other process's environment, the
-    /// server's included), the data directory is an empty one but for its own workspace and HOME
-    /// and the mirrors (read-only), the `hidden` files cannot be read and hidden directories are empty.
+    /// A fork's code is also kept from the files that would give it the secrets it is not given:
+    /// the data directory is an empty one but for its own workspace and HOME and the mirrors
+    /// (read-only), the `hidden` files cannot be read and hidden directories are empty.
     func sandboxed(_ command: StepCommand) -> StepCommand {
         let mirrors = layout.mirrors
-        var arguments = fromFork ? ["--unshare-pid"] : []
-        arguments += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        var arguments = ["--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         if fromFork {
             arguments += ["--tmpfs", layout.path]
             let absolute = hidden.map { $0.hasPrefix("/") ? $0 : URL(fileURLWithPath: $0).standardizedFileURL.path }
