@@ -183,8 +183,10 @@ public enum ProcessRunner {
             let first = await tasks.next() ?? nil
             if first != nil { killGroup(group) }
             tasks.cancelAll()
-            // After a kill, wait for the reader to drain what the group wrote before it died.
+            // After a kill, wait for the reader to drain what the group wrote before it died, and
+            // sweep again for whatever the group started while the first sweep ran.
             while let next = await tasks.next() { _ = next }
+            if first != nil { killGroup(group) }
             return first
         }
         if forced == nil, Task.isCancelled { return .canceled }
