@@ -110,4 +110,24 @@ struct WorkspaceTests {
         let written = try await workspace.run(.shell("echo '{}' > \(events)"), step: .testing, commit: nil)
         #expect(written == .exited(0) && FileManager.default.fileExists(atPath: events))
     }
+
+    @Test("Without bubblewrap, a fork's step cannot start, and the error says to install it")
+    func forkNeedsBubblewrap() async throws {
+        let data = try TemporaryDirectory()
+        let layout = DataDirectory(data.path)
+        let bot = Bot(name: "app", repository: Repository(url: try RepositoryURL(parsing: "/srv/git/app.git", relativeTo: "/")))
+        let pullRequest = PullRequest(
+            number: 2, title: "t", author: "mallory", url: nil, head: "mallory:changes", base: "main", ref: "refs/pull/2/head", fork: true)
+        // No bwrap on this PATH.
+        let workspace = Workspace(
+            bot: bot, number: 1, layout: layout, serverEnvironment: ["PATH": data.url("no-tools")],
+            log: IntegrationLog(path: layout.log(of: "app", number: 1), secrets: []), deadline: .now + .seconds(60), pullRequest: pullRequest)
+        try FileManager.default.createDirectory(atPath: workspace.directory, withIntermediateDirectories: true)
+        do {
+            _ = try await workspace.run(.shell("true"), step: .beforeTriggers, commit: nil)
+            Issue.record("a fork's step ran without bubblewrap")
+        } catch {
+            #expect("\(error)".contains("a pull request from a fork always runs under bubblewrap: install it"), "\(error)")
+        }
+    }
 }

@@ -31,7 +31,7 @@ struct PeriodicScheduleTests {
         let registry = BotRegistry(directory: directory.url("Bots"), store: store, logger: logger)
         let sequencer = IntegrationSequencer(
             store: store, mirrors: Mirrors(directory: directory.url("mirrors")), layout: DataDirectory(directory.path), serverEnvironment: [:],
-            logger: logger)
+            secretFiles: { [] }, logger: logger)
         let utc = TimeZone(identifier: "UTC") ?? .current
         return Scheduler(
             registry: registry, store: store, sequencer: sequencer, settings: .init(executors: 1, timeZone: utc), logger: logger, owner: "test",

@@ -30,6 +30,12 @@ public struct ServerConfig: Sendable, Hashable {
     /// The paths under `data`.
     public var dataDirectory: DataDirectory { DataDirectory(data) }
 
+    /// What a fork's code must not read: every secret file this config names, and the bot files
+    /// (a repository URL may carry credentials). Bots' own token files come from the bots.
+    public var secretFiles: [String] {
+        [webhookSecretFile, sshKeyFile, smtp?.passwordFile, database?.passwordFile, bots].compactMap { $0 }
+    }
+
     public init(
         listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080),
         data: String = ".kiln",

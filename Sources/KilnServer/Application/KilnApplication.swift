@@ -69,11 +69,10 @@ public struct KilnApplication: Sendable {
         }
         for integration in recovered { Workspace.killLeftovers(of: integration, in: layout) }
         let registry = BotRegistry(directory: config.bots, store: store, logger: logger)
-        let serverSecrets = [config.webhookSecretFile, config.sshKeyFile, config.smtp?.passwordFile, config.database?.passwordFile, config.bots]
         let sequencer = IntegrationSequencer(
             store: store, mirrors: Mirrors(directory: layout.mirrors, sshKeyFile: config.sshKeyFile), layout: layout,
             serverEnvironment: settings.environment,
-            secretFiles: { serverSecrets.compactMap { $0 } + (await registry.catalog.bots.compactMap { $0.bot.forge?.tokenFile }) }, logger: logger)
+            secretFiles: { config.secretFiles + (await registry.catalog.bots.compactMap { $0.bot.forge?.tokenFile }) }, logger: logger)
         guard case .server(let onListening) = role else {
             return KilnApplication(
                 settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: nil, services: [], lock: nil, recovered: recovered,

@@ -23,7 +23,7 @@ public struct IntegrationSequencer: Sendable {
 
     public init(
         store: any Store, mirrors: Mirrors, layout: DataDirectory, serverEnvironment: [String: String],
-        secretFiles: @escaping @Sendable () async -> [String] = { [] }, logger: Logger
+        secretFiles: @escaping @Sendable () async -> [String], logger: Logger
     ) {
         self.store = store
         self.mirrors = mirrors
