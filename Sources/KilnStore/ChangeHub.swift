@@ -5,18 +5,12 @@ protocol ChangeSource: Sendable {
     func stop()
 }
 
-/// What changed: the store's data (`Store.changes()`), or an integration's log (`Store.logChanges()`).
-enum ChangeKind: Sendable {
-    case data
-    case log
-}
-
 /// Fans an engine's change signals out to every subscriber of `Store.changes()` and `logChanges()`.
 ///
 /// One source runs while anyone subscribes, and stops with the last subscriber. Each subscriber's
 /// stream keeps only the newest wake-up: a subscriber that is busy when several commits land
 /// hears of them once, and looks at the store afresh.
-final class ChangeHub: Sendable {
+public final class ChangeHub: Sendable {
     typealias StartSource = @Sendable (_ onChange: @escaping @Sendable (ChangeKind) -> Void) -> (any ChangeSource)?
 
     private struct State {

@@ -54,22 +54,24 @@ enum StoreRules {
         UUID().uuidString.lowercased()
     }
 
-    /// Why a write carrying `claim` is refused, given the integration's row as it is now (nil
-    /// values: the row is gone); nil when the claim holds.
-    static func refusal(of claim: Claim, step: IntegrationStep?, token: String?, reason: String?) -> StoreError? {
-        guard let step else { return .claimLost(id: claim.id, reason: "the integration is gone") }
+    /// Why a write carrying `claim` is refused, given the integration's row as it is now (its
+    /// `step`, `claim_token` and `reason`; nil: the row is gone); nil when the claim holds.
+    static func refusal(of claim: Claim, row: SQLRow?) -> StoreError? {
+        guard let row, let step: IntegrationStep = row["step"] else { return .claimLost(id: claim.id, reason: "the integration is gone") }
+        let reason: String? = row["reason"]
         if step == .completed { return .claimLost(id: claim.id, reason: "it was ended already\(reason.map { ": \($0)" } ?? "")") }
-        if token != claim.token { return .claimLost(id: claim.id, reason: "it was claimed again since") }
+        if row["claim_token"] as String? != claim.token { return .claimLost(id: claim.id, reason: "it was claimed again since") }
         return nil
     }
 
-    /// What the holder of `claim` must do now, given the integration's row: stop because its
-    /// claim was lost, stop because someone asked, or nothing (nil).
-    static func stopRequest(for claim: Claim, step: IntegrationStep?, token: String?, reason: String?, cancelRequested: String?) -> CancelRequest? {
-        if case .claimLost(_, let why) = refusal(of: claim, step: step, token: token, reason: reason) {
+    /// What the holder of `claim` must do now, given the integration's row (`refusal`'s columns
+    /// and `cancel_requested`): stop because its claim was lost, stop because someone asked, or
+    /// nothing (nil).
+    static func stopRequest(for claim: Claim, row: SQLRow?) -> CancelRequest? {
+        if case .claimLost(_, let why) = refusal(of: claim, row: row) {
             return CancelRequest(id: claim.id, reason: why, lost: true)
         }
-        return cancelRequested.map { CancelRequest(id: claim.id, reason: $0) }
+        return row.flatMap { $0["cancel_requested"] as String? }.map { CancelRequest(id: claim.id, reason: $0) }
     }
 
     /// Why an integration of a host whose lease ran out was ended.

@@ -1,7 +1,8 @@
-// A helper process for the store's tests: several real processes writing one SQLite file.
+// A helper process for the store's tests: several real processes writing one store, a SQLite file
+// (logs in `logs/` beside it) or a PostgreSQL database (a postgres:// URL).
 //
-//   kiln-store-stress cycle DB BOT COUNT   queue, claim and complete COUNT integrations; print each number
-//   kiln-store-stress hold DB BOT          queue and claim one integration, print "claimed N", then wait to be killed
+//   kiln-store-stress cycle STORE BOT COUNT   queue, claim and complete COUNT integrations; print each number
+//   kiln-store-stress hold STORE BOT          queue and claim one integration, print "claimed N", then wait to be killed
 import Foundation
 import KilnCore
 import KilnStore
@@ -13,7 +14,10 @@ guard arguments.count >= 4 else {
 }
 let (mode, path, bot) = (arguments[1], arguments[2], arguments[3])
 do {
-    let store = try SQLiteStore.open(path: path, logsDirectory: (path as NSString).deletingLastPathComponent + "/logs")
+    let store: any Store =
+        path.hasPrefix("postgres")
+        ? try await PostgresStore.open(DatabaseSettings(url: path))
+        : try SQLiteStore.open(path: path, logsDirectory: (path as NSString).deletingLastPathComponent + "/logs")
     let owner = ProcessOwner.current(host: ProcessInfo.processInfo.hostName)
     switch mode {
     case "cycle":

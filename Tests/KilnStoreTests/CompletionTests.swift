@@ -89,16 +89,19 @@ struct CompletionTests {
         #expect(detail.steps.map(\.duration) == [2, 7, 5])
     }
 
-    @Test("An integration left running by a killed process is ended as internal-error, with the reason in its log")
-    func recoveryAfterKill() async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.url("kiln.sqlite")
-        _ = try SQLiteStore.open(path: path, logsDirectory: directory.url("logs"))
-        try directory.write("logs/app/1.log", "=== building\nCompiling...\n")
-        let holder = try ServerProcess(executable: Executables.storeStress, arguments: ["hold", path, "app"], in: directory.path)
+    @Test("An integration left running by a killed process is ended as internal-error, with the reason in its log", arguments: Engine.allCases)
+    func recoveryAfterKill(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        let holder = try ServerProcess(executable: Executables.storeStress, arguments: ["hold", test.location, "app"], in: test.directory.path)
         try await holder.waitForOutput("claimed 1")
+        let output = "=== building\nCompiling...\n"
+        if engine == .sqlite {
+            try test.directory.write("logs/app/1.log", output)
+        } else {
+            try await test.execute("INSERT INTO log_chunk (integration_id, start_offset, data) SELECT id, 0, ? FROM integration", Array(output.utf8))
+        }
 
-        let store = try SQLiteStore.open(path: path, logsDirectory: directory.url("logs"))
+        let store = test.store
         #expect(try await store.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: ProcessInfo.processInfo.hostName) }, now: Date()).isEmpty, "a live process keeps its integration")
         holder.kill()
         let recovered = try await store.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: ProcessInfo.processInfo.hostName) }, now: Date())
@@ -106,13 +109,12 @@ struct CompletionTests {
         #expect(recovered.first?.result == .internalError)
         let reason = try #require(recovered.first?.reason)
         #expect(reason.contains("stopped during step 'building'"))
-        let log = try String(contentsOfFile: directory.url("logs/app/1.log"), encoding: .utf8)
-        #expect(log.hasPrefix("=== building\nCompiling...\n"))
+        let log = try await test.log("app", 1)
+        #expect(log.hasPrefix(output))
         #expect(log.contains("*** \(reason)"))
         // The bot integrates again afterwards.
         _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
         #expect(try await store.claimNext(owner: ProcessOwner.current(host: ProcessInfo.processInfo.hostName), now: Date())?.number == 2)
-        #expect(try await store.integrityCheck() == "ok")
     }
 
     @Test("Retention keeps summaries forever and the last N logs, issues and tests", arguments: Engine.allCases)

@@ -1,10 +1,10 @@
 import Foundation
 import KilnCore
-import KilnStore
+@testable import KilnStore
 import KilnTestSupport
 import Testing
 
-/// The engines the store's behavioural suite runs on: each test that takes an `Engine` runs once
+/// The engines the store's behavioural suite runs on: each test takes an `Engine` and runs once
 /// on each.
 enum Engine: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite
@@ -16,21 +16,27 @@ enum Engine: String, CaseIterable, Sendable, CustomTestStringConvertible {
 /// A migrated store in a temp data directory, in one call: SQLite in the directory, or a new
 /// database on the tests' PostgreSQL server with its logs in the directory.
 struct TestStore {
+    let engine: Engine
     let directory: TemporaryDirectory
     let store: any Store
+    /// Where another process finds the same store: the SQLite file, or the database's URL.
+    let location: String
     /// Opens the same store again, as another process or host would.
     let another: @Sendable () async throws -> any Store
 
     init(_ engine: Engine = .sqlite) async throws {
+        self.engine = engine
         let directory = try TemporaryDirectory("kiln-store")
         self.directory = directory
-        let logs = DataDirectory(directory.path).logs
+        let data = DataDirectory(directory.path)
         switch engine {
         case .sqlite:
+            location = data.database
             another = { try SQLiteStore.open(dataDirectory: directory.path) }
         case .postgres:
-            let settings = DatabaseSettings(url: try await PostgresServer.shared.database())
-            another = { try await PostgresStore.open(settings, logsDirectory: logs) }
+            let url = try await PostgresServer.shared.database()
+            location = url
+            another = { try await PostgresStore.open(DatabaseSettings(url: url), logsDirectory: data.logs) }
         }
         store = try await another()
     }
@@ -43,6 +49,20 @@ struct TestStore {
     @discardableResult
     func integrate(_ bot: String, outcome: IntegrationOutcome, at seconds: Double = 0, commit: String? = nil) async throws -> Integration {
         try await store.record(bot, outcome: outcome, commit: commit, at: at(seconds))
+    }
+
+    /// Runs one statement as the store would (for what no operation does, such as moving time).
+    func execute(_ sql: String, _ arguments: any SQLBindable...) async throws {
+        switch store {
+        case let store as SQLiteStore: try await store.write("a test's statement") { try $0.execute(sql, arguments) }
+        case let store as PostgresStore: try await store.write("a test's statement") { try $0.execute(sql, arguments) }
+        default: Issue.record("not a store of either engine: \(type(of: store))")
+        }
+    }
+
+    /// The whole log of an integration, wherever the engine keeps it.
+    func log(_ bot: String, _ number: Int) async throws -> String {
+        String(decoding: try await store.readLog(bot: bot, number: number, from: 0, limit: 1 << 30) ?? [], as: UTF8.self)
     }
 }
 

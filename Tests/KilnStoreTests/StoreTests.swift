@@ -1,18 +1,53 @@
 import Foundation
 import KilnCore
-import KilnStore
+@testable import KilnStore
 import KilnTestSupport
 import Testing
 
 @Suite("Store: opening and migrating")
 struct StoreMigrationTests {
-    @Test("A new file is created, migrated, in WAL mode, and sound")
-    func newFile() async throws {
-        let directory = try TemporaryDirectory()
-        let test = (directory: directory, store: try SQLiteStore.open(dataDirectory: directory.path))
-        #expect(try await test.store.journalMode() == "wal")
-        #expect(try await test.store.appliedMigrations() == ["v1", "v2: notifications", "v3: hosts and claims", "v4: pull requests and commit statuses"])
-        #expect(try await test.store.integrityCheck() == "ok")
+    @Test("A new store is created and migrated: its engine's history, then the migrations both engines share", arguments: Engine.allCases)
+    func newStore(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        switch test.store {
+        case let store as SQLiteStore:
+            #expect(try await store.journalMode() == "wal")
+            #expect(
+                try await store.appliedMigrations() == [
+                    "v1", "v2: notifications", "v3: hosts and claims", "v4: pull requests and commit statuses", "v5: one schema",
+                ])
+            #expect(try await store.integrityCheck() == "ok")
+        case let store as PostgresStore:
+            #expect(
+                try await store.appliedMigrations() == ["v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema"])
+        default:
+            Issue.record("not a store of either engine")
+        }
+    }
+
+    @Test("Both engines have the same tables with the same columns (but PostgreSQL's logs and migrations)")
+    func oneSchema() async throws {
+        let (first, second) = (try await TestStore(.sqlite), try await TestStore(.postgres))
+        let sqlite = try #require(first.store as? SQLiteStore)
+        let postgres = try #require(second.store as? PostgresStore)
+        let sqliteColumns = try await sqlite.read("listing columns") { db in
+            try db.rows(
+                """
+                SELECT m.name AS table_name, p.name AS column_name FROM sqlite_master AS m JOIN pragma_table_info(m.name) AS p
+                WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%' AND m.name NOT LIKE 'grdb_%'
+                """
+            ).map { "\($0["table_name"] as String).\($0["column_name"] as String)" }
+        }
+        let postgresColumns = try await postgres.read("listing columns") { db in
+            try db.rows(
+                """
+                SELECT table_name, column_name FROM information_schema.columns
+                WHERE table_schema = current_schema() AND table_name NOT IN ('log_chunk', 'kiln_migration')
+                """
+            ).map { "\($0["table_name"] as String).\($0["column_name"] as String)" }
+        }
+        #expect(sqliteColumns.count > 100)
+        #expect(Set(sqliteColumns) == Set(postgresColumns))
     }
 
     @Test("A database made by the first schema opens, migrates and keeps its history")
@@ -41,7 +76,9 @@ struct StoreMigrationTests {
         async let first = PostgresStore.open(settings, logsDirectory: nil)
         async let second = PostgresStore.open(settings, logsDirectory: nil)
         let stores = try await [first, second]
-        for store in stores { #expect(try await store.appliedMigrations() == ["v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses"]) }
+        for store in stores {
+            #expect(try await store.appliedMigrations() == ["v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema"])
+        }
         _ = try await stores[0].enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
         #expect(try await stores[1].claimNext(owner: "other host", now: Date())?.number == 1)
     }
@@ -174,19 +211,16 @@ struct QueueTests {
         #expect(try await store.botOverviews().allSatisfy { $0.queued.count <= 1 && $0.running.isEmpty })
     }
 
-    @Test("Two real processes on one file: numbers unique and gapless")
-    func twoProcesses() async throws {
-        let directory = try TemporaryDirectory()
-        let path = directory.url("kiln.sqlite")
-        _ = try SQLiteStore.open(path: path)
-        async let first = runProcessAsync(Executables.storeStress, ["cycle", path, "app", "40"])
-        async let second = runProcessAsync(Executables.storeStress, ["cycle", path, "app", "40"])
+    @Test("Two real processes on one store: numbers unique and gapless", arguments: Engine.allCases)
+    func twoProcesses(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        async let first = runProcessAsync(Executables.storeStress, ["cycle", test.location, "app", "40"])
+        async let second = runProcessAsync(Executables.storeStress, ["cycle", test.location, "app", "40"])
         let outputs = try await [first, second]
         for output in outputs { #expect(output.status == 0, "\(output.standardError)") }
         let printed = outputs.flatMap { $0.standardOutput.split(separator: "\n").compactMap { Int($0) } }.sorted()
         #expect(printed == Array(1...80))
-        let store = try SQLiteStore.open(path: path)
-        #expect(try await store.integrations(bot: "app", limit: 1000, before: nil).map(\.number).sorted() == Array(1...80))
-        #expect(try await store.integrityCheck() == "ok")
+        #expect(try await test.store.integrations(bot: "app", limit: 1000, before: nil).map(\.number).sorted() == Array(1...80))
+        if let store = test.store as? SQLiteStore { #expect(try await store.integrityCheck() == "ok") }
     }
 }

@@ -1,22 +1,23 @@
 import Foundation
-import GRDB
 import KilnCore
 import Logging
-import PostgresNIO
 
 /// `kiln migrate`: copies the embedded store of a data directory (history, logs, outbox, webhook
 /// deliveries) into an empty PostgreSQL database, in one transaction, and checks that every table
 /// holds as many rows there as here and every log as many bytes.
 ///
-/// The two schemas are the same model (`Schema`, `PostgresSchema`): each SQLite table has a table
-/// of the snake_case name there, and each column a column. The copy is generic over that mapping,
-/// so a column added to one schema and not the other fails the copy by name instead of being lost.
-/// Hosts and leases are not copied: they describe running processes, and there are none.
+/// Both engines have one schema (`Migrations`): each table is copied column by column under the
+/// same names, each value converted to its column's type there, so a column one engine lacks
+/// fails the copy by name instead of being lost. Hosts and leases are not copied: they describe
+/// running processes, and there are none.
 public enum StoreMigration {
     /// The tables copied, parents before children.
-    static let tables = ["bot", "integration", "step", "issue", "testCase", "integrationCommit", "triggerRun", "outbox", "webhookDelivery", "pullRequest", "forgeStatus"]
+    static let tables = [
+        "bot", "integration", "step", "issue", "test_case", "integration_commit", "trigger_run", "outbox", "webhook_delivery", "pull_request",
+        "forge_status",
+    ]
     /// The tables whose `id` is a serial there.
-    static let serialTables = ["integration", "issue", "testCase", "triggerRun", "outbox", "webhookDelivery", "forgeStatus"]
+    static let serialTables = ["integration", "issue", "test_case", "trigger_run", "outbox", "webhook_delivery", "forge_status"]
     /// How many rows one INSERT carries.
     static let batch = 500
     /// How long the copying transaction may take.
@@ -29,8 +30,16 @@ public enum StoreMigration {
         from directory: DataDirectory, host: String, to settings: DatabaseSettings, logger: Logger = Logger(label: "kiln.migrate"),
         progress: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws(MigrationError) -> MigrationReport {
+        guard FileManager.default.fileExists(atPath: directory.database) else { throw .noSource(path: directory.database) }
         do {
-            return try await performCopy(from: directory, host: host, to: settings, logger: logger, progress: progress)
+            let source = try SQLiteStore.open(dataDirectory: directory.path)
+            // A server that crashed left its integrations running: end them as a start would.
+            for ended in try await source.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: host) }, now: Date()) {
+                progress("\(ended.bot) #\(ended.number) ended as internal-error: \(ended.reason ?? "")")
+            }
+            let target = try await PostgresStore.open(settings, logger: logger)
+            defer { target.close() }
+            return try await copy(from: source, directory: directory, to: target, progress: progress)
         } catch let error as MigrationError {
             throw error
         } catch let error as StoreError {
@@ -40,59 +49,38 @@ public enum StoreMigration {
         }
     }
 
-    private static func performCopy(
-        from directory: DataDirectory, host: String, to settings: DatabaseSettings, logger: Logger, progress: @escaping @Sendable (String) -> Void
+    private static func copy(
+        from source: SQLiteStore, directory: DataDirectory, to target: PostgresStore, progress: @escaping @Sendable (String) -> Void
     ) async throws -> MigrationReport {
-        guard FileManager.default.fileExists(atPath: directory.database) else { throw MigrationError.noSource(path: directory.database) }
-        let source = try SQLiteStore.open(dataDirectory: directory.path)
-        // A server that crashed left its integrations running: end them as a start would.
-        for ended in try await source.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: host) }, now: Date()) {
-            progress("\(ended.bot) #\(ended.number) ended as internal-error: \(ended.reason ?? "")")
-        }
-        let target = try await PostgresStore.open(settings, logger: logger)
-        defer { target.close() }
-
-        let running = try await source.read("reading running integrations") { db in
-            try Row.fetchAll(db, sql: "SELECT bot, number, owner FROM integration WHERE step NOT IN ('completed', 'pending') ORDER BY id")
-                .map { "\($0["bot"] as String) #\($0["number"] as Int) (\($0["owner"] as String? ?? "no owner"))" }
+        let (counts, running, logs) = try await source.read("reading the embedded store") { db in
+            let running = try db.rows("SELECT bot, number, owner FROM integration WHERE step NOT IN ('completed', 'pending') ORDER BY id").map {
+                "\($0["bot"] as String) #\($0["number"] as Int) (\($0["owner"] as String? ?? "no owner"))"
+            }
+            return (try rowCounts(db), running, try logFiles(db, directory: directory))
         }
         guard running.isEmpty else { throw MigrationError.running(running) }
-
-        let counts = try await rowCounts(source)
-        let existing = try await target.read("counting rows") { [logger] connection in
-            var found: [String: Int] = [:]
-            for table in tables + ["log_chunk"] {
-                let name = snakeCase(table)
-                let count = try await connection.row(PostgresQuery(unsafeSQL: "SELECT count(*) AS n FROM \(name)"), logger: logger)?("n", as: Int.self) ?? 0
-                if count > 0 { found[name] = count }
-            }
-            return found
-        }
+        let existing = try await target.read("counting rows") { db in try rowCounts(db, including: ["log_chunk"]).filter { $0.value > 0 } }
         guard existing.isEmpty else { throw MigrationError.notEmpty(url: target.location, counts: existing) }
 
-        let logs = try await logFiles(source, directory: directory)
         let logBytes = logs.reduce(0) { $0 + $1.size }
+        let sqlite = source.engine
         // One transaction, verified before it commits: a copy that fails or falls short leaves
         // the database as empty as it was.
-        try await target.write("copying the embedded store", limit: limit) { [logger] connection in
+        try await target.write("copying the embedded store", limit: limit) { db in
             for table in tables {
                 progress("copying \(table) (\(counts[table] ?? 0) rows)")
-                try await copy(table, from: source, to: connection, logger: logger)
+                try copy(table, from: sqlite, to: db)
             }
             progress("copying \(logs.count) logs (\(logBytes) bytes)")
-            for log in logs { try await copyLog(log, to: connection, logger: logger) }
+            for log in logs { try copyLog(log, to: db) }
             // Serial ids continue after the highest copied one.
             for table in serialTables {
-                let name = snakeCase(table)
-                try await connection.execute(
-                    PostgresQuery(unsafeSQL: "SELECT setval(pg_get_serial_sequence('\(name)', 'id'), COALESCE((SELECT max(id) FROM \(name)), 0) + 1, false)"),
-                    logger: logger)
+                try db.execute("SELECT setval(pg_get_serial_sequence('\(table)', 'id'), COALESCE((SELECT max(id) FROM \(table)), 0) + 1, false)")
             }
-            for table in tables {
-                let found = try await connection.row(PostgresQuery(unsafeSQL: "SELECT count(*) AS n FROM \(snakeCase(table))"), logger: logger)?("n", as: Int.self) ?? 0
-                if found != counts[table] { throw MigrationError.mismatch(what: table, expected: counts[table] ?? 0, found: found) }
+            for (table, found) in try rowCounts(db) where found != counts[table] {
+                throw MigrationError.mismatch(what: table, expected: counts[table] ?? 0, found: found)
             }
-            let bytes = try await connection.row("SELECT COALESCE(sum(length(data)), 0)::bigint AS n FROM log_chunk", logger: logger)?("n", as: Int.self) ?? 0
+            let bytes: Int = try db.value("SELECT COALESCE(sum(length(data)), 0)::bigint FROM log_chunk") ?? 0
             if bytes != logBytes { throw MigrationError.mismatch(what: "log bytes", expected: logBytes, found: bytes) }
         }
         return MigrationReport(
@@ -102,98 +90,54 @@ public enum StoreMigration {
 
     // MARK: Tables
 
-    /// One value as SQLite holds it.
-    enum Cell: Sendable {
-        case null, integer(Int64), real(Double), text(String), blob([UInt8])
-
-        init(_ value: DatabaseValue) {
-            switch value.storage {
-            case .null: self = .null
-            case .int64(let value): self = .integer(value)
-            case .double(let value): self = .real(value)
-            case .string(let value): self = .text(value)
-            case .blob(let data): self = .blob(Array(data))
-            }
-        }
-    }
-
-    static func rowCounts(_ source: SQLiteStore) async throws -> [String: Int] {
-        try await source.read("counting rows") { db in
-            var counts: [String: Int] = [:]
-            for table in tables { counts[table] = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table)") ?? 0 }
-            return counts
-        }
+    static func rowCounts(_ db: any SQLConnection, including more: [String] = []) throws -> [String: Int] {
+        var counts: [String: Int] = [:]
+        for table in tables + more { counts[table] = try db.value("SELECT count(*) FROM \(table)") ?? 0 }
+        return counts
     }
 
     /// Copies `table` in batches of rows, in rowid order, converting each value to its column's
-    /// type there.
-    static func copy(_ table: String, from source: SQLiteStore, to connection: PostgresConnection, logger: Logger) async throws {
-        let name = snakeCase(table)
-        let targetTypes = Dictionary(
-            uniqueKeysWithValues: try await connection.rows(
-                "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = \(name)",
-                logger: logger
-            ).map { (try $0("column_name", as: String.self), try $0("data_type", as: String.self)) })
-        let columns = try await source.read("reading the columns of \(table)") { db in try db.columns(in: table).map(\.name) }
-        var types: [String] = []
-        for column in columns {
-            guard let type = targetTypes[snakeCase(column)] else {
-                throw MigrationError.schema("\(table).\(column) has no column \(name).\(snakeCase(column)) in PostgreSQL")
-            }
-            types.append(type)
-        }
-        let columnList = columns.map { snakeCase($0) }.joined(separator: ", ")
+    /// type there. Runs on the target's transaction thread, reading SQLite as it goes.
+    static func copy(_ table: String, from source: SQLiteEngine, to db: any SQLConnection) throws {
+        let types = Dictionary(
+            uniqueKeysWithValues: try db.rows(
+                "SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = ?", table
+            ).map { ($0["column_name"] as String, $0["data_type"] as String) })
         var after: Int64 = .min
         while true {
             let start = after
-            let page = try await source.read("reading \(table)") { db in
-                try Row.fetchAll(db, sql: "SELECT rowid AS kiln_rowid, * FROM \(table) WHERE rowid > ? ORDER BY rowid LIMIT ?", arguments: [start, batch])
-                    .map { row in (row["kiln_rowid"] as Int64, columns.map { Cell(row[$0] as DatabaseValue) }) }
+            let page = try source.readNow { sqlite in
+                try sqlite.rows("SELECT rowid AS kiln_rowid, * FROM \(table) WHERE rowid > ? ORDER BY rowid LIMIT ?", start, batch)
             }
             guard let last = page.last else { return }
-            after = last.0
-            var bindings = PostgresBindings(capacity: page.count * columns.count)
-            var values: [String] = []
-            for (_, cells) in page {
-                var placeholders: [String] = []
-                for (cell, type) in zip(cells, types) {
-                    try bind(cell, as: type, into: &bindings, table: table)
-                    placeholders.append("$\(bindings.count)")
-                }
-                values.append("(" + placeholders.joined(separator: ", ") + ")")
+            after = last["kiln_rowid"]
+            let columns = Array(last.names.dropFirst())
+            for column in columns where types[column] == nil {
+                throw MigrationError.schema("\(table).\(column) has no column in PostgreSQL")
             }
-            try await connection.execute(
-                PostgresQuery(unsafeSQL: "INSERT INTO \(name) (\(columnList)) VALUES \(values.joined(separator: ", "))", binds: bindings), logger: logger)
+            var values: [any SQLBindable] = []
+            for row in page {
+                for column in columns { values.append(try convert(row.value(column), to: types[column] ?? "", in: "\(table).\(column)")) }
+            }
+            let tuple = "(" + placeholders(columns.count) + ")"
+            try db.execute(
+                "INSERT INTO \(table) (\(columns.joined(separator: ", "))) VALUES \(Array(repeating: tuple, count: page.count).joined(separator: ", "))",
+                values)
         }
     }
 
-    static func bind(_ cell: Cell, as type: String, into bindings: inout PostgresBindings, table: String) throws {
-        switch (cell, type) {
-        case (.null, _): bindings.appendNull()
-        case (.integer(let value), "bigint"): bindings.append(value)
-        case (.real(let value), "bigint") where Int64(exactly: value) != nil: bindings.append(Int64(value))
-        case (.integer(let value), "double precision"): bindings.append(Double(value))
-        case (.real(let value), "double precision"): bindings.append(value)
-        case (.integer(let value), "boolean"): bindings.append(value != 0)
-        case (.text(let value), "text"): bindings.append(value)
-        case (.blob(let value), "text"): bindings.append(String(decoding: value, as: UTF8.self))
-        case (.blob(let value), "bytea"): bindings.append(ByteBuffer(bytes: value))
-        case (.text(let value), "bytea"): bindings.append(ByteBuffer(string: value))
-        default: throw MigrationError.schema("a value \(cell) of \(table) does not fit PostgreSQL's \(type)")
+    /// A value as SQLite holds it, as PostgreSQL's column of `type` takes it.
+    static func convert(_ value: SQLValue, to type: String, in column: String) throws -> SQLValue {
+        switch (value, type) {
+        case (.null, _): return .null
+        case (.integer, "bigint"), (.real, "double precision"), (.text, "text"), (.blob, "bytea"): return value
+        case (.real(let number), "bigint") where Int64(exactly: number) != nil: return .integer(Int64(number))
+        case (.integer(let number), "double precision"): return .real(Double(number))
+        case (.integer(let number), "boolean"): return .bool(number != 0)
+        case (.blob(let bytes), "text"): return .text(String(decoding: bytes, as: UTF8.self))
+        case (.text(let text), "bytea"): return .blob(Array(text.utf8))
+        default: throw MigrationError.schema("a value \(value) of \(column) does not fit PostgreSQL's \(type)")
         }
-    }
-
-    /// `integrationCommit` → `integration_commit`.
-    static func snakeCase(_ name: String) -> String {
-        var result = ""
-        for character in name {
-            if character.isUppercase {
-                result += "_" + character.lowercased()
-            } else {
-                result.append(character)
-            }
-        }
-        return result
     }
 
     // MARK: Logs
@@ -205,26 +149,21 @@ public enum StoreMigration {
     }
 
     /// The log file of every integration that has one.
-    static func logFiles(_ source: SQLiteStore, directory: DataDirectory) async throws -> [LogFile] {
-        let integrations = try await source.read("listing integrations") { db in
-            try Row.fetchAll(db, sql: "SELECT id, bot, number FROM integration ORDER BY id").map { ($0["id"] as Int64, $0["bot"] as String, $0["number"] as Int) }
-        }
-        return integrations.compactMap { id, bot, number in
-            let path = directory.log(of: bot, number: number)
+    static func logFiles(_ db: any SQLConnection, directory: DataDirectory) throws -> [LogFile] {
+        try db.rows("SELECT id, bot, number FROM integration ORDER BY id").compactMap { row in
+            let path = directory.log(of: row["bot"], number: row["number"])
             guard let size = LogFiles.size(path), size > 0 else { return nil }
-            return LogFile(integration: id, path: path, size: size)
+            return LogFile(integration: row["id"], path: path, size: size)
         }
     }
 
     /// A log file as chunks of the live log's size, at their byte offsets.
-    static func copyLog(_ log: LogFile, to connection: PostgresConnection, logger: Logger) async throws {
+    static func copyLog(_ log: LogFile, to db: any SQLConnection) throws {
         guard let handle = FileHandle(forReadingAtPath: log.path) else { throw MigrationError.unreadableLog(path: log.path) }
         defer { try? handle.close() }
         var offset = 0
-        while let data = try handle.read(upToCount: PostgresLogSink.chunkLimit), !data.isEmpty {
-            try await connection.execute(
-                "INSERT INTO log_chunk (integration_id, start_offset, data) VALUES (\(log.integration), \(offset), \(ByteBuffer(bytes: data)))",
-                logger: logger)
+        while let data = try handle.read(upToCount: DatabaseLogSink.chunkLimit), !data.isEmpty {
+            try db.execute("INSERT INTO log_chunk (integration_id, start_offset, data) VALUES (?, ?, ?)", log.integration, offset, Array(data))
             offset += data.count
         }
     }

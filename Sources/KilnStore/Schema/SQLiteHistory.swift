@@ -1,7 +1,9 @@
 import GRDB
 
-/// The numbered migrations. A shipped migration is never edited: change the schema with a new one.
-enum Schema {
+/// The migrations SQLite shipped before both engines shared one schema (`Migrations`), as GRDB
+/// recorded them; never edited. Names here are v1–v4's camelCase, renamed by v5.
+enum SQLiteHistory {
+    /// This history, then the shared migrations.
     static var migrator: DatabaseMigrator {
         var migrator = DatabaseMigrator()
         migrator.registerMigration("v1") { db in
@@ -222,6 +224,11 @@ enum Schema {
                     CREATE INDEX forgeStatusKey ON forgeStatus(sha, context, id);
                     CREATE INDEX forgeStatusBot ON forgeStatus(delivery, bot, id);
                     """)
+        }
+        for migration in Migrations.shared {
+            migrator.registerMigration(migration.name) { db in
+                for statement in migration.statements(.sqlite) { try db.execute(sql: statement) }
+            }
         }
         return migrator
     }

@@ -1,12 +1,8 @@
-import PostgresNIO
 
-/// The numbered migrations of the PostgreSQL schema, applied in order under an advisory lock, so
-/// that several hosts starting at once migrate once. A shipped migration is never edited.
-///
-/// The same model as SQLite's schema, in PostgreSQL's words: snake_case names, bigserial ids,
-/// booleans. Times are seconds since 1970 (`double precision`) like the embedded store's, so that
-/// `kiln migrate` copies them as they are; hosts' heartbeats use the database's own `now()`.
-enum PostgresSchema {
+/// The migrations PostgreSQL shipped before both engines shared one schema (`Migrations`), applied
+/// in order under an advisory lock, so that several hosts starting at once migrate once; never
+/// edited.
+enum PostgresHistory {
     static let migrations: [(name: String, sql: [String])] = [
         (
             "v1",
@@ -254,26 +250,15 @@ enum PostgresSchema {
     /// An arbitrary key for `pg_advisory_xact_lock`: Kiln's migrations.
     static let lockKey: Int64 = 0x6B69_6C6E
 
-    static func migrate(_ store: PostgresStore) async throws(StoreError) {
-        try await store.write("migrating the database") { connection in
-            let logger = store.logger
-            try await connection.execute("SELECT pg_advisory_xact_lock(\(lockKey))", logger: logger)
-            try await connection.execute(
-                "CREATE TABLE IF NOT EXISTS kiln_migration (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())", logger: logger)
-            let applied = Set(try await connection.rows("SELECT name FROM kiln_migration", logger: logger).map { try $0("name", as: String.self) })
-            for migration in migrations where !applied.contains(migration.name) {
-                for statement in migration.sql { try await connection.execute(PostgresQuery(unsafeSQL: statement), logger: logger) }
-                try await connection.execute("INSERT INTO kiln_migration (name) VALUES (\(migration.name))", logger: logger)
-            }
-        }
-    }
-}
-
-extension PostgresStore {
-    /// The migrations applied, oldest first.
-    public func appliedMigrations() async throws(StoreError) -> [String] {
-        try await read("reading the migrations") { [logger] connection in
-            try await connection.rows("SELECT name FROM kiln_migration ORDER BY applied_at, name", logger: logger).map { try $0("name") }
+    /// Applies what `db` lacks of this history, then of the shared migrations.
+    static func migrate(_ db: any SQLConnection) throws {
+        try db.execute("SELECT pg_advisory_xact_lock(?)", lockKey)
+        try db.execute("CREATE TABLE IF NOT EXISTS kiln_migration (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+        let applied = Set(try db.rows("SELECT name FROM kiln_migration").map { $0["name"] as String })
+        let all = migrations + Migrations.shared.map { ($0.name, $0.statements(.postgres)) }
+        for migration in all where !applied.contains(migration.name) {
+            for statement in migration.sql { try db.execute(statement) }
+            try db.execute("INSERT INTO kiln_migration (name) VALUES (?)", migration.name)
         }
     }
 }

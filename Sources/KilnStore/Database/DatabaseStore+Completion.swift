@@ -1,0 +1,71 @@
+import Foundation
+import KilnCore
+
+extension DatabaseStore {
+    @discardableResult
+    public func complete(_ claim: Claim, outcome: IntegrationOutcome, now: Date) async throws(StoreError) -> Integration {
+        try await write("completing an integration") { db in try Self.complete(db, claim, outcome: outcome, now: now) }
+    }
+
+    /// Ends an integration within the caller's transaction: marks its issues against the
+    /// predecessor that built, computes the summary's changes, and stores what it found.
+    static func complete(_ db: any SQLConnection, _ claim: Claim, outcome: IntegrationOutcome, now: Date) throws -> Integration {
+        let id = claim.id
+        // Two processes may race to end one integration (recovery, a host coming back): the
+        // first wins, and the other hears that its claim was lost.
+        try checkClaim(db, claim)
+        guard let row = try db.row("SELECT * FROM integration WHERE id = ?", id) else { throw StoreError.notFound(what: "integration \(id)") }
+        let integration = Integration(row: row)
+        let previous = try predecessor(db, .built, bot: integration.bot, before: integration.number)
+        let previousIssues = try previous.map { try Self.issues(db, integration: $0.id) } ?? []
+        var beforeFailedBuild: [IntegrationIssue] = []
+        if let previous, previous.result == .buildErrors,
+            let tested: Int64 = try db.value(
+                """
+                SELECT id FROM integration WHERE bot = ? AND number < ? AND step = 'completed' AND pull_number IS NULL
+                    AND result IN \(sqlList(StoreRules.testedResults)) ORDER BY number DESC LIMIT 1
+                """, integration.bot, previous.number)
+        {
+            beforeFailedBuild = try Self.issues(db, integration: tested)
+        }
+        let (summary, issues) = StoreRules.completion(outcome, previous: previous, previousIssues: previousIssues, beforeFailedBuild: beforeFailedBuild)
+
+        try closeSteps(db, id, now: now)
+        try db.execute(
+            """
+            UPDATE integration SET step = 'completed', result = ?, reason = ?, ended_at = ?, started_at = coalesce(started_at, ?),
+                errors = ?, warnings = ?, tests = ?, test_failures = ?, coverage = ?,
+                errors_change = ?, warnings_change = ?, tests_change = ?, test_failures_change = ?, coverage_change = ?
+            WHERE id = ?
+            """, outcome.result.rawValue, outcome.reason, now, now, summary.errors, summary.warnings, summary.tests, summary.testFailures,
+            summary.coverage, summary.errorsChange, summary.warningsChange, summary.testsChange, summary.testFailuresChange,
+            summary.coverageChange, id)
+        for issue in issues {
+            try db.execute(
+                "INSERT INTO issue (integration_id, type, message, file, line, fingerprint, status, introduced_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                id, issue.type.rawValue, issue.message, issue.file, issue.line, issue.fingerprint, issue.status.rawValue,
+                JSON.encode(issue.introducedBy))
+        }
+        for test in outcome.tests {
+            try db.execute(
+                "INSERT INTO test_case (integration_id, suite, name, status, duration, message, file, line) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                id, test.suite, test.name, test.status.rawValue, test.duration, test.message, test.file, test.line)
+        }
+        for (position, commit) in outcome.commits.enumerated() {
+            try db.execute(
+                "INSERT INTO integration_commit (integration_id, position, sha, author, email, date, subject) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                id, position, commit.sha, commit.author, commit.email, commit.date, commit.subject)
+        }
+        for trigger in outcome.triggers {
+            try db.execute(
+                "INSERT INTO trigger_run (integration_id, name, phase, exit_status, duration) VALUES (?, ?, ?, ?, ?)",
+                id, trigger.name, trigger.phase.rawValue, trigger.exitStatus, trigger.duration)
+        }
+        guard let completed = try db.row("SELECT * FROM integration WHERE id = ?", id) else { throw StoreError.notFound(what: "integration \(id)") }
+        return Integration(row: completed)
+    }
+
+    static func issues(_ db: any SQLConnection, integration id: Int64) throws -> [IntegrationIssue] {
+        try db.rows("SELECT * FROM issue WHERE integration_id = ? ORDER BY id", id).map(IntegrationIssue.init(row:))
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import KilnCore
+
+/// Hosts, their leases and what they recover of each other, all on the database's clock
+/// (`SQLDialect.now`): a host whose own clock is wrong is judged the same as any other.
+extension DatabaseStore {
+    public func heartbeat(_ host: HostReport) async throws(StoreError) {
+        // `kiln run` beside one SQLite file is judged by its process, never by a lease: its
+        // reports are not recorded, so it leaves no host behind to show as gone.
+        guard engine.sharedByHosts || host.executors > 0 else { return }
+        // Not news for the other hosts' schedulers and page caches.
+        try await write("recording this host's heartbeat", notify: nil) { db in
+            let now = db.dialect.now
+            try db.execute(
+                """
+                INSERT INTO host (name, version, executors, busy, bots_digest, lease, started_at, last_heard) VALUES (?, ?, ?, ?, ?, ?, \(now), \(now))
+                ON CONFLICT (name) DO UPDATE SET last_heard = excluded.last_heard,
+                    version = CASE WHEN excluded.executors = 0 THEN host.version ELSE excluded.version END,
+                    executors = CASE WHEN excluded.executors = 0 THEN host.executors ELSE excluded.executors END,
+                    busy = CASE WHEN excluded.executors = 0 THEN host.busy ELSE excluded.busy END,
+                    bots_digest = CASE WHEN excluded.executors = 0 THEN host.bots_digest ELSE excluded.bots_digest END,
+                    lease = CASE WHEN excluded.executors = 0 THEN host.lease ELSE excluded.lease END,
+                    started_at = CASE WHEN host.last_heard + host.lease < excluded.last_heard THEN excluded.started_at ELSE host.started_at END
+                """, host.name, host.version, host.executors, host.busy, host.botsDigest, host.lease.seconds)
+        }
+    }
+
+    public func hosts() async throws(StoreError) -> [HostRecord] {
+        try await read("reading hosts") { db in
+            try db.rows("SELECT host.*, last_heard + lease < \(db.dialect.now) AS gone FROM host ORDER BY name").map(HostRecord.init(row:))
+        }
+    }
+
+    /// Ends the running integrations of hosts whose lease ran out and queues each one's commit
+    /// again, once, in one transaction: the row locks make one host, however many look at once,
+    /// recover each integration. Only a database that hosts share (whose logs are in it) has
+    /// lost hosts; on SQLite integrations are judged by their process, but a host gone this long
+    /// is forgotten, as on every engine.
+    public func recoverLostHosts(now: Date) async throws(StoreError) -> [Integration] {
+        let shared = engine.sharedByHosts
+        return try await write("recovering the integrations of lost hosts") { db in
+            var recovered: [Integration] = []
+            let lost =
+                shared
+                ? try db.rows(
+                    """
+                    SELECT integration.*, host.last_heard AS host_heard FROM integration LEFT JOIN host ON host.name = integration.host
+                    WHERE integration.step NOT IN ('pending', 'completed') AND integration.host IS NOT NULL
+                        AND (host.name IS NULL OR host.last_heard + host.lease < \(db.dialect.now))\(db.dialect.lockSkippingLocked(of: "integration"))
+                    """) : []
+            for row in lost {
+                let claim = Claim(row: row)
+                let integration = claim.integration
+                let reason = StoreRules.lostHostReason(host: integration.host ?? "?", lastHeard: row["host_heard"], step: integration.step)
+                try Self.appendNote(db, reason, to: integration.id)
+                recovered.append(try Self.complete(db, claim, outcome: IntegrationOutcome(result: .internalError, reason: reason), now: now))
+                // A re-queued integration that is lost in turn is not queued a third time.
+                guard row.value("requeue_of") == .null else { continue }
+                let queued = try Self.enqueue(db, StoreRules.requeue(integration), now: now)
+                if !queued.coalesced { try db.execute("UPDATE integration SET requeue_of = ? WHERE id = ?", integration.id, queued.integration.id) }
+            }
+            // A host gone this long was taken down for good (renamed, retired): it leaves the list.
+            try db.execute("DELETE FROM host WHERE last_heard < \(db.dialect.now) - ?", StoreRules.forgetHostsAfter.seconds)
+            return recovered
+        }
+    }
+
+    public func holdLease(_ name: String, holder: String, for duration: Duration) async throws(StoreError) -> Bool {
+        try await write("holding the lease '\(name)'", notify: nil) { db in
+            let now = db.dialect.now
+            let row = try db.row(
+                """
+                INSERT INTO lease (name, holder, expires_at) VALUES (?, ?, \(now) + ?)
+                ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+                    WHERE lease.holder = excluded.holder OR lease.expires_at < \(now)
+                RETURNING holder
+                """, name, holder, duration.seconds)
+            return row?["holder"] == holder
+        }
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import KilnCore
+
+/// Integration logs: files under the logs directory (`LogFiles`, SQLite's), or chunks at their
+/// byte offsets in `log_chunk` (PostgreSQL's), so that every host serves every log, including one
+/// being written elsewhere. A chunk is written only while its claim holds, and is news for
+/// live-log followers on every host (`ChangeKind.log`).
+extension DatabaseStore {
+    public func logLocation(bot: String, number: Int) -> String? {
+        logsDirectory.map { LogFiles.path(in: $0, bot: bot, number: number) }
+    }
+
+    public func logSink(for claim: Claim) -> (any LogSink)? {
+        engine.logsInDatabase ? DatabaseLogSink(claim: claim, append: self.appendChunk) : nil
+    }
+
+    public func readLog(bot: String, number: Int, from offset: Int, limit: Int) async throws(StoreError) -> [UInt8]? {
+        guard engine.logsInDatabase else {
+            return try LogFiles.read(logLocation(bot: bot, number: number), from: offset, limit: limit, what: "the log of \(bot) #\(number)")
+        }
+        let (offset, limit) = (max(0, offset), max(0, limit))
+        return try await read("reading the log of \(bot) #\(number)") { db in
+            let integration = "(SELECT id FROM integration WHERE bot = ? AND number = ?)"
+            let chunks = try db.rows(
+                """
+                SELECT start_offset, data FROM log_chunk
+                WHERE integration_id = \(integration) AND start_offset + length(data) > ? AND start_offset < ? ORDER BY start_offset
+                """, bot, number, offset, offset + limit)
+            if chunks.isEmpty {
+                return try db.row("SELECT 1 FROM log_chunk WHERE integration_id = \(integration) LIMIT 1", bot, number) == nil ? nil : []
+            }
+            var bytes: [UInt8] = []
+            for chunk in chunks {
+                let start: Int = chunk["start_offset"]
+                let data: [UInt8] = chunk["data"]
+                let from = max(0, offset - start)
+                guard start + from == offset + bytes.count, from <= data.count else { break }  // a gap: a chunk not written yet
+                bytes += data[from...]
+            }
+            return Array(bytes.prefix(limit))
+        }
+    }
+
+    public func logSize(bot: String, number: Int) async throws(StoreError) -> Int? {
+        guard engine.logsInDatabase else { return LogFiles.size(logLocation(bot: bot, number: number)) }
+        return try await read("reading the size of the log of \(bot) #\(number)") { db in
+            try db.value(
+                "SELECT max(start_offset + length(data)) FROM log_chunk WHERE integration_id = (SELECT id FROM integration WHERE bot = ? AND number = ?)",
+                bot, number)
+        }
+    }
+
+    /// Adds a line of Kiln's own to an integration's log, whoever held it.
+    func appendNote(_ note: String, to integration: Integration) async {
+        guard engine.logsInDatabase else {
+            if let log = logLocation(bot: integration.bot, number: integration.number) { LogFiles.append(LogFiles.note(note), to: log) }
+            return
+        }
+        _ = try? await write("adding to the log of \(integration.bot) #\(integration.number)", notify: .log) { db in
+            try Self.appendNote(db, note, to: integration.id)
+        }
+    }
+
+    /// Appends `note` at the end of an integration's log in the database, within the caller's
+    /// transaction.
+    static func appendNote(_ db: any SQLConnection, _ note: String, to id: Int64) throws {
+        try db.execute(
+            """
+            INSERT INTO log_chunk (integration_id, start_offset, data)
+            SELECT ?, coalesce(max(start_offset + length(data)), 0), ? FROM log_chunk WHERE integration_id = ?
+            """, id, Array(LogFiles.note(note).utf8), id)
+    }
+
+    /// Writes one chunk at `offset` if `claim` still holds. A chunk already there (a retry of a
+    /// write whose answer was lost) is left as it is.
+    @Sendable func appendChunk(_ claim: Claim, offset: Int, bytes: [UInt8]) async throws(StoreError) {
+        try await write("writing the log of \(claim.bot) #\(claim.number)", notify: .log) { db in
+            try Self.checkClaim(db, claim)
+            try db.execute(
+                "INSERT INTO log_chunk (integration_id, start_offset, data) VALUES (?, ?, ?) ON CONFLICT (integration_id, start_offset) DO NOTHING",
+                claim.id, offset, bytes)
+        }
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import KilnCore
+
+extension DatabaseStore {
+    public func queueMail(_ mail: OutgoingMail, now: Date) async throws(StoreError) -> Bool {
+        try await write("queueing a mail") { db in
+            try db.execute(
+                """
+                INSERT INTO outbox (created_at, bot, integration_id, dedupe_key, recipients, subject, message, next_attempt_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING
+                """, now, mail.bot, mail.integrationId, mail.dedupeKey, JSON.encode(mail.recipients), mail.subject, mail.message, now) > 0
+        }
+    }
+
+    public func dueMails(now: Date, limit: Int) async throws(StoreError) -> [QueuedMail] {
+        // Rows another host is claiming are skipped, not waited for: each mail goes to one host.
+        try await write("claiming due mails") { db in
+            try db.rows(
+                """
+                UPDATE outbox SET next_attempt_at = ? WHERE id IN (
+                    SELECT id FROM outbox WHERE state = 'queued' AND next_attempt_at <= ?
+                    ORDER BY next_attempt_at, id LIMIT ?\(db.dialect.lockSkippingLocked()))
+                RETURNING *
+                """, now.addingTimeInterval(MailClaim.duration), now, limit
+            ).map(QueuedMail.init(row:)).sorted { $0.id < $1.id }
+        }
+    }
+
+    public func nextMailAttempt() async throws(StoreError) -> Date? {
+        try await read("reading the outbox") { db in try db.value("SELECT min(next_attempt_at) FROM outbox WHERE state = 'queued'") }
+    }
+
+    public func mailSent(_ id: Int64, now: Date) async throws(StoreError) {
+        try await write("recording a sent mail") { db in
+            try db.execute("UPDATE outbox SET state = 'sent', sent_at = ?, attempts = attempts + 1, last_error = NULL WHERE id = ?", now, id)
+        }
+    }
+
+    public func mailFailed(_ id: Int64, error: String, retryAt: Date?, now: Date) async throws(StoreError) {
+        try await write("recording a failed mail") { db in
+            try db.execute(
+                "UPDATE outbox SET state = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE id = ?",
+                (retryAt == nil ? QueuedMail.State.failed : .queued).rawValue, error, retryAt ?? now, id)
+        }
+    }
+
+    public func outbox(limit: Int) async throws(StoreError) -> Outbox {
+        try await read("reading the outbox") { db in
+            let counts = try Self.counts(db, of: "state", in: "outbox", as: QueuedMail.State.self)
+            let undelivered = try db.rows("SELECT * FROM outbox WHERE state <> 'sent' ORDER BY id DESC LIMIT ?", limit).map(QueuedMail.init(row:))
+            return Outbox(queued: counts[.queued] ?? 0, sent: counts[.sent] ?? 0, failed: counts[.failed] ?? 0, undelivered: undelivered)
+        }
+    }
+
+    public func integrationsToNotify(limit: Int) async throws(StoreError) -> [Integration] {
+        try await read("reading integrations to notify") { db in
+            try db.rows("SELECT * FROM integration WHERE notified_at IS NULL AND step = 'completed' ORDER BY id LIMIT ?", limit)
+                .map(Integration.init(row:))
+        }
+    }
+
+    public func markNotified(_ ids: [Int64], now: Date) async throws(StoreError) {
+        guard !ids.isEmpty else { return }
+        try await write("recording notified integrations") { db in
+            try db.execute("UPDATE integration SET notified_at = ? WHERE id IN (\(placeholders(ids.count)))", [now] + ids)
+        }
+    }
+
+    public func markAllNotified(now: Date) async throws(StoreError) -> Int {
+        try await write("recording notified integrations") { db in
+            try db.execute("UPDATE integration SET notified_at = ? WHERE notified_at IS NULL AND step = 'completed'", now)
+        }
+    }
+
+    public func digest(bot: String, from: Date, to: Date) async throws(StoreError) -> DigestFigures {
+        try await read("reading the digest of '\(bot)'") { db in
+            let range: [any SQLBindable] = [bot, from, to]
+            let inPeriod = "integration.bot = ? AND integration.step = 'completed' AND integration.ended_at >= ? AND integration.ended_at < ? AND integration.pull_number IS NULL"
+            var results: [IntegrationResult: Int] = [:]
+            for row in try db.rows("SELECT result, count(*) AS n FROM integration WHERE \(inPeriod) GROUP BY result", range) {
+                if let result: IntegrationResult = row["result"] { results[result] = row["n"] }
+            }
+            let average: Double? = try db.rows(
+                "SELECT avg(ended_at - started_at) FROM integration WHERE \(inPeriod) AND started_at IS NOT NULL", range
+            ).first.flatMap { $0.values.first.flatMap(Double.init(sqlValue:)) }
+            var issues: [String: Int] = [:]
+            for row in try db.rows(
+                "SELECT issue.status, count(*) AS n FROM issue JOIN integration ON integration.id = issue.integration_id WHERE \(inPeriod) GROUP BY issue.status",
+                range)
+            {
+                issues[row["status"]] = row["n"]
+            }
+            let lastWithTests = try db.rows(
+                """
+                SELECT id FROM integration WHERE \(inPeriod) AND EXISTS (SELECT 1 FROM test_case WHERE integration_id = integration.id)
+                ORDER BY number DESC LIMIT 1
+                """, range
+            ).first.map { $0["id"] as Int64 }
+            let slowest = try lastWithTests.map { id in
+                try db.rows("SELECT * FROM test_case WHERE integration_id = ? ORDER BY duration DESC LIMIT 5", id).map {
+                    TestCase(suite: $0["suite"], name: $0["name"], status: $0["status"], duration: $0["duration"])
+                }
+            }
+            let last = try db.row(
+                "SELECT * FROM integration WHERE bot = ? AND step = 'completed' AND ended_at < ? AND pull_number IS NULL ORDER BY number DESC LIMIT 1",
+                bot, to
+            ).map(Integration.init(row:))
+            return DigestFigures(
+                results: results, count: results.values.reduce(0, +), averageDuration: average, issuesIntroduced: issues["new"] ?? 0,
+                issuesResolved: issues["resolved"] ?? 0, slowestTests: slowest ?? [], last: last)
+        }
+    }
+
+    /// `SELECT column, count(*) FROM table GROUP BY column`, by the column's values.
+    static func counts<Key: RawRepresentable & Hashable>(_ db: any SQLConnection, of column: String, in table: String, as key: Key.Type) throws
+        -> [Key: Int] where Key.RawValue == String
+    {
+        var counts: [Key: Int] = [:]
+        for row in try db.rows("SELECT \(column) AS key, count(*) AS n FROM \(table) GROUP BY \(column)") {
+            if let key = Key(rawValue: row["key"]) { counts[key] = row["n"] }
+        }
+        return counts
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+import KilnCore
+
+extension DatabaseStore {
+    public func recoverAbandoned(isAlive: @Sendable (String) -> Bool, now: Date) async throws(StoreError) -> [Integration] {
+        let running = try await read("reading running integrations") { db in
+            try db.rows("SELECT * FROM integration WHERE step NOT IN ('pending', 'completed') AND step <> 'completed'").map(Claim.init(row:))
+        }
+        var recovered: [Integration] = []
+        for claim in running where !isAlive(claim.owner ?? "") {
+            let reason = StoreRules.abandonedReason(owner: claim.owner ?? "", step: claim.step)
+            await appendNote(reason, to: claim.integration)
+            do {
+                recovered.append(try await complete(claim, outcome: IntegrationOutcome(result: .internalError, reason: reason), now: now))
+            } catch .claimLost {
+                continue  // ended meanwhile by its own process or another host
+            }
+        }
+        return recovered
+    }
+
+    public func applyRetention(keep: Int, bot: String?) async throws(StoreError) -> Int {
+        // Found in a read, expired in small write transactions: the queue never waits long for
+        // the write lock, even when a lowered limit expires thousands of integrations at once.
+        let expiring = try await read("finding integrations past retention") { db in
+            let bots: [String] = try bot.map { [$0] } ?? db.rows("SELECT name FROM bot").map { $0["name"] }
+            return try bots.flatMap { bot in
+                try db.rows(
+                    """
+                    SELECT id, number FROM integration
+                    WHERE bot = ? AND number <= (SELECT max(number) FROM integration WHERE bot = ?) - ? AND NOT expired AND step = 'completed'
+                    """, bot, bot, keep
+                ).map { (id: $0["id"] as Int64, bot: bot, number: $0["number"] as Int) }
+            }
+        }
+        for start in stride(from: 0, to: expiring.count, by: StoreRules.retentionBatch) {
+            let batch = Array(expiring[start..<min(start + StoreRules.retentionBatch, expiring.count)])
+            let ids = batch.map(\.id)
+            let inDatabase = engine.logsInDatabase
+            try await write("applying retention") { db in
+                let list = placeholders(ids.count)
+                try db.execute("DELETE FROM issue WHERE integration_id IN (\(list))", ids)
+                try db.execute("DELETE FROM test_case WHERE integration_id IN (\(list))", ids)
+                if inDatabase { try db.execute("DELETE FROM log_chunk WHERE integration_id IN (\(list))", ids) }
+                try db.execute("UPDATE integration SET expired = true WHERE id IN (\(list))", ids)
+            }
+            for entry in batch {
+                if let log = logLocation(bot: entry.bot, number: entry.number) { try? FileManager.default.removeItem(atPath: log) }
+            }
+        }
+        return expiring.count
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import KilnCore
+
+extension DatabaseStore {
+    public func syncBots(_ bots: [BotState], now: Date) async throws(StoreError) {
+        try await write("recording the loaded bots") { db in
+            try db.execute("UPDATE bot SET loaded = false")
+            for bot in bots {
+                try db.execute(
+                    """
+                    INSERT INTO bot (name, file, repository, branch, problems, loaded, updated_at) VALUES (?, ?, ?, ?, ?, true, ?)
+                    ON CONFLICT (name) DO UPDATE SET file = excluded.file, repository = excluded.repository, branch = excluded.branch,
+                        problems = excluded.problems, loaded = true, updated_at = excluded.updated_at
+                    """, bot.name, bot.file, bot.repository, bot.branch, JSON.encode(bot.problems), now)
+            }
+        }
+    }
+
+    public func enqueue(_ request: QueueRequest, now: Date) async throws(StoreError) -> QueueOutcome {
+        try await write("queueing an integration of '\(request.bot)'") { db in try Self.enqueue(db, request, now: now) }
+    }
+
+    /// Queues, or coalesces, within the caller's transaction. The bot's row is locked first: it
+    /// orders this with claims of the same bot on every host.
+    static func enqueue(_ db: any SQLConnection, _ request: QueueRequest, now: Date) throws -> QueueOutcome {
+        try db.execute("INSERT INTO bot (name, branch, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING", request.bot, request.branch, now)
+        guard try db.row("SELECT name FROM bot WHERE name = ?\(db.dialect.lock())", request.bot) != nil else {
+            throw StoreError.notFound(what: "bot '\(request.bot)'")
+        }
+        let lane = request.pullRequest?.number
+        var superseded: [Int64] = []
+        if request.cancelSuperseded, let commit = request.commit {
+            superseded = try db.rows(
+                """
+                UPDATE integration SET cancel_requested = ?
+                WHERE bot = ? AND step NOT IN ('pending', 'completed') AND step <> 'completed' AND commit_sha IS NOT NULL AND commit_sha <> ?
+                    AND cancel_requested IS NULL AND pull_number IS NOT DISTINCT FROM ?
+                RETURNING id
+                """, StoreRules.supersededReason(commit), request.bot, commit, lane
+            ).map { $0["id"] }
+        }
+        if let pullRequest = request.pullRequest { try record(db, pullRequest, bot: request.bot, open: true, now: now) }
+        if let queued = try db.row(
+            "SELECT * FROM integration WHERE bot = ? AND step = 'pending' AND step <> 'completed' AND pull_number IS NOT DISTINCT FROM ?",
+            request.bot, lane)
+        {
+            var integration = Integration(row: queued)
+            if let commit = request.commit, commit != integration.commit {
+                try db.execute("UPDATE integration SET commit_sha = ? WHERE id = ?", commit, integration.id)
+                integration.commit = commit
+            }
+            if let pullRequest = request.pullRequest, pullRequest != integration.pullRequest {
+                try db.execute(
+                    "UPDATE integration SET \(Integration.pullColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",
+                    Integration.pullArguments(pullRequest) + [integration.id])
+                integration.pullRequest = pullRequest
+            }
+            return QueueOutcome(integration: integration, coalesced: true, superseded: superseded)
+        }
+        if let latest = try db.row(
+            "SELECT * FROM integration WHERE bot = ? AND step <> 'pending' AND pull_number IS NOT DISTINCT FROM ? ORDER BY number DESC LIMIT 1",
+            request.bot, lane),
+            StoreRules.reaches(request, latest: Integration(row: latest), cancelRequested: latest.value("cancel_requested") != .null)
+        {
+            return QueueOutcome(integration: Integration(row: latest), coalesced: true, superseded: superseded)
+        }
+        guard let number: Int = try db.value("UPDATE bot SET next_number = next_number + 1 WHERE name = ? RETURNING next_number - 1", request.bot)
+        else { throw StoreError.notFound(what: "bot '\(request.bot)'") }
+        guard
+            let row = try db.rows(
+                """
+                INSERT INTO integration (bot, number, cause, commit_sha, branch, step, queued_at, \(Integration.pullColumns.joined(separator: ", ")))
+                VALUES (?, ?, ?, ?, ?, 'pending', ?, \(placeholders(Integration.pullColumns.count)))
+                RETURNING *
+                """, [request.bot, number, request.cause.rawValue, request.commit, request.branch, now] + Integration.pullArguments(request.pullRequest)
+            ).first
+        else { throw StoreError.query(what: "queueing", reason: "no row returned") }
+        return QueueOutcome(integration: Integration(row: row), coalesced: false, superseded: superseded)
+    }
+
+    /// Records a pull request as the forge last described it, open or closed.
+    static func record(_ db: any SQLConnection, _ pullRequest: PullRequest, bot: String, open: Bool, now: Date) throws {
+        try db.execute(
+            """
+            INSERT INTO pull_request (bot, number, title, author, url, head, base, ref, fork, open, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (bot, number) DO UPDATE SET title = excluded.title, author = excluded.author, url = excluded.url, head = excluded.head,
+                base = excluded.base, ref = excluded.ref, fork = excluded.fork, open = excluded.open, updated_at = excluded.updated_at
+            """, bot, pullRequest.number, pullRequest.title, pullRequest.author, pullRequest.url, pullRequest.head, pullRequest.base,
+            pullRequest.ref, pullRequest.fork, open, now)
+    }
+
+    /// Closes a pull request for a bot: its queued integration ends as canceled, its running one is
+    /// asked to stop. Returns the integrations it reached.
+    static func close(_ db: any SQLConnection, _ closing: PullRequestClosing, now: Date) throws -> [Integration] {
+        try db.execute("UPDATE pull_request SET open = false, updated_at = ? WHERE bot = ? AND number = ?", now, closing.bot, closing.number)
+        let canceled = try db.rows(
+            """
+            UPDATE integration SET step = 'completed', result = 'canceled', reason = ?, ended_at = ?
+            WHERE bot = ? AND step = 'pending' AND step <> 'completed' AND pull_number = ?
+            RETURNING *
+            """, closing.reason, now, closing.bot, closing.number
+        ).map(Integration.init(row:))
+        let stopping = try db.rows(
+            """
+            UPDATE integration SET cancel_requested = ?
+            WHERE bot = ? AND step NOT IN ('pending', 'completed') AND step <> 'completed' AND pull_number = ? AND cancel_requested IS NULL
+            RETURNING *
+            """, closing.reason, closing.bot, closing.number
+        ).map(Integration.init(row:))
+        return canceled + stopping
+    }
+
+    public func claimNext(owner: String, now: Date) async throws(StoreError) -> Claim? {
+        try await write("claiming a queued integration") { db in
+            // The queued row and its bot's row are locked together, skipping those another host
+            // holds: a bot being queued or claimed elsewhere waits for the next look.
+            guard
+                let id: Int64 = try db.value(
+                    """
+                    SELECT queued.id FROM integration AS queued JOIN bot ON bot.name = queued.bot
+                    WHERE queued.step = 'pending' AND queued.step <> 'completed' AND NOT EXISTS (
+                        SELECT 1 FROM integration AS running
+                        WHERE running.bot = queued.bot AND running.step NOT IN ('pending', 'completed') AND running.step <> 'completed')
+                    ORDER BY queued.queued_at, queued.id
+                    LIMIT 1\(db.dialect.lockSkippingLocked(of: "queued, bot"))
+                    """)
+            else { return nil }
+            return try Self.start(db, id: id, owner: owner, now: now)
+        }
+    }
+
+    public func claim(_ id: Int64, owner: String, now: Date) async throws(StoreError) -> Claim? {
+        try await write("claiming integration \(id)") { db in
+            guard
+                try db.row(
+                    """
+                    SELECT queued.id FROM integration AS queued JOIN bot ON bot.name = queued.bot
+                    WHERE queued.id = ? AND queued.step = 'pending' AND queued.step <> 'completed' AND NOT EXISTS (
+                        SELECT 1 FROM integration AS running
+                        WHERE running.bot = queued.bot AND running.step NOT IN ('pending', 'completed') AND running.step <> 'completed')
+                    \(db.dialect.lock(of: "queued, bot"))
+                    """, id) != nil
+            else { return nil }
+            return try Self.start(db, id: id, owner: owner, now: now)
+        }
+    }
+
+    private static func start(_ db: any SQLConnection, id: Int64, owner: String, now: Date) throws -> Claim? {
+        let token = StoreRules.newToken()
+        guard
+            let row = try db.row(
+                "UPDATE integration SET step = 'checkout', started_at = ?, owner = ?, host = ?, claim_token = ? WHERE id = ? RETURNING *",
+                now, owner, ProcessOwner.host(of: owner), token, id)
+        else { return nil }
+        try db.execute("INSERT INTO step (integration_id, name, started_at) VALUES (?, 'checkout', ?)", id, now)
+        return Claim(integration: Integration(row: row), token: token)
+    }
+
+    /// Throws `claimLost` unless `claim` still holds its integration (not completed, same token),
+    /// whose row it locks.
+    static func checkClaim(_ db: any SQLConnection, _ claim: Claim) throws {
+        let row = try db.row("SELECT step, claim_token, reason FROM integration WHERE id = ?\(db.dialect.lock())", claim.id)
+        if let refusal = StoreRules.refusal(of: claim, row: row) {
+            throw refusal
+        }
+    }
+
+    public func advance(_ claim: Claim, to step: IntegrationStep, now: Date) async throws(StoreError) {
+        try await write("recording step \(step.rawValue)") { db in
+            try Self.checkClaim(db, claim)
+            try Self.closeSteps(db, claim.id, now: now)
+            try db.execute("UPDATE integration SET step = ? WHERE id = ?", step.rawValue, claim.id)
+            if step != .completed {
+                try db.execute(
+                    """
+                    INSERT INTO step (integration_id, name, started_at) VALUES (?, ?, ?)
+                    ON CONFLICT (integration_id, name) DO UPDATE SET started_at = excluded.started_at, duration = NULL
+                    """, claim.id, step.rawValue, now)
+            }
+        }
+    }
+
+    static func closeSteps(_ db: any SQLConnection, _ id: Int64, now: Date) throws {
+        try db.execute(
+            "UPDATE step SET duration = CASE WHEN ? > started_at THEN ? - started_at ELSE 0 END WHERE integration_id = ? AND duration IS NULL",
+            now, now, id)
+    }
+
+    public func setCommit(_ claim: Claim, commit: String) async throws(StoreError) {
+        try await write("recording the commit") { db in
+            try Self.checkClaim(db, claim)
+            try db.execute("UPDATE integration SET commit_sha = ? WHERE id = ?", commit, claim.id)
+        }
+    }
+
+    public func requestCancel(_ id: Int64, reason: String) async throws(StoreError) {
+        try await write("asking an integration to stop") { db in
+            try db.execute("UPDATE integration SET cancel_requested = ? WHERE id = ? AND step <> 'completed' AND cancel_requested IS NULL", reason, id)
+        }
+    }
+
+    public func stopRequests(for claims: [Claim]) async throws(StoreError) -> [CancelRequest] {
+        guard !claims.isEmpty else { return [] }
+        let rows = try await read("reading cancel requests") { db in
+            try db.rows(
+                "SELECT id, step, claim_token, reason, cancel_requested FROM integration WHERE id IN (\(placeholders(claims.count)))",
+                claims.map(\.id))
+        }
+        return claims.compactMap { claim in
+            let row = rows.first { $0["id"] == claim.id }
+            return StoreRules.stopRequest(for: claim, row: row)
+        }
+    }
+}

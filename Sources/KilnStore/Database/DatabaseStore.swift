@@ -1,0 +1,43 @@
+import Foundation
+import KilnCore
+
+/// The store, written once: every operation of `Store` as SQL both engines understand and the
+/// read → decide → write logic around it, run by `Engine` in its own kind of transaction.
+/// `SQLiteStore` (the embedded default) and `PostgresStore` (several hosts) are this class on
+/// their engine; `StoreLocation.open` picks one, and no caller sees which it got.
+///
+/// Tables and columns have the same names on both engines (`Migrations`). Each operation is one
+/// transaction: it sees and leaves the store consistent, with no state kept in memory between calls.
+public final class DatabaseStore<Engine: StoreEngine>: Store {
+    public let engine: Engine
+
+    init(engine: Engine) {
+        self.engine = engine
+    }
+
+    var logsDirectory: String? { engine.logsDirectory }
+
+    public func changes() -> AsyncStream<Void> {
+        engine.hub.subscribe(to: .data)
+    }
+
+    public func logChanges() -> AsyncStream<Void> {
+        engine.hub.subscribe(to: .log)
+    }
+
+    func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws(StoreError) -> T {
+        try await engine.read(what, body)
+    }
+
+    @discardableResult
+    func write<T: Sendable>(
+        _ what: String, notify: ChangeKind? = .data, limit: Duration = operationLimit, _ body: @escaping @Sendable (any SQLConnection) throws -> T
+    ) async throws(StoreError) -> T {
+        try await engine.write(what, notify: notify, limit: limit, body)
+    }
+}
+
+/// `IntegrationResult` values as an SQL list: `('a', 'b')`.
+func sqlList(_ results: some Sequence<IntegrationResult>) -> String {
+    "(" + results.map { "'\($0.rawValue)'" }.sorted().joined(separator: ", ") + ")"
+}

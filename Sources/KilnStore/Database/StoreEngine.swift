@@ -1,0 +1,53 @@
+import Foundation
+import KilnCore
+
+/// What differs between the databases the store runs on: how a transaction is run, how other
+/// processes' changes are heard of, and where logs live. Everything the store does is written once
+/// (`DatabaseStore`) as synchronous transactions against `SQLConnection`; an engine runs each one.
+///
+/// Reads and writes are not canceled with the calling task: a canceled integration must still be
+/// recorded as canceled, and a write that was asked for lands.
+public protocol StoreEngine: Sendable {
+    /// Runs `body` in one read-only transaction that sees one snapshot.
+    func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws(StoreError) -> T
+
+    /// Runs `body` in one write transaction. `notify` says what the other processes and hosts hear
+    /// of it when it changed anything (nil: nothing they need to hear of, such as a heartbeat);
+    /// `limit` how long it may take, waiting for the database included.
+    func write<T: Sendable>(
+        _ what: String, notify: ChangeKind?, limit: Duration, _ body: @escaping @Sendable (any SQLConnection) throws -> T
+    ) async throws(StoreError) -> T
+
+    /// Where changes from this process and every other are heard.
+    var hub: ChangeHub { get }
+
+    /// Where this host keeps integration logs as files: the logs themselves, or local copies of
+    /// logs kept in the database (what scripts read as `KILN_LOG`); nil for none.
+    var logsDirectory: String? { get }
+
+    /// Whether logs are kept in the database (`log_chunk`), so that every host serves every log,
+    /// rather than in files.
+    var logsInDatabase: Bool { get }
+
+    /// Whether several hosts share the database. One SQLite file serves one host (`ServeLock`):
+    /// there, integrations are judged by their process, never by a host's lease.
+    var sharedByHosts: Bool { get }
+}
+
+extension StoreEngine {
+    func write<T: Sendable>(
+        _ what: String, notify: ChangeKind? = .data, _ body: @escaping @Sendable (any SQLConnection) throws -> T
+    ) async throws(StoreError) -> T {
+        try await write(what, notify: notify, limit: operationLimit, body)
+    }
+}
+
+/// How long one read or write may take, waiting for a connection included: a database server that
+/// refuses connections would make a page wait for ever, and it must rather answer 503.
+let operationLimit = Duration.seconds(15)
+
+/// What changed: the store's data (`Store.changes()`), or an integration's log (`Store.logChanges()`).
+public enum ChangeKind: String, Sendable {
+    case data = ""
+    case log
+}

@@ -1,0 +1,108 @@
+import Foundation
+import KilnCore
+
+// One decoder per record type, for both engines.
+
+extension IntegrationResult: SQLDecodable { public static var sqlDefault: IntegrationResult { .internalError } }
+extension IntegrationStep: SQLDecodable { public static var sqlDefault: IntegrationStep { .pending } }
+extension IntegrationCause: SQLDecodable { public static var sqlDefault: IntegrationCause { .manual } }
+extension IssueType: SQLDecodable { public static var sqlDefault: IssueType { .error } }
+extension IssueStatus: SQLDecodable { public static var sqlDefault: IssueStatus { .new } }
+extension TestStatus: SQLDecodable { public static var sqlDefault: TestStatus { .passed } }
+extension TriggerPhase: SQLDecodable { public static var sqlDefault: TriggerPhase { .after } }
+
+extension Integration {
+    init(row: SQLRow) {
+        let result: IntegrationResult? = row["result"]
+        var summary: Summary?
+        if result != nil, let errors: Int = row["errors"] {
+            summary = Summary(
+                errors: errors, warnings: row["warnings"], tests: row["tests"], testFailures: row["test_failures"], coverage: row["coverage"],
+                errorsChange: row["errors_change"], warningsChange: row["warnings_change"], testsChange: row["tests_change"],
+                testFailuresChange: row["test_failures_change"], coverageChange: row["coverage_change"])
+        }
+        self.init(
+            id: row["id"], bot: row["bot"], number: row["number"], cause: row["cause"], commit: row["commit_sha"], branch: row["branch"],
+            step: row["step"], result: result, queuedAt: row["queued_at"], startedAt: row["started_at"], endedAt: row["ended_at"],
+            summary: summary, reason: row["reason"], expired: row["expired"], host: row["host"], owner: row["owner"],
+            pullRequest: Self.pullRequest(row))
+    }
+
+    private static func pullRequest(_ row: SQLRow) -> PullRequest? {
+        guard let number: Int = row["pull_number"] else { return nil }
+        return PullRequest(
+            number: number, title: row["pull_title"], author: row["pull_author"], url: row["pull_url"], head: row["pull_head"],
+            base: row["pull_base"], ref: row["pull_ref"], fork: row["pull_fork"])
+    }
+
+    /// The integration columns that hold its pull request, in `pullArguments`' order.
+    static let pullColumns = ["pull_number", "pull_title", "pull_author", "pull_url", "pull_head", "pull_base", "pull_ref", "pull_fork"]
+
+    static func pullArguments(_ pullRequest: PullRequest?) -> [any SQLBindable] {
+        guard let pullRequest else { return [SQLValue.null, SQLValue.null, SQLValue.null, SQLValue.null, SQLValue.null, SQLValue.null, SQLValue.null, false] }
+        return [
+            pullRequest.number, pullRequest.title, pullRequest.author, pullRequest.url, pullRequest.head, pullRequest.base, pullRequest.ref,
+            pullRequest.fork,
+        ]
+    }
+}
+
+extension Claim {
+    /// The claim as the store holds it: the integration and the token its holder must show.
+    init(row: SQLRow) {
+        self.init(integration: Integration(row: row), token: row["claim_token"])
+    }
+}
+
+extension IntegrationIssue {
+    init(row: SQLRow) {
+        self.init(
+            type: row["type"], message: row["message"], file: row["file"], line: row["line"], fingerprint: row["fingerprint"],
+            status: row["status"], introducedBy: JSON.decode([Committer].self, from: row["introduced_by"], default: []))
+    }
+}
+
+extension TestCase {
+    init(row: SQLRow) {
+        self.init(
+            suite: row["suite"], name: row["name"], status: row["status"], duration: row["duration"], message: row["message"],
+            file: row["file"], line: row["line"])
+    }
+}
+
+extension QueuedMail {
+    init(row: SQLRow) {
+        self.init(
+            id: row["id"], dedupeKey: row["dedupe_key"], recipients: JSON.decode([String].self, from: row["recipients"], default: []),
+            subject: row["subject"], message: row["message"], state: QueuedMail.State(rawValue: row["state"]) ?? .queued,
+            attempts: row["attempts"], createdAt: row["created_at"], nextAttemptAt: row["next_attempt_at"], lastError: row["last_error"])
+    }
+}
+
+extension QueuedStatus {
+    init(row: SQLRow) {
+        let status = CommitStatus(
+            bot: row["bot"], integrationID: row["integration_id"], kind: ForgeKind(rawValue: row["kind"]) ?? .github, apiURL: row["api_url"],
+            project: row["project"], tokenFile: row["token_file"], sha: row["sha"], context: row["context"],
+            state: CommitState(rawValue: row["state"]) ?? .error, description: row["description"], targetURL: row["target_url"])
+        self.init(
+            id: row["id"], status: status, delivery: Delivery(rawValue: row["delivery"]) ?? .queued, attempts: row["attempts"],
+            createdAt: row["created_at"], lastError: row["last_error"], responseCode: row["response_code"])
+    }
+}
+
+extension HostRecord {
+    init(row: SQLRow) {
+        self.init(
+            name: row["name"], version: row["version"], executors: row["executors"], busy: row["busy"], botsDigest: row["bots_digest"],
+            startedAt: row["started_at"], lastHeard: row["last_heard"], lease: row["lease"], gone: row["gone"])
+    }
+}
+
+extension PullRequest {
+    init(row: SQLRow) {
+        self.init(
+            number: row["number"], title: row["title"], author: row["author"], url: row["url"], head: row["head"], base: row["base"],
+            ref: row["ref"], fork: row["fork"])
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import GRDB
+import KilnCore
+
+/// The embedded store: one SQLite file, `<data>/kiln.sqlite`, in WAL mode with foreign keys on.
+public typealias SQLiteStore = DatabaseStore<SQLiteEngine>
+
+/// SQLite through GRDB. `DatabasePool` serialises writes (in IMMEDIATE transactions, so writers in
+/// several processes queue on SQLite's lock instead of failing) and runs reads concurrently on
+/// its own threads; an inotify watch on the file (`ChangeWatcher`) hears every commit, from any
+/// process. Logs are files in the data directory.
+public struct SQLiteEngine: StoreEngine {
+    let pool: DatabasePool
+    public let path: String
+    public let logsDirectory: String?
+    public let hub: ChangeHub
+
+    public var logsInDatabase: Bool { false }
+    public var sharedByHosts: Bool { false }
+
+    public func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws(StoreError) -> T {
+        let result: Result<T, any Error> = await withCheckedContinuation { continuation in
+            pool.asyncRead { database in
+                continuation.resume(returning: Result { try body(GRDBConnection(db: try database.get())) })
+            }
+        }
+        return try Self.unwrap(result, what)
+    }
+
+    /// `notify` and `limit` need nothing here: the watcher hears every commit, and SQLite's
+    /// busy timeout bounds the wait for the write lock.
+    public func write<T: Sendable>(
+        _ what: String, notify: ChangeKind?, limit: Duration, _ body: @escaping @Sendable (any SQLConnection) throws -> T
+    ) async throws(StoreError) -> T {
+        let result: Result<T, any Error> = await withCheckedContinuation { continuation in
+            pool.asyncWriteWithoutTransaction { db in
+                continuation.resume(
+                    returning: Result {
+                        var value: T?
+                        try db.inTransaction(.immediate) {
+                            value = try body(GRDBConnection(db: db))
+                            return .commit
+                        }
+                        guard let value else { throw StoreError.query(what: what, reason: "the transaction returned nothing") }
+                        return value
+                    })
+            }
+        }
+        return try Self.unwrap(result, what)
+    }
+
+    /// Runs `body` in a read transaction on the calling thread, which must not be one of Swift's
+    /// cooperative pool (`kiln migrate` reads SQLite from PostgreSQL's transaction thread).
+    func readNow<T>(_ body: (any SQLConnection) throws -> T) throws -> T {
+        try pool.read { try body(GRDBConnection(db: $0)) }
+    }
+
+    private static func unwrap<T>(_ result: Result<T, any Error>, _ what: String) throws(StoreError) -> T {
+        do {
+            return try result.get()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw .query(what: what, reason: "\(error)")
+        }
+    }
+}
+
+extension DatabaseStore where Engine == SQLiteEngine {
+    /// Opens (creating if needed) and migrates the database at `path`.
+    public static func open(path: String, logsDirectory: String? = nil) throws(StoreError) -> SQLiteStore {
+        var configuration = Configuration()
+        configuration.foreignKeysEnabled = true
+        configuration.busyMode = .timeout(30)
+        configuration.label = "kiln"
+        configuration.prepareDatabase { db in
+            // In WAL mode, NORMAL keeps every commit safe from a crashed or killed process and the
+            // file consistent through a power cut (which may lose the last moments); FULL would
+            // add an fsync to every commit and cap recording at a few hundred integrations a second.
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        do {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            let pool = try DatabasePool(path: path, configuration: configuration)
+            try SQLiteHistory.migrator.migrate(pool)
+            let hub = ChangeHub { onChange in ChangeWatcher(databasePath: path, onChange: { onChange(.data) }) }
+            return SQLiteStore(engine: SQLiteEngine(pool: pool, path: path, logsDirectory: logsDirectory, hub: hub))
+        } catch {
+            throw .cannotOpen(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Opens the store of a data directory: `<data>/kiln.sqlite`, logs in `<data>/logs`.
+    public static func open(dataDirectory: String) throws(StoreError) -> SQLiteStore {
+        let directory = DataDirectory(dataDirectory)
+        return try open(path: directory.database, logsDirectory: directory.logs)
+    }
+
+    public var path: String { engine.path }
+
+    /// SQLite's journal mode for this file (`wal`).
+    public func journalMode() async throws(StoreError) -> String {
+        try await read("reading the journal mode") { try $0.value("PRAGMA journal_mode") ?? "" }
+    }
+
+    /// The migrations applied, oldest first.
+    public func appliedMigrations() async throws(StoreError) -> [String] {
+        try await read("reading the migrations") { db in try db.rows("SELECT identifier FROM grdb_migrations ORDER BY rowid").map { $0["identifier"] } }
+    }
+
+    /// `PRAGMA integrity_check`: "ok" for a sound file.
+    public func integrityCheck() async throws(StoreError) -> String {
+        try await read("checking integrity") { try $0.rows("PRAGMA integrity_check").compactMap { $0.values.first.flatMap(String.init(sqlValue:)) }.joined(separator: "\n") }
+    }
+}
+
+/// A GRDB connection inside one of `SQLiteEngine`'s transactions. Statements are prepared once
+/// per connection and kept (GRDB's statement cache).
+struct GRDBConnection: SQLConnection {
+    let db: Database
+
+    var dialect: SQLDialect { .sqlite }
+
+    func rows(_ sql: String, _ arguments: [any SQLBindable]) throws -> [SQLRow] {
+        let statement = try db.cachedStatement(sql: sql)
+        try statement.setArguments(Self.arguments(arguments))
+        let columns = SQLRow.Columns(statement.columnNames)
+        var rows: [SQLRow] = []
+        let cursor = try Row.fetchCursor(statement)
+        while let row = try cursor.next() {
+            rows.append(SQLRow(columns: columns, values: row.databaseValues.map(Self.value)))
+        }
+        return rows
+    }
+
+    func execute(_ sql: String, _ arguments: [any SQLBindable]) throws -> Int {
+        try db.cachedStatement(sql: sql).execute(arguments: Self.arguments(arguments))
+        return db.changesCount
+    }
+
+    private static func arguments(_ values: [any SQLBindable]) -> StatementArguments {
+        StatementArguments(
+            values.map { value -> DatabaseValue in
+                switch value.sqlValue {
+                case .null: .null
+                case .integer(let value): value.databaseValue
+                case .real(let value): value.databaseValue
+                case .text(let value): value.databaseValue
+                case .blob(let value): Data(value).databaseValue
+                case .bool(let value): value.databaseValue
+                }
+            })
+    }
+
+    private static func value(_ value: DatabaseValue) -> SQLValue {
+        switch value.storage {
+        case .null: .null
+        case .int64(let value): .integer(value)
+        case .double(let value): .real(value)
+        case .string(let value): .text(value)
+        case .blob(let data): .blob(Array(data))
+        }
+    }
+}

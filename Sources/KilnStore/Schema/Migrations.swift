@@ -1,0 +1,83 @@
+/// The schema's migrations from the day both engines share one schema on, each written once for
+/// both (`SQLDialect` says what differs). Every engine applies its own history first
+/// (`SQLiteHistory`, `PostgresHistory`: what each shipped before), then these, in order.
+/// A shipped migration is never edited: change the schema with a new one.
+enum Migrations {
+    struct Migration: Sendable {
+        let name: String
+        let statements: @Sendable (SQLDialect) -> [String]
+    }
+
+    static let shared: [Migration] = [oneSchema]
+
+    /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times
+    /// as seconds since 1970 everywhere, hosts' and leases' included.
+    static let oneSchema = Migration(name: "v5: one schema") { dialect in
+        switch dialect {
+        case .sqlite:
+            renames.flatMap { table, columns in
+                columns.map { "ALTER TABLE \(table) RENAME COLUMN \($0) TO \(snakeCase($0))" }
+                    + (table == snakeCase(table) ? [] : ["ALTER TABLE \(table) RENAME TO \(snakeCase(table))"])
+            }
+                + sqliteIndexes.map { "DROP INDEX \($0.old)" } + sqliteIndexes.map(\.create)
+        case .postgres:
+            [
+                "ALTER TABLE host ALTER COLUMN started_at TYPE double precision USING extract(epoch FROM started_at)",
+                "ALTER TABLE host ALTER COLUMN last_heard TYPE double precision USING extract(epoch FROM last_heard)",
+                "ALTER TABLE lease ALTER COLUMN expires_at TYPE double precision USING extract(epoch FROM expires_at)",
+            ]
+        }
+    }
+
+    /// SQLite's camelCase tables and columns of v1–v4.
+    private static let renames: [(String, [String])] = [
+        ("bot", ["nextNumber", "updatedAt"]),
+        (
+            "integration",
+            [
+                "commitSha", "queuedAt", "startedAt", "endedAt", "cancelRequested", "testFailures", "errorsChange", "warningsChange",
+                "testsChange", "testFailuresChange", "coverageChange", "notifiedAt", "claimToken", "requeueOf", "pullNumber", "pullTitle",
+                "pullAuthor", "pullUrl", "pullHead", "pullBase", "pullRef", "pullFork", "statusStage", "statusCommit",
+            ]
+        ),
+        ("step", ["integrationId", "startedAt"]),
+        ("issue", ["integrationId", "introducedBy"]),
+        ("testCase", ["integrationId"]),
+        ("integrationCommit", ["integrationId"]),
+        ("triggerRun", ["integrationId", "exitStatus"]),
+        ("outbox", ["createdAt", "integrationId", "dedupeKey", "nextAttemptAt", "lastError", "sentAt"]),
+        ("webhookDelivery", ["receivedAt", "commitSha", "statusCode"]),
+        ("host", ["botsDigest", "startedAt", "lastHeard"]),
+        ("lease", ["expiresAt"]),
+        ("pullRequest", ["updatedAt"]),
+        ("forgeStatus", ["createdAt", "integrationId", "apiUrl", "tokenFile", "targetUrl", "nextAttemptAt", "lastError", "responseCode", "sentAt"]),
+    ]
+
+    /// SQLite's indexes under PostgreSQL's names (SQLite has no RENAME INDEX).
+    private static let sqliteIndexes: [(old: String, create: String)] = [
+        ("integrationActive", "CREATE INDEX integration_active ON integration (bot, step) WHERE step <> 'completed'"),
+        ("integrationToNotify", "CREATE INDEX integration_to_notify ON integration (id) WHERE notified_at IS NULL"),
+        ("integrationPull", "CREATE INDEX integration_pull ON integration (bot, pull_number, number) WHERE pull_number IS NOT NULL"),
+        ("integrationRecent", "CREATE INDEX integration_recent ON integration (bot, queued_at)"),
+        ("issueIntegration", "CREATE INDEX issue_integration ON issue (integration_id)"),
+        ("testCaseIntegration", "CREATE INDEX test_case_integration ON test_case (integration_id)"),
+        ("triggerRunIntegration", "CREATE INDEX trigger_run_integration ON trigger_run (integration_id)"),
+        ("outboxDue", "CREATE INDEX outbox_due ON outbox (next_attempt_at) WHERE state = 'queued'"),
+        ("forgeStatusDue", "CREATE INDEX forge_status_due ON forge_status (next_attempt_at) WHERE delivery = 'queued'"),
+        ("forgeStatusKey", "CREATE INDEX forge_status_key ON forge_status (sha, context, id)"),
+        ("forgeStatusBot", "CREATE INDEX forge_status_bot ON forge_status (delivery, bot, id)"),
+    ]
+
+    /// `integrationCommit` → `integration_commit`.
+    static func snakeCase(_ name: String) -> String {
+        var result = ""
+        for character in name {
+            if character.isUppercase {
+                result += "_" + character.lowercased()
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+}
