@@ -4,7 +4,7 @@ SWIFT ?= swift
 # Debian packages the build and the tests need (installed by `make deps` when missing).
 DEBIAN_PACKAGES := git pkg-config ca-certificates systemd libgit2-dev libsqlite3-dev libcurl4-openssl-dev python3-aiosmtpd bubblewrap openssh-server postgresql iproute2 util-linux
 
-.PHONY: all deps build test test-reliability run bench screenshots clean
+.PHONY: all deps build lint test test-reliability run bench screenshots clean
 
 all: build
 
@@ -14,8 +14,13 @@ deps:
 build: deps
 	$(SWIFT) build
 
-# Builds the product and the tests once, then runs every suite (Swift Testing runs them in parallel).
-test: deps
+# swift-format (in the toolchain) with the repository's .swift-format: any finding fails.
+lint:
+	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
+
+# Lints, builds the product and the tests once, then runs every suite (Swift Testing runs them in
+# parallel).
+test: deps lint
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --disable-xctest
 

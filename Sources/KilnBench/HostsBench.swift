@@ -22,7 +22,8 @@ struct HostsBench {
         let bots = work.url("hosts-bots")
         try FileManager.default.createDirectory(atPath: bots, withIntermediateDirectories: true)
         for index in 1...Self.drained {
-            try "repository: {url: '\(repository)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers: [{name: wait, phase: before, run: 'sleep \(Self.wait); exit 1'}]\n"
+            try
+                "repository: {url: '\(repository)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers: [{name: wait, phase: before, run: 'sleep \(Self.wait); exit 1'}]\n"
                 .write(toFile: "\(bots)/bot-\(index).yml", atomically: false, encoding: .utf8)
         }
         let marks = work.url("hosts-marks")
@@ -83,7 +84,8 @@ struct HostsBench {
         let webhook = try await firstProcess(three, repository: timedRepository, marks: marks, rounds: 1...9)
         table.add(
             "webhook answered 202 to its first process started, PostgreSQL", target: "median < 50 ms",
-            measured: Measure.format(webhook), comparison: "9 signed generic pushes to the 3 hosts in turn; to 1 host: \(Measure.format(webhookAlone))")
+            measured: Measure.format(webhook),
+            comparison: "9 signed generic pushes to the 3 hosts in turn; to 1 host: \(Measure.format(webhookAlone))")
         three.stop()
 
         // Recovery after kill -9 of the host running an integration.
@@ -253,13 +255,17 @@ final class BenchPostgres: @unchecked Sendable {
 
     /// A new database: its URL.
     func database(_ name: String) throws -> String {
-        try command("/usr/bin/psql", ["-h", directory + "/socket", "-p", "\(port)", "-U", "kiln", "-d", "postgres", "-qc", "CREATE DATABASE \(name)"])
+        try command(
+            "/usr/bin/psql", ["-h", directory + "/socket", "-p", "\(port)", "-U", "kiln", "-d", "postgres", "-qc", "CREATE DATABASE \(name)"])
         return "postgres://kiln@127.0.0.1:\(port)/\(name)?sslmode=disable"
     }
 
     /// Stops the server at once (SIGQUIT to the postmaster).
     func stop() {
-        guard let pid = (try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8))?.split(separator: "\n").first.flatMap({ Int32($0) })
+        guard
+            let pid = (try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8))?.split(separator: "\n").first.flatMap({
+                Int32($0)
+            })
         else { return }
         kill(pid, SIGQUIT)
         server.waitUntilExit()

@@ -139,7 +139,9 @@ struct IntegrationBench {
         try source.write(toFile: repository + "/Sources/Cold/Cold.swift", atomically: false, encoding: .utf8)
         for file in 0..<4 {
             var tests = "import XCTest\n@testable import Cold\n\nfinal class ColdTests\(file): XCTestCase {\n"
-            for index in 0..<30 { tests += "    func test\(index)() { XCTAssertEqual(value\((file * 30 + index) % 40)(0), \((file * 30 + index) % 40)) }\n" }
+            for index in 0..<30 {
+                tests += "    func test\(index)() { XCTAssertEqual(value\((file * 30 + index) % 40)(0), \((file * 30 + index) % 40)) }\n"
+            }
             try (tests + "}\n").write(toFile: repository + "/Tests/ColdTests/ColdTests\(file).swift", atomically: false, encoding: .utf8)
         }
         try ".build/\n".write(toFile: repository + "/.gitignore", atomically: false, encoding: .utf8)
@@ -221,7 +223,9 @@ struct SwiftTimer {
             guard fields.count == 3, let start = Double(fields[1]), let end = Double(fields[2]) else { continue }
             inside[fields[0], default: 0] += (end - start) / 1e6
         }
-        guard let build = inside["build"], let test = inside["test"] else { throw BenchError.unexpected("no swift build and test ran through \(swift)") }
+        guard let build = inside["build"], let test = inside["test"] else {
+            throw BenchError.unexpected("no swift build and test ran through \(swift)")
+        }
         return Run(total: total, build: build, test: test)
     }
 }

@@ -74,7 +74,8 @@ struct PullRequestBench {
         toStatus.sort()
         table.add(
             "pull request webhook answered 202 to its first process started", target: "median < 50 ms",
-            measured: Measure.format(toProcess[toProcess.count / 2]), comparison: "9 GitHub pull_request deliveries (opened, then synchronize), SQLite")
+            measured: Measure.format(toProcess[toProcess.count / 2]),
+            comparison: "9 GitHub pull_request deliveries (opened, then synchronize), SQLite")
         table.add(
             "integration end to its commit status received by the forge", target: "median < 100 ms",
             measured: Measure.format(toStatus[toStatus.count / 2]),

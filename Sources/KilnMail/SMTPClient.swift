@@ -106,7 +106,7 @@ public struct SMTPClient: Sendable {
         guard code != CURLE_OK else { return .success(()) }
         var response = 0
         kiln_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &response)
-        let buffered = errorBuffer.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+        let buffered = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         let detail = buffered.isEmpty ? String(cString: curl_easy_strerror(code)) : buffered
         return .failure(Self.error(code: code, response: response, detail: detail, server: Self.redacted(url)))
     }

@@ -144,7 +144,8 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
     public var description: String {
         switch self {
         case .cannotOpen(let path, let reason): "cannot open the database \(path): \(reason) (check that its directory exists and is writable)"
-        case .unreachable(let url, let reason): "cannot use the database \(url): \(reason) (check that PostgreSQL runs there and that database.url names it)"
+        case .unreachable(let url, let reason):
+            "cannot use the database \(url): \(reason) (check that PostgreSQL runs there and that database.url names it)"
         case .query(let what, let reason): "\(what) failed: \(reason)"
         case .notFound(let what): "\(what) does not exist"
         case .claimLost(let id, let reason): "integration \(id) is no longer this host's: \(reason)"

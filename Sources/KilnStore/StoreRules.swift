@@ -77,7 +77,8 @@ enum StoreRules {
     /// Why an integration of a host whose lease ran out was ended.
     static func lostHostReason(host: String, lastHeard: Date?, step: IntegrationStep) -> String {
         let heard = lastHeard.map { "last heard at \($0.formatted(.iso8601))" } ?? "never heard from"
-        return "host '\(host)' stopped answering (\(heard)) during step '\(step.rawValue)'; another host ended this integration and queued its commit again"
+        return
+            "host '\(host)' stopped answering (\(heard)) during step '\(step.rawValue)'; another host ended this integration and queued its commit again"
     }
 
     /// The request that queues a lost integration's commit again (once: a re-queued integration

@@ -18,26 +18,48 @@ struct MigrateTests {
         let store = try SQLiteStore.open(dataDirectory: home.url(".kiln"))
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         try await store.syncBots(
-            [BotState(name: "app", file: "Bots/app.yml", repository: "https://example.com/app.git", branch: "main"),
-             BotState(name: "old", file: "Bots/old.yml", repository: "", branch: "main", problems: ["Bots/old.yml:1:1: error: broken"])], now: t0)
-        let author = Commit(sha: String(repeating: "a", count: 40), author: "Alice", email: "alice@example.com", date: t0, subject: "Start – with ünïcode")
-        try await store.record("app", outcome: IntegrationOutcome(result: .succeeded, tests: [TestCase(suite: "AppTests", name: "adds", status: .passed, duration: 0.25)], coverage: 0.875, commits: [author]),
+            [
+                BotState(name: "app", file: "Bots/app.yml", repository: "https://example.com/app.git", branch: "main"),
+                BotState(name: "old", file: "Bots/old.yml", repository: "", branch: "main", problems: ["Bots/old.yml:1:1: error: broken"]),
+            ], now: t0)
+        let author = Commit(
+            sha: String(repeating: "a", count: 40), author: "Alice", email: "alice@example.com", date: t0, subject: "Start – with ünïcode")
+        try await store.record(
+            "app",
+            outcome: IntegrationOutcome(
+                result: .succeeded, tests: [TestCase(suite: "AppTests", name: "adds", status: .passed, duration: 0.25)], coverage: 0.875,
+                commits: [author]),
             commit: author.sha, at: t0, steps: [.checkout, .building, .testing], log: "=== checkout\nfirst log\n")
-        try await store.record("app", outcome: IntegrationOutcome(
-            result: .warnings, warnings: 1, tests: [TestCase(suite: "AppTests", name: "adds", status: .failed, duration: 0.5, message: "1 != 2", file: "Tests/AppTests.swift", line: 7)],
-            issues: [IntegrationIssue(type: .warning, message: "var never mutated", file: "Sources/App/main.swift", line: 3, fingerprint: "w1")],
-            triggers: [TriggerRun(name: "notify", phase: .after, exitStatus: 0, duration: 0.1)]),
+        try await store.record(
+            "app",
+            outcome: IntegrationOutcome(
+                result: .warnings, warnings: 1,
+                tests: [
+                    TestCase(
+                        suite: "AppTests", name: "adds", status: .failed, duration: 0.5, message: "1 != 2", file: "Tests/AppTests.swift", line: 7)
+                ],
+                issues: [IntegrationIssue(type: .warning, message: "var never mutated", file: "Sources/App/main.swift", line: 3, fingerprint: "w1")],
+                triggers: [TriggerRun(name: "notify", phase: .after, exitStatus: 0, duration: 0.1)]),
             at: t0.addingTimeInterval(60), steps: [.checkout, .building], log: "=== build\nwarning: var never mutated\n\u{1B}[31mred\u{1B}[0m\n")
-        try await store.record("app", outcome: IntegrationOutcome(result: .buildErrors, errors: 1, issues: [.init(type: .error, message: "no such module", file: nil, line: nil, fingerprint: "e1")]),
+        try await store.record(
+            "app",
+            outcome: IntegrationOutcome(
+                result: .buildErrors, errors: 1, issues: [.init(type: .error, message: "no such module", file: nil, line: nil, fingerprint: "e1")]),
             at: t0.addingTimeInterval(120), log: String(repeating: "long line of output\n", count: 120_000))
         _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, commit: nil, branch: "main"), now: t0.addingTimeInterval(180))
-        _ = try await store.queueMail(OutgoingMail(dedupeKey: "report-1", bot: "app", recipients: ["team@example.com"], subject: "Report", message: Array("Subject: Report\r\n\r\nbody\r\n".utf8)), now: t0)
+        _ = try await store.queueMail(
+            OutgoingMail(
+                dedupeKey: "report-1", bot: "app", recipients: ["team@example.com"], subject: "Report",
+                message: Array("Subject: Report\r\n\r\nbody\r\n".utf8)), now: t0)
         _ = try await store.receiveWebhook(
-            WebhookDelivery(forge: "github", event: "ping", outcome: .ignored, statusCode: 202, detail: "not a push", receivedAt: t0), queue: [], now: t0)
+            WebhookDelivery(forge: "github", event: "ping", outcome: .ignored, statusCode: 202, detail: "not a push", receivedAt: t0), queue: [],
+            now: t0)
         return home
     }
 
-    @Test("Everything is copied and verified: the same history, logs, outbox and deliveries there, numbering continues, and kiln serve on it shows the old integrations")
+    @Test(
+        "Everything is copied and verified: the same history, logs, outbox and deliveries there, numbering continues, and kiln serve on it shows the old integrations"
+    )
     func roundTrip() async throws {
         let home = try await Self.installation()
         let url = try await PostgresServer.shared.database()
@@ -55,8 +77,12 @@ struct MigrateTests {
         #expect(copied.count == 4)
         #expect(copied == (try await sqlite.integrations(bot: "app", limit: 10, before: nil)))
         for number in 1...4 {
-            #expect(try await postgres.integration(bot: "app", number: number) == (try await sqlite.integration(bot: "app", number: number)), "integration #\(number)")
-            #expect(try await postgres.readLog(bot: "app", number: number, from: 0, limit: 4 << 20) == (try await sqlite.readLog(bot: "app", number: number, from: 0, limit: 4 << 20)))
+            #expect(
+                try await postgres.integration(bot: "app", number: number) == (try await sqlite.integration(bot: "app", number: number)),
+                "integration #\(number)")
+            #expect(
+                try await postgres.readLog(bot: "app", number: number, from: 0, limit: 4 << 20)
+                    == (try await sqlite.readLog(bot: "app", number: number, from: 0, limit: 4 << 20)))
         }
         #expect(try await postgres.logSize(bot: "app", number: 3) == 120_000 * 20, "a log longer than a chunk")
         #expect(try await postgres.outbox(limit: 10) == (try await sqlite.outbox(limit: 10)))
@@ -87,7 +113,8 @@ struct MigrateTests {
         _ = try await server.terminate()
     }
 
-    @Test("Refused with a sentence, copying nothing: while a server holds the data directory, without a store to move, and to an unreachable database")
+    @Test(
+        "Refused with a sentence, copying nothing: while a server holds the data directory, without a store to move, and to an unreachable database")
     func refusals() async throws {
         let home = try await Self.installation()
         let url = try await PostgresServer.shared.database()
@@ -101,11 +128,16 @@ struct MigrateTests {
         let empty = try TemporaryDirectory()
         let none = try runProcess(Executables.kiln, ["migrate", "--to", url], in: empty.path)
         #expect(none.status == 1)
-        #expect(none.standardError == "error: there is no embedded store at \(empty.url(".kiln/kiln.sqlite")): give the data directory of the installation to move (--data)\n")
+        #expect(
+            none.standardError
+                == "error: there is no embedded store at \(empty.url(".kiln/kiln.sqlite")): give the data directory of the installation to move (--data)\n"
+        )
 
         let port = SMTPServer.freePort()
         let unreachable = try runProcess(Executables.kiln, ["migrate", "--to", "postgres://kiln:secret@127.0.0.1:\(port)/kiln"], in: home.path)
         #expect(unreachable.status == 1)
-        #expect(unreachable.standardError.hasPrefix("error: cannot use the database postgres://kiln:***@127.0.0.1:\(port)/kiln"), "\(unreachable.standardError)")
+        #expect(
+            unreachable.standardError.hasPrefix("error: cannot use the database postgres://kiln:***@127.0.0.1:\(port)/kiln"),
+            "\(unreachable.standardError)")
     }
 }

@@ -16,7 +16,10 @@ struct PullRequestTests {
     /// `master`, with its repository URLs pointing at `repository` and its head at `head`.
     static func delivery(_ example: String, repository: String, head: String, fork: Bool = false) throws -> Data {
         var text = try String(contentsOfFile: Executables.packageRoot + "/Tests/Fixtures/forge-payloads/github/\(example).json", encoding: .utf8)
-        for url in ["https://github.com/Codertocat/Hello-World.git", "git://github.com/Codertocat/Hello-World.git", "git@github.com:Codertocat/Hello-World.git"] {
+        for url in [
+            "https://github.com/Codertocat/Hello-World.git", "git://github.com/Codertocat/Hello-World.git",
+            "git@github.com:Codertocat/Hello-World.git",
+        ] {
             text = text.replacingOccurrences(of: url, with: repository)
         }
         text = text.replacingOccurrences(of: "ec26c3e57ca3a959ca5aad62de7213c562f8c821", with: head)
@@ -138,7 +141,8 @@ struct PullRequestTests {
         let port = try await served.server.waitForPort()
         func seen(_ number: Int) -> [String]? {
             let confined = served.home.url(".kiln/forks/homes/app/seen-\(number)")
-            return ((try? String(contentsOfFile: marks.url("\(number)"), encoding: .utf8)) ?? (try? String(contentsOfFile: confined, encoding: .utf8)))
+            return
+                ((try? String(contentsOfFile: marks.url("\(number)"), encoding: .utf8)) ?? (try? String(contentsOfFile: confined, encoding: .utf8)))
                 .map { $0.components(separatedBy: "|") }
         }
         func mark(_ number: Int) -> String? { seen(number)?.first }
@@ -151,7 +155,8 @@ struct PullRequestTests {
 
         let second = try repo.commit("two", files: ["a.txt": "2\n"], author: .bob)
         try Self.publish(second, in: repo)
-        var synchronize = try JSONSerialization.jsonObject(with: try Self.delivery("pull_request-opened", repository: repo.url, head: second)) as? [String: Any]
+        var synchronize =
+            try JSONSerialization.jsonObject(with: try Self.delivery("pull_request-opened", repository: repo.url, head: second)) as? [String: Any]
         synchronize?["action"] = "synchronize"
         #expect(try await Self.post(try JSONSerialization.data(withJSONObject: synchronize ?? [:]), port: port).status == 202)
         try await served.eventually("the older head canceled and the newer running") {
@@ -178,7 +183,8 @@ struct PullRequestTests {
         // The same pull request from a fork: no secrets.
         let forked = try repo.commit("three", files: ["a.txt": "3\n"], author: .bob)
         try Self.publish(forked, in: repo)
-        var reopened = try JSONSerialization.jsonObject(with: try Self.delivery("pull_request-opened", repository: repo.url, head: forked, fork: true))
+        var reopened =
+            try JSONSerialization.jsonObject(with: try Self.delivery("pull_request-opened", repository: repo.url, head: forked, fork: true))
             as? [String: Any]
         reopened?["action"] = "reopened"
         #expect(try await Self.post(try JSONSerialization.data(withJSONObject: reopened ?? [:]), port: port).status == 202)
@@ -207,10 +213,15 @@ struct PullRequestTests {
         try home.write(
             "Bots/app.yml",
             "repository: {url: '\(repo.url)', branch: master}\nsecrets: [DEPLOY_TOKEN]\n"
-                + "triggers: [{name: mark, phase: before, run: 'printf \"[%s]<%s %s>\" \"$DEPLOY_TOKEN\" \"$KILN_PULL_REQUEST\" \"$KILN_PULL_REQUEST_HEAD\"; exit 1'}]\n")
-        let run = try runProcess(Executables.kiln, ["run", "app", "--pull", "2"], in: home.path, environment: ProcessInfo.processInfo.environment.merging(["DEPLOY_TOKEN": "s3cret"]) { _, new in new })
+                + "triggers: [{name: mark, phase: before, run: 'printf \"[%s]<%s %s>\" \"$DEPLOY_TOKEN\" \"$KILN_PULL_REQUEST\" \"$KILN_PULL_REQUEST_HEAD\"; exit 1'}]\n"
+        )
+        let run = try runProcess(
+            Executables.kiln, ["run", "app", "--pull", "2"], in: home.path,
+            environment: ProcessInfo.processInfo.environment.merging(["DEPLOY_TOKEN": "s3cret"]) { _, new in new })
         #expect(run.status == 1, "a failing trigger fails the run")
-        #expect(run.standardOutput.contains("pull request #2 into master") && run.standardOutput.contains("at \(head.prefix(12))"), "\(run.standardOutput)")
+        #expect(
+            run.standardOutput.contains("pull request #2 into master") && run.standardOutput.contains("at \(head.prefix(12))"),
+            "\(run.standardOutput)")
         let detail = try #require(try await SQLiteStore.open(dataDirectory: home.url(".kiln")).integration(bot: "app", number: 1))
         #expect(detail.integration.pullRequest?.number == 2 && detail.integration.commit == head && detail.integration.result == .triggerError)
         #expect(detail.commits.map(\.sha) == [head])
@@ -230,7 +241,8 @@ struct PullRequestTests {
         let home = try TemporaryDirectory()
         try home.write("token", forge.token)
         try home.write("wrong", "not-the-token")
-        let quick = "repository: {url: '\(repo.url)', branch: master}\nschedule: {poll: 10s}\ntriggers:\n  - {name: fail, phase: before, run: exit 1}\n"
+        let quick =
+            "repository: {url: '\(repo.url)', branch: master}\nschedule: {poll: 10s}\ntriggers:\n  - {name: fail, phase: before, run: exit 1}\n"
         let served = try await ServedHome(bots: [
             "app": quick + Self.forge(forge, tokenFile: home.url("token")),
             "lab": quick + Self.forge(forge, tokenFile: home.url("wrong"), kind: "gitlab"),
@@ -265,7 +277,9 @@ struct PullRequestTests {
         #expect(page.contains("Commit statuses refused") && page.contains("HTTP 401") && page.contains("401 Unauthorized"), "\(page)")
         #expect(try await !Self.get("/bots/app", port: port).contains("Commit statuses refused"))
         let status = try runProcess(Executables.kiln, ["status"], in: served.home.path)
-        #expect(status.standardOutput.contains("commit statuses refused") && status.standardOutput.contains("401 Unauthorized"), "\(status.standardOutput)")
+        #expect(
+            status.standardOutput.contains("commit statuses refused") && status.standardOutput.contains("401 Unauthorized"),
+            "\(status.standardOutput)")
         _ = try await served.server.terminate()
     }
 }

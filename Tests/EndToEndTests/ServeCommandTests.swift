@@ -62,7 +62,8 @@ struct ServeCommandTests {
         #expect(result.status == 1)
         #expect(
             result.standardError.hasSuffix(
-                "error: cannot listen on 127.0.0.1:\(port): the address is in use by another program (choose another with --listen or listen: in kiln.yml)\n"),
+                "error: cannot listen on 127.0.0.1:\(port): the address is in use by another program (choose another with --listen or listen: in kiln.yml)\n"
+            ),
             "\(result.standardError)")
         #expect(!result.standardError.contains("errno"))
     }

@@ -144,7 +144,9 @@ struct ServerTests {
             "app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntriggers: [{name: hang, phase: before, run: 'sleep 321'}]\n"
         ])
         _ = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
-        try await served.eventually("the trigger to run", timeout: .seconds(10)) { try await served.integrations("app").first?.step == .beforeTriggers }
+        try await served.eventually("the trigger to run", timeout: .seconds(10)) {
+            try await served.integrations("app").first?.step == .beforeTriggers
+        }
         try await Task.sleep(for: .milliseconds(300))
         let stopping = ContinuousClock.now
         let output = try await served.server.terminate()

@@ -57,7 +57,8 @@ struct SeveralHostsTests {
             try home.write("kiln.yml", "executors: \(executors)\ndatabase: {url: '\(database)'}\nhost: \(name)\nhost-lease: \(lease)\n" + config)
             for (bot, text) in bots { try home.write("Bots/\(bot).yml", text) }
             server = try ServerProcess(
-                executable: NetworkLab.ip, arguments: NetworkLab.inNamespace(namespace, [Executables.kiln, "serve", "--listen", "\(address):0"]).dropFirst().map { $0 },
+                executable: NetworkLab.ip,
+                arguments: NetworkLab.inNamespace(namespace, [Executables.kiln, "serve", "--listen", "\(address):0"]).dropFirst().map { $0 },
                 in: home.path)
             port = try await server.waitForPort()
         }
@@ -174,7 +175,9 @@ struct SeveralHostsTests {
         _ = try await second.server.terminate()
     }
 
-    @Test("A host cut off mid-integration is recovered like a killed one; when its link returns, its late writes are refused, it says so in its log, and it takes new work")
+    @Test(
+        "A host cut off mid-integration is recovered like a killed one; when its link returns, its late writes are refused, it says so in its log, and it takes new work"
+    )
     func cutOff() async throws {
         // The first run waits for the test's word; later runs go through.
         let held = try await Self.firstRunHeld { marks in "while [ ! -f \(marks)/release ]; do sleep 0.2; done; echo $((6 * 7))-late" }
@@ -226,7 +229,8 @@ struct SeveralHostsTests {
         let database = try await Cluster.shared.database()
         let repo = try ServerTests.quickRepository()
         let other = try ServerTests.quickRepository()
-        let hang = "repository: {url: '\(other.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers:\n  - name: hang\n    phase: before\n    run: sleep 120\n"
+        let hang =
+            "repository: {url: '\(other.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers:\n  - name: hang\n    phase: before\n    run: sleep 120\n"
         let bots = [
             "busy1": hang, "busy2": hang,
             "app":
@@ -288,7 +292,8 @@ struct SeveralHostsTests {
         calendar.timeZone = try #require(TimeZone(identifier: "UTC"))
         let midnight = calendar.startOfDay(for: Date())
         let store = try await PostgresStore.open(DatabaseSettings(url: database))
-        try await store.syncBots([BotState(name: "app", file: "Bots/app.yml", repository: repo.url, branch: "main")], now: midnight.addingTimeInterval(-86_400))
+        try await store.syncBots(
+            [BotState(name: "app", file: "Bots/app.yml", repository: repo.url, branch: "main")], now: midnight.addingTimeInterval(-86_400))
         try await store.record("app", outcome: IntegrationOutcome(result: .succeeded), at: midnight.addingTimeInterval(-43_200))
 
         let config = "smtp: {url: '\(smtp.url)', from: kiln@example.com}\ntime-zone: UTC\nreports: {daily-at: '00:00'}\n"

@@ -25,7 +25,9 @@ struct StatusAndTriggerTests {
         #expect(alive.standardOutput.contains("running #1 (building)\n"), "\(alive.standardOutput)")
         holder.kill()
         let status = try runProcess(Executables.kiln, ["status"], in: home.path)
-        #expect(status.standardOutput.contains("running #1 (building) — its process is gone; a server ends it when it starts"), "\(status.standardOutput)")
+        #expect(
+            status.standardOutput.contains("running #1 (building) — its process is gone; a server ends it when it starts"), "\(status.standardOutput)"
+        )
     }
 
     @Test("kiln trigger queues once, and a second trigger joins the queued integration")
@@ -74,7 +76,8 @@ struct StatusAndTriggerTests {
         #expect(app["last"] is NSNull && app["running"] is NSNull)
         let queued = try #require((app["queued"] as? [[String: Any]])?.first)
         #expect(
-            Set(queued.keys) == ["bot", "number", "cause", "commit", "step", "result", "queuedAt", "startedAt", "endedAt", "duration", "summary", "host",
+            Set(queued.keys) == [
+                "bot", "number", "cause", "commit", "step", "result", "queuedAt", "startedAt", "endedAt", "duration", "summary", "host",
                 "pullRequest",
             ])
         #expect(queued["bot"] as? String == "app" && queued["number"] as? Int == 1 && queued["cause"] as? String == "manual")
@@ -114,7 +117,8 @@ struct StatusAndTriggerTests {
                 OutgoingMail(dedupeKey: "\(index)", recipients: ["team@example.com"], subject: subject, message: Array("x".utf8)), now: now)
         }
         let queued = try await store.dueMails(now: now, limit: 10)
-        try await store.mailFailed(queued[0].id, error: "cannot reach the SMTP server smtp://127.0.0.1:25", retryAt: now.addingTimeInterval(120), now: now)
+        try await store.mailFailed(
+            queued[0].id, error: "cannot reach the SMTP server smtp://127.0.0.1:25", retryAt: now.addingTimeInterval(120), now: now)
         try await store.mailFailed(queued[1].id, error: "the SMTP server answered 550: no such user", retryAt: nil, now: now)
         try await store.mailSent(queued[2].id, now: now)
         let result = try runProcess(Executables.kiln, ["status"], in: home.path)

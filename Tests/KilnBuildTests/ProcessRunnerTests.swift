@@ -114,7 +114,9 @@ struct ProcessRunnerTests {
     func pathLookup() async throws {
         let directory = try TemporaryDirectory()
         let manager = FileManager.default
-        for name in ["plain", "folder", "first", "second"] { try manager.createDirectory(atPath: directory.url(name), withIntermediateDirectories: true) }
+        for name in ["plain", "folder", "first", "second"] {
+            try manager.createDirectory(atPath: directory.url(name), withIntermediateDirectories: true)
+        }
         try "#!/bin/sh\necho plain\n".write(toFile: directory.url("plain/tool"), atomically: false, encoding: .utf8)  // not executable
         try manager.createDirectory(atPath: directory.url("folder/tool"), withIntermediateDirectories: true)
         for name in ["first", "second"] {

@@ -18,7 +18,9 @@ struct WorkspaceTests {
         let end = try await workspace.run(StepCommand("env"), step: step, commit: String(repeating: "\(number)", count: 40), onLine: lines.append)
         await log.close()
         #expect(end == .exited(0))
-        return Dictionary(lines.all.compactMap { line in line.firstIndex(of: "=").map { (String(line[..<$0]), String(line[line.index(after: $0)...])) } }) {
+        return Dictionary(
+            lines.all.compactMap { line in line.firstIndex(of: "=").map { (String(line[..<$0]), String(line[line.index(after: $0)...])) } }
+        ) {
             first, _ in first
         }
     }
@@ -54,7 +56,8 @@ struct WorkspaceTests {
                 log: IntegrationLog(path: layout.log(of: "app", number: 1), secrets: []), deadline: .now + .seconds(60), pullRequest: pullRequest)
         }
         func pullRequest(fork: Bool) -> PullRequest {
-            PullRequest(number: 2, title: "t", author: "mallory", url: nil, head: "mallory:changes", base: "main", ref: "refs/pull/2/head", fork: fork)
+            PullRequest(
+                number: 2, title: "t", author: "mallory", url: nil, head: "mallory:changes", base: "main", ref: "refs/pull/2/head", fork: fork)
         }
         let branch = workspace(nil)
         let own = workspace(pullRequest(fork: false))
@@ -102,7 +105,8 @@ struct WorkspaceTests {
         let end = try await workspace.run(.shell(probe), step: .beforeTriggers, commit: nil, onLine: lines.append)
         #expect(end == .exited(0), "\(lines.all)")
         #expect(lines.all == ["server-hidden", "secret bytes 0", "data-hidden", "own-writable"])
-        #expect(FileManager.default.fileExists(atPath: workspace.directory + "/made") && FileManager.default.fileExists(atPath: workspace.home + "/made"))
+        #expect(
+            FileManager.default.fileExists(atPath: workspace.directory + "/made") && FileManager.default.fileExists(atPath: workspace.home + "/made"))
         #expect(try String(contentsOfFile: secret, encoding: .utf8) == "ghp_secret", "hidden, not touched")
 
         // Swift Testing's event stream goes where a confined `swift test` may write it.

@@ -7,7 +7,8 @@ struct PullRequestModelTests {
     @Test("pull-requests and forge decode, with the forge's kind and API taken from a public host")
     func decoding() throws {
         let short = try BotFile.decode(
-            "repository: {url: 'https://github.com/example/app.git'}\npull-requests: true\nforge: {token-file: /etc/kiln/token}\n", file: "Bots/app.yml")
+            "repository: {url: 'https://github.com/example/app.git'}\npull-requests: true\nforge: {token-file: /etc/kiln/token}\n",
+            file: "Bots/app.yml")
         #expect(short.pullRequests == PullRequestPolicy(enabled: true, forks: false))
         #expect(short.forge == ForgeSettings(kind: .github, apiURL: "https://api.github.com", tokenFile: "/etc/kiln/token", warnings: .success))
         let long = try BotFile.decode(
@@ -63,7 +64,9 @@ struct PullRequestModelTests {
             of: Self.integration(.testFailures), bot: bot, forge: forge, stage: .completed, sha: "abc", issues: issues,
             publicURL: "https://ci.example.com/")
         #expect(failing.state == .failure && failing.description == "2 new warnings, 1 test failing (Alice)")
-        #expect(failing.targetURL == "https://ci.example.com/bots/app/integrations/7" && failing.context == "kiln/app" && failing.project == "example/app")
+        #expect(
+            failing.targetURL == "https://ci.example.com/bots/app/integrations/7" && failing.context == "kiln/app" && failing.project == "example/app"
+        )
         let queued = CommitStatus(
             of: Self.integration(.succeeded), bot: bot, forge: forge, stage: .queued, sha: "abc", issues: [], publicURL: "http://x")
         #expect(queued.state == .pending && queued.description == "Queued as integration 7")
@@ -88,7 +91,10 @@ struct PullRequestModelTests {
     func counts() {
         #expect(CountText.of(0, "error") == "0 errors" && CountText.of(1, "warning") == "1 warning" && CountText.of(2, "test") == "2 tests")
         let figures = SummaryFigures(Summary(errors: 0, warnings: 1, tests: 1, testFailures: 1, warningsChange: 1))
-        #expect([figures.errorsText, figures.warningsText, figures.testsText, figures.testFailuresText] == ["0 errors", "1 warning", "1 test", "1 test failure"])
+        #expect(
+            [figures.errorsText, figures.warningsText, figures.testsText, figures.testFailuresText] == [
+                "0 errors", "1 warning", "1 test", "1 test failure",
+            ])
         #expect(figures.warningsChange == "+1" && figures.errorsChange == nil)
     }
 }

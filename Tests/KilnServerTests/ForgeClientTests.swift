@@ -14,7 +14,9 @@ struct ForgeClientTests {
             state: state, description: "Integration 1 running", targetURL: "https://ci.example.com/bots/app/integrations/1")
     }
 
-    @Test("GitHub, Gitea and GitLab each get their endpoint, auth header and states; a wrong token is refused with the forge's words; a forge that is down is a failure to retry")
+    @Test(
+        "GitHub, Gitea and GitLab each get their endpoint, auth header and states; a wrong token is refused with the forge's words; a forge that is down is a failure to retry"
+    )
     func forges() async throws {
         let forge = try await ForgeDouble.start()
         let client = ForgeClient(connectTimeout: .seconds(2), totalTimeout: .seconds(5))

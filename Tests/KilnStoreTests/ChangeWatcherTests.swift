@@ -16,7 +16,9 @@ final class Calls: @unchecked Sendable {
 
 @Suite("Watching the store for changes")
 struct ChangeWatcherTests {
-    @Test("A commit from another store on the same database reaches every subscriber within milliseconds; reads and empty claims are no change", arguments: Engine.allCases)
+    @Test(
+        "A commit from another store on the same database reaches every subscriber within milliseconds; reads and empty claims are no change",
+        arguments: Engine.allCases)
     func seesCommits(engine: Engine) async throws {
         let test = try await TestStore(engine)
         let calls = Calls()

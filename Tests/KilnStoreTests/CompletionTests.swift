@@ -102,7 +102,9 @@ struct CompletionTests {
         }
 
         let store = test.store
-        #expect(try await store.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: ProcessInfo.processInfo.hostName) }, now: Date()).isEmpty, "a live process keeps its integration")
+        #expect(
+            try await store.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: ProcessInfo.processInfo.hostName) }, now: Date()).isEmpty,
+            "a live process keeps its integration")
         holder.kill()
         let recovered = try await store.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: ProcessInfo.processInfo.hostName) }, now: Date())
         #expect(recovered.map(\.number) == [1])

@@ -47,7 +47,9 @@ struct MailStoreTests {
         #expect(digest.results == [.warnings: 1, .succeeded: 1])
         #expect(digest.issuesIntroduced == 1)
         #expect(digest.issuesResolved == 1, "the warning resolved by the next build")
-        #expect(digest.averageDuration.map { abs($0 - 9) < 0.001 } == true, "each ran 9 s (claimed 1 s after queueing): \(String(describing: digest.averageDuration))")
+        #expect(
+            digest.averageDuration.map { abs($0 - 9) < 0.001 } == true,
+            "each ran 9 s (claimed 1 s after queueing): \(String(describing: digest.averageDuration))")
         #expect(digest.slowestTests.map(\.name) == ["slow", "medium", "fast"])
         #expect(digest.last?.number == 3)
         let empty = try await test.store.digest(bot: "app", from: test.at(20_000), to: test.at(30_000))

@@ -20,7 +20,9 @@ struct PullRequestStoreTests {
         QueueRequest(bot: "app", cause: .webhook, commit: commit, branch: "main", pullRequest: pull(number, title: title))
     }
 
-    @Test("A pull request queues apart from the branch and from other pull requests, and its new head supersedes only its own", arguments: Engine.allCases)
+    @Test(
+        "A pull request queues apart from the branch and from other pull requests, and its new head supersedes only its own",
+        arguments: Engine.allCases)
     func lanes(engine: Engine) async throws {
         let test = try await TestStore(engine)
         let store = test.store
@@ -81,7 +83,9 @@ struct PullRequestStoreTests {
         #expect(try await store.webhookDeliveries(limit: 1).first?.integrations.map(\.number).sorted() == [1, 3])
     }
 
-    @Test("A pull request's issues are new or unresolved against the branch's latest build, and the branch never compares with a pull request", arguments: Engine.allCases)
+    @Test(
+        "A pull request's issues are new or unresolved against the branch's latest build, and the branch never compares with a pull request",
+        arguments: Engine.allCases)
     func issuesAgainstTheBase(engine: Engine) async throws {
         let test = try await TestStore(engine)
         let store = test.store
@@ -110,7 +114,9 @@ struct PullRequestStoreTests {
             context: "kiln/app", state: state, description: state.rawValue, targetURL: "http://kiln/bots/app/integrations/1")
     }
 
-    @Test("Statuses are composed once per stage, delivered in order per commit and context, and a refusal stays shown until one gets through", arguments: Engine.allCases)
+    @Test(
+        "Statuses are composed once per stage, delivered in order per commit and context, and a refusal stays shown until one gets through",
+        arguments: Engine.allCases)
     func statusOutbox(engine: Engine) async throws {
         let test = try await TestStore(engine)
         let store = test.store
@@ -120,7 +126,10 @@ struct PullRequestStoreTests {
         let candidate = try #require(candidates.first)
         #expect(candidates.count == 1 && candidate.postedStage == nil)
         let id = queued.integration.id
-        #expect(try await store.queueStatuses([Self.status(.pending, integration: id)], for: candidate, stage: .queued, commit: candidate.integration.commit ?? "", now: test.at(1)))
+        #expect(
+            try await store.queueStatuses(
+                [Self.status(.pending, integration: id)], for: candidate, stage: .queued, commit: candidate.integration.commit ?? "", now: test.at(1))
+        )
         #expect(
             try await !store.queueStatuses([Self.status(.pending, integration: id)], for: candidate, stage: .queued, commit: "x", now: test.at(1)),
             "a second composer (another host) finds it composed and queues nothing")
@@ -129,7 +138,8 @@ struct PullRequestStoreTests {
         let claim = try #require(try await store.claimNext(owner: "host 1 a", now: test.at(2)))
         let started = try #require(try await store.integrationsAwaitingStatus(bots: ["app"], since: test.at(-1), limit: 10).first)
         #expect(started.postedStage == .queued)
-        try await store.queueStatuses([Self.status(.running, integration: id)], for: started, stage: .started, commit: claim.integration.commit ?? "", now: test.at(3))
+        try await store.queueStatuses(
+            [Self.status(.running, integration: id)], for: started, stage: .started, commit: claim.integration.commit ?? "", now: test.at(3))
         let other = Self.status(.pending, sha: String(repeating: "b", count: 40), integration: nil)
 
         // Of the two statuses of one commit and context, only the first is due; another commit's is not held up.

@@ -1,8 +1,9 @@
 import Foundation
 import KilnCore
-@testable import KilnStore
 import KilnTestSupport
 import Testing
+
+@testable import KilnStore
 
 /// The engines the store's behavioural suite runs on: each test takes an `Engine` and runs once
 /// on each.

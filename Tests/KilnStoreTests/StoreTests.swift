@@ -1,8 +1,9 @@
 import Foundation
 import KilnCore
-@testable import KilnStore
 import KilnTestSupport
 import Testing
+
+@testable import KilnStore
 
 @Suite("Store: opening and migrating")
 struct StoreMigrationTests {
@@ -19,7 +20,9 @@ struct StoreMigrationTests {
             #expect(try await store.integrityCheck() == "ok")
         case let store as PostgresStore:
             #expect(
-                try await store.appliedMigrations() == ["v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema"])
+                try await store.appliedMigrations() == [
+                    "v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema",
+                ])
         default:
             Issue.record("not a store of either engine")
         }
@@ -77,7 +80,10 @@ struct StoreMigrationTests {
         async let second = PostgresStore.open(settings, logsDirectory: nil)
         let stores = try await [first, second]
         for store in stores {
-            #expect(try await store.appliedMigrations() == ["v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema"])
+            #expect(
+                try await store.appliedMigrations() == [
+                    "v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema",
+                ])
         }
         _ = try await stores[0].enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
         #expect(try await stores[1].claimNext(owner: "other host", now: Date())?.number == 1)

@@ -43,7 +43,8 @@ public final class ForgeDouble: @unchecked Sendable {
     private static func launch(directory: TemporaryDirectory, token: String, port: Int?) async throws -> (Process, Pipe, Int) {
         var arguments = ["--dir", directory.path, "--token", token]
         if let port { arguments += ["--port", "\(port)"] }
-        let launched = try await PythonServer.launch("forge_server.py", arguments: arguments, directory: directory, namespace: nil, what: "the forge double")
+        let launched = try await PythonServer.launch(
+            "forge_server.py", arguments: arguments, directory: directory, namespace: nil, what: "the forge double")
         return (launched.process, launched.input, launched.port)
     }
 

@@ -131,11 +131,15 @@ public actor PostgresServer {
         try FileManager.default.createDirectory(atPath: socketDirectory, withIntermediateDirectories: true)
         let asRoot = getuid() == 0
         func run(_ tool: String, _ arguments: [String]) throws -> ProcessOutput {
-            asRoot ? try runProcess("/usr/sbin/runuser", ["-u", "postgres", "--", "\(bin)/\(tool)"] + arguments) : try runProcess("\(bin)/\(tool)", arguments)
+            asRoot
+                ? try runProcess("/usr/sbin/runuser", ["-u", "postgres", "--", "\(bin)/\(tool)"] + arguments)
+                : try runProcess("\(bin)/\(tool)", arguments)
         }
         if asRoot {
             let chown = try runProcess("/usr/bin/chown", ["-R", "postgres:postgres", base])
-            guard chown.status == 0 else { throw StartError.failed("chown: \(chown.standardError) (is the postgres user there? apt-get install postgresql)") }
+            guard chown.status == 0 else {
+                throw StartError.failed("chown: \(chown.standardError) (is the postgres user there? apt-get install postgresql)")
+            }
         }
         let initdb = try run("initdb", ["-D", data, "-A", "trust", "-U", superuser, "-E", "UTF8", "--no-sync"])
         guard initdb.status == 0 else { throw StartError.failed("initdb: \(initdb.standardError)") }
@@ -152,9 +156,11 @@ public actor PostgresServer {
         for _ in 0..<5 {
             let port = SMTPServer.freePort()
             let server = Process()
-            let postgres = ["\(bin)/postgres", "-D", data, "-p", "\(port)", "-k", socketDirectory] + [
-                "listen_addresses=\(listen)", "fsync=off", "max_connections=300", "synchronous_commit=off",
-            ].flatMap { ["-c", $0] }
+            let postgres =
+                ["\(bin)/postgres", "-D", data, "-p", "\(port)", "-k", socketDirectory]
+                + [
+                    "listen_addresses=\(listen)", "fsync=off", "max_connections=300", "synchronous_commit=off",
+                ].flatMap { ["-c", $0] }
             let command = wrapper + (asRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + postgres : postgres)
             server.executableURL = URL(fileURLWithPath: command[0])
             server.arguments = Array(command.dropFirst())

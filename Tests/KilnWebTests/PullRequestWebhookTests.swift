@@ -34,7 +34,9 @@ struct PullRequestWebhookTests {
         return Data(("payload=" + encoded.replacingOccurrences(of: " ", with: "+")).utf8)
     }
 
-    @Test("GitHub's opened example queues its head with the pull request; the form-encoded delivery of it reaches the same integration; closed cancels it")
+    @Test(
+        "GitHub's opened example queues its head with the pull request; the form-encoded delivery of it reaches the same integration; closed cancels it"
+    )
     func github() async throws {
         let web = try await WebFixture.start(bots: ["hello": Self.hello(), "branch-only": Self.hello(pullRequests: "false")])
         defer { Task { await web.stop() } }
@@ -181,7 +183,8 @@ struct PullRequestWebhookTests {
         try await web.store.complete(claim, outcome: IntegrationOutcome(result: .warnings, warnings: 1, issues: [warning]), now: Date())
 
         let page = try await web.get("/bots/hello/integrations/1").text
-        #expect(page.contains("&lt;script&gt;alert(&#39;pr&#39;)&lt;/script&gt;") || page.contains("&lt;script&gt;alert(&#x27;pr&#x27;)&lt;/script&gt;"))
+        #expect(
+            page.contains("&lt;script&gt;alert(&#39;pr&#39;)&lt;/script&gt;") || page.contains("&lt;script&gt;alert(&#x27;pr&#x27;)&lt;/script&gt;"))
         #expect(!page.contains("<script>alert"))
         #expect(!page.contains("javascript:"), "a pull request link that is not http(s) is not linked")
         #expect(page.contains("0 errors, 1 warning, 0 test failures of 0 tests"), "counts read as English")

@@ -151,7 +151,8 @@ struct WebhookTests {
         #expect(try await github(huge).status == 413)
         #expect(try await web.store.botOverviews().allSatisfy { $0.queued.isEmpty })
         let outcomes = try await web.store.webhookDeliveries(limit: 20).map(\.outcome)
-        #expect(outcomes.map(\.rawValue).sorted() == ["ignored", "ignored", "ignored", "ignored", "malformed", "malformed", "malformed", "too-large"])
+        #expect(
+            outcomes.map(\.rawValue).sorted() == ["ignored", "ignored", "ignored", "ignored", "malformed", "malformed", "malformed", "too-large"])
     }
 
     @Test("A bot with its own secret takes only deliveries signed with it")

@@ -81,14 +81,17 @@ public enum ServerConfigFile {
             if !text.isEmpty, text.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) {
                 config.host = text
             } else {
-                reader.error("'host' must be a name of letters, digits, '-', '_' and '.', such as build-2, not '\(text)'", at: node, path: fields.path("host"))
+                reader.error(
+                    "'host' must be a name of letters, digits, '-', '_' and '.', such as build-2, not '\(text)'", at: node, path: fields.path("host"))
             }
         }
         if let node = fields["host-lease"], let value = reader.duration(node, path: fields.path("host-lease"), allowZero: false) {
             if value >= .seconds(3) {
                 config.hostLease = value
             } else {
-                reader.error("'host-lease' must be 3s or more (hosts heartbeat six times in it, and a lease must outlast a slow beat)", at: node, path: fields.path("host-lease"))
+                reader.error(
+                    "'host-lease' must be 3s or more (hosts heartbeat six times in it, and a lease must outlast a slow beat)", at: node,
+                    path: fields.path("host-lease"))
             }
         }
         guard reader.diagnostics.isEmpty else { throw .invalid(reader.diagnostics) }

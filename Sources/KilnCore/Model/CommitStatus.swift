@@ -79,7 +79,8 @@ public struct CommitStatus: Sendable, Hashable {
         }
         let base = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
         self.init(
-            bot: bot.name, integrationID: integration.id, kind: forge.kind, apiURL: forge.apiURL, project: ForgeSettings.project(of: bot.repository.url),
+            bot: bot.name, integrationID: integration.id, kind: forge.kind, apiURL: forge.apiURL,
+            project: ForgeSettings.project(of: bot.repository.url),
             tokenFile: forge.tokenFile, sha: sha, context: "kiln/\(bot.name)", state: state, description: description,
             targetURL: "\(base)/bots/\(bot.name)/integrations/\(integration.number)")
     }

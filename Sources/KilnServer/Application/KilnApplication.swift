@@ -75,7 +75,8 @@ public struct KilnApplication: Sendable {
             secretFiles: { config.secretFiles + (await registry.catalog.bots.compactMap { $0.bot.forge?.tokenFile }) }, logger: logger)
         guard case .server(let onListening) = role else {
             return KilnApplication(
-                settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: nil, services: [], lock: nil, recovered: recovered,
+                settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: nil, services: [], lock: nil,
+                recovered: recovered,
                 logger: logger)
         }
         let timeZone = config.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
@@ -95,7 +96,8 @@ public struct KilnApplication: Sendable {
                 webhookSecret: try webhookSecret(config), listen: config.listen, host: config.host),
             logger: logger, onListening: onListening)
         return KilnApplication(
-            settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler, services: [web, scheduler, keeper, mailer, statuses],
+            settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler,
+            services: [web, scheduler, keeper, mailer, statuses],
             lock: lock, recovered: recovered, logger: logger)
     }
 

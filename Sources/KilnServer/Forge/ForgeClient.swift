@@ -69,7 +69,9 @@ public struct ForgeClient: Sendable {
             body["state"] = status.state == .running ? "pending" : status.state.rawValue
             body["context"] = status.context
         case .gitlab:
-            let project = status.project.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? status.project
+            let project =
+                status.project.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
+                ?? status.project
             url = "\(api)/projects/\(project)/statuses/\(status.sha)"
             headers.append("PRIVATE-TOKEN: \(token)")
             body["state"] =

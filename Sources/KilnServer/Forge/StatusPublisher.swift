@@ -152,7 +152,8 @@ public actor StatusPublisher: Service {
                 return true
             case .refused(let code, let message):
                 try await store.statusFailed(queued.id, error: message, responseCode: code, retryAt: nil, now: now())
-                logger.error("the forge refused a commit status", metadata: metadata.merging(["code": "\(code)", "answer": "\(message)"]) { a, _ in a })
+                logger.error(
+                    "the forge refused a commit status", metadata: metadata.merging(["code": "\(code)", "answer": "\(message)"]) { a, _ in a })
             case .failed(let code, let message):
                 let next = retry.nextAttempt(after: queued.attempts + 1, queuedAt: queued.createdAt, now: now())
                 try await store.statusFailed(queued.id, error: message, responseCode: code, retryAt: next, now: now())

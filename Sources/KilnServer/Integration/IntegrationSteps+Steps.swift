@@ -58,9 +58,10 @@ extension IntegrationSteps {
         try await enter(phase == .before ? .beforeTriggers : .afterTriggers)
         for script in scripts {
             let start = ContinuousClock.now
-            let end = try ended(try await attempt { [workspace, commit, currentStep] in
-                try await workspace.run(.shell(script.run), step: currentStep, commit: commit, result: result)
-            })
+            let end = try ended(
+                try await attempt { [workspace, commit, currentStep] in
+                    try await workspace.run(.shell(script.run), step: currentStep, commit: commit, result: result)
+                })
             let status: Int
             switch end {
             case .exited(let code): status = Int(code)

@@ -28,7 +28,8 @@ extension DatabaseStore {
         {
             beforeFailedBuild = try Self.issues(db, integration: tested)
         }
-        let (summary, issues) = StoreRules.completion(outcome, previous: previous, previousIssues: previousIssues, beforeFailedBuild: beforeFailedBuild)
+        let (summary, issues) = StoreRules.completion(
+            outcome, previous: previous, previousIssues: previousIssues, beforeFailedBuild: beforeFailedBuild)
 
         try closeSteps(db, id, now: now)
         try db.execute(

@@ -75,7 +75,8 @@ extension DatabaseStore {
     public func digest(bot: String, from: Date, to: Date) async throws(StoreError) -> DigestFigures {
         try await read("reading the digest of '\(bot)'") { db in
             let range: [any SQLBindable] = [bot, from, to]
-            let inPeriod = "integration.bot = ? AND integration.step = 'completed' AND integration.ended_at >= ? AND integration.ended_at < ? AND integration.pull_number IS NULL"
+            let inPeriod =
+                "integration.bot = ? AND integration.step = 'completed' AND integration.ended_at >= ? AND integration.ended_at < ? AND integration.pull_number IS NULL"
             var results: [IntegrationResult: Int] = [:]
             for row in try db.rows("SELECT result, count(*) AS n FROM integration WHERE \(inPeriod) GROUP BY result", range) {
                 if let result: IntegrationResult = row["result"] { results[result] = row["n"] }

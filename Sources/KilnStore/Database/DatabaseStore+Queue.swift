@@ -72,7 +72,8 @@ extension DatabaseStore {
                 INSERT INTO integration (bot, number, cause, commit_sha, branch, step, queued_at, \(Integration.pullColumns.joined(separator: ", ")))
                 VALUES (?, ?, ?, ?, ?, 'pending', ?, \(placeholders(Integration.pullColumns.count)))
                 RETURNING *
-                """, [request.bot, number, request.cause.rawValue, request.commit, request.branch, now] + Integration.pullArguments(request.pullRequest)
+                """,
+                [request.bot, number, request.cause.rawValue, request.commit, request.branch, now] + Integration.pullArguments(request.pullRequest)
             ).first
         else { throw StoreError.query(what: "queueing", reason: "no row returned") }
         return QueueOutcome(integration: Integration(row: row), coalesced: false, superseded: superseded)
@@ -195,7 +196,8 @@ extension DatabaseStore {
 
     public func requestCancel(_ id: Int64, reason: String) async throws(StoreError) {
         try await write("asking an integration to stop") { db in
-            try db.execute("UPDATE integration SET cancel_requested = ? WHERE id = ? AND step <> 'completed' AND cancel_requested IS NULL", reason, id)
+            try db.execute(
+                "UPDATE integration SET cancel_requested = ? WHERE id = ? AND step <> 'completed' AND cancel_requested IS NULL", reason, id)
         }
     }
 

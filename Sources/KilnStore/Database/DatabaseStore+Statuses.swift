@@ -62,7 +62,8 @@ extension DatabaseStore {
     }
 
     public func nextStatusAttempt() async throws(StoreError) -> Date? {
-        try await read("reading the commit statuses") { db in try db.value("SELECT min(next_attempt_at) FROM forge_status WHERE delivery = 'queued'") }
+        try await read("reading the commit statuses") { db in try db.value("SELECT min(next_attempt_at) FROM forge_status WHERE delivery = 'queued'")
+        }
     }
 
     public func statusSent(_ id: Int64, responseCode: Int, now: Date) async throws(StoreError) {

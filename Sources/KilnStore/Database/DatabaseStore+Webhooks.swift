@@ -38,9 +38,10 @@ extension DatabaseStore {
             let count = { (queued: Int) in active.first { $0["queued"] == queued }.map { $0["n"] as Int } ?? 0 }
             let buckets = durationBuckets.map { "coalesce(sum(CASE WHEN ended_at - started_at <= \($0) THEN 1 ELSE 0 END), 0)" }
             let columns = (["count(*)", "coalesce(sum(ended_at - started_at), 0)"] + buckets).joined(separator: ", ")
-            let durations = try db.rows(
-                "SELECT \(columns) FROM integration WHERE step = 'completed' AND started_at IS NOT NULL AND ended_at IS NOT NULL"
-            ).first?.values ?? []
+            let durations =
+                try db.rows(
+                    "SELECT \(columns) FROM integration WHERE step = 'completed' AND started_at IS NOT NULL AND ended_at IS NOT NULL"
+                ).first?.values ?? []
             let figure = { (index: Int) in durations.indices.contains(index) ? Double(sqlValue: durations[index]) ?? 0 : 0 }
             return StoreStatistics(
                 integrationsByResult: byResult, queued: count(1), running: count(0),

@@ -39,7 +39,9 @@ extension Integration {
     static let pullColumns = ["pull_number", "pull_title", "pull_author", "pull_url", "pull_head", "pull_base", "pull_ref", "pull_fork"]
 
     static func pullArguments(_ pullRequest: PullRequest?) -> [any SQLBindable] {
-        guard let pullRequest else { return [SQLValue.null, SQLValue.null, SQLValue.null, SQLValue.null, SQLValue.null, SQLValue.null, SQLValue.null, false] }
+        guard let pullRequest else {
+            return [SQLValue.null, SQLValue.null, SQLValue.null, SQLValue.null, SQLValue.null, SQLValue.null, SQLValue.null, false]
+        }
         return [
             pullRequest.number, pullRequest.title, pullRequest.author, pullRequest.url, pullRequest.head, pullRequest.base, pullRequest.ref,
             pullRequest.fork,

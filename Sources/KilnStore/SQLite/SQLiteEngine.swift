@@ -105,12 +105,15 @@ extension DatabaseStore where Engine == SQLiteEngine {
 
     /// The migrations applied, oldest first.
     public func appliedMigrations() async throws(StoreError) -> [String] {
-        try await read("reading the migrations") { db in try db.rows("SELECT identifier FROM grdb_migrations ORDER BY rowid").map { $0["identifier"] } }
+        try await read("reading the migrations") { db in try db.rows("SELECT identifier FROM grdb_migrations ORDER BY rowid").map { $0["identifier"] }
+        }
     }
 
     /// `PRAGMA integrity_check`: "ok" for a sound file.
     public func integrityCheck() async throws(StoreError) -> String {
-        try await read("checking integrity") { try $0.rows("PRAGMA integrity_check").compactMap { $0.values.first.flatMap(String.init(sqlValue:)) }.joined(separator: "\n") }
+        try await read("checking integrity") {
+            try $0.rows("PRAGMA integrity_check").compactMap { $0.values.first.flatMap(String.init(sqlValue:)) }.joined(separator: "\n")
+        }
     }
 }
 

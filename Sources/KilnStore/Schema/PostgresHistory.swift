@@ -1,4 +1,3 @@
-
 /// The migrations PostgreSQL shipped before both engines shared one schema (`Migrations`), applied
 /// in order under an advisory lock, so that several hosts starting at once migrate once; never
 /// edited.

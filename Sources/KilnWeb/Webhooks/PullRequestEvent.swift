@@ -51,7 +51,8 @@ struct PullRequestEvent: Sendable, Equatable {
         guard !urls.isEmpty else { throw .missing("repository") }
         let pullRequest = PullRequest(
             number: number, title: (pull["title"] as? String) ?? "", author: (user?["login"] as? String) ?? (user?["username"] as? String) ?? "",
-            url: pull["html_url"] as? String, head: fork ? ((head["label"] as? String) ?? (head["ref"] as? String) ?? "") : ((head["ref"] as? String) ?? ""),
+            url: pull["html_url"] as? String,
+            head: fork ? ((head["label"] as? String) ?? (head["ref"] as? String) ?? "") : ((head["ref"] as? String) ?? ""),
             base: baseRef, ref: kind.pullRef(number), fork: fork)
         let decided: PullRequestChange.Action? =
             switch action {
@@ -73,7 +74,9 @@ struct PullRequestEvent: Sendable, Equatable {
         let user = json["user"] as? [String: Any]
         let source = attributes["source_branch"] as? String ?? ""
         let fork = (attributes["source_project_id"] as? Int) != (attributes["target_project_id"] as? Int)
-        let urls = PushEvent.repositoryURLs(in: [json["project"] as? [String: Any], json["repository"] as? [String: Any], attributes["target"] as? [String: Any]])
+        let urls = PushEvent.repositoryURLs(in: [
+            json["project"] as? [String: Any], json["repository"] as? [String: Any], attributes["target"] as? [String: Any],
+        ])
         guard !urls.isEmpty else { throw .missing("project") }
         let sourceNamespace = ((attributes["source"] as? [String: Any])?["path_with_namespace"] as? String)
         let pullRequest = PullRequest(

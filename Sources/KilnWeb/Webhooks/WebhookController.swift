@@ -178,7 +178,9 @@ struct WebhookController {
             delivery.outcome = .closed
             delivery.statusCode = 200
             delivery.detail = "pull request #\(pullRequest.number) was \(verb)"
-            let closings = matched.map { PullRequestClosing(bot: $0.name, number: pullRequest.number, reason: "pull request #\(pullRequest.number) was \(verb)") }
+            let closings = matched.map {
+                PullRequestClosing(bot: $0.name, number: pullRequest.number, reason: "pull request #\(pullRequest.number) was \(verb)")
+            }
             let receipt = try await store.receiveWebhook(delivery, queue: [], close: closings, now: Date())
             for integration in receipt.stopped {
                 logger.info("stopping", metadata: ["bot": "\(integration.bot)", "number": "\(integration.number)", "why": "\(why)"])

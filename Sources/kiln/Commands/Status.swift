@@ -60,7 +60,8 @@ struct Status: AsyncParsableCommand {
         let width = bots.map(\.name.count).max() ?? 3
         for bot in bots {
             var line =
-                bot.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + bot.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
+                bot.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  "
+                + bot.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
             if let last = bot.last {
                 line += "  last #\(last.number) \(last.result?.rawValue ?? "?")"
                 if let ended = last.endedAt { line += " \(Self.ago(now.timeIntervalSince(ended))) ago" }
@@ -86,7 +87,8 @@ struct Status: AsyncParsableCommand {
                 let heard = "\(Self.ago(now.timeIntervalSince(host.lastHeard))) ago"
                 Console.out(
                     host.gone
-                        ? "  \(host.name)  gone, last heard \(heard)" : "  \(host.name)  \(host.busy) of \(host.executors) busy, heard \(heard), \(host.version)")
+                        ? "  \(host.name)  gone, last heard \(heard)"
+                        : "  \(host.name)  \(host.busy) of \(host.executors) busy, heard \(heard), \(host.version)")
             }
         }
         Self.printOutbox(outbox, now: now)
