@@ -47,7 +47,7 @@ struct RunCommandTests {
         let warning = try #require(two.issues.first)
         #expect(warning.type == .warning && warning.status == .new && warning.file == "Sources/Lib/Lib.swift" && warning.line == 2)
         #expect(warning.introducedBy == [Committer(name: "Bob Builder", email: "bob@example.com", commit: warned)])
-        #expect(two.integration.summary?.warningsChange == 1)
+        #expect(two.integration.summary?.change(.warning) == 1)
 
         // 3. Alice breaks the build.
         try repo.commit("Break it", files: ["Sources/Lib/Lib.swift": FixturePackage.library(body: "    let unused = 1\n    missing()")])

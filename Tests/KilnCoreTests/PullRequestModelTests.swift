@@ -77,7 +77,7 @@ struct PullRequestModelTests {
         var strict = forge
         strict.warnings = .failure
         let warned = CommitStatus(
-            of: Self.integration(.warnings, summary: Summary(warnings: 1)), bot: bot, forge: strict, stage: .completed, sha: "abc",
+            of: Self.integration(.warnings, summary: Summary(issues: [.warning: 1])), bot: bot, forge: strict, stage: .completed, sha: "abc",
             issues: [issues[2]], publicURL: "http://x")
         #expect(warned.state == .failure && warned.description == "1 warning, none new")
         #expect(CommitStatus.state(of: .warnings, forge: forge) == .success && CommitStatus.state(of: .internalError, forge: forge) == .error)
@@ -90,7 +90,7 @@ struct PullRequestModelTests {
     @Test("Counts read as English")
     func counts() {
         #expect(CountText.of(0, "error") == "0 errors" && CountText.of(1, "warning") == "1 warning" && CountText.of(2, "test") == "2 tests")
-        let figures = SummaryFigures(Summary(errors: 0, warnings: 1, tests: 1, testFailures: 1, warningsChange: 1))
+        let figures = SummaryFigures(Summary(issues: [.warning: 1, .testFailure: 1], tests: 1, issueChanges: [.warning: 1]))
         #expect(
             [figures.errorsText, figures.warningsText, figures.testsText, figures.testFailuresText] == [
                 "0 errors", "1 warning", "1 test", "1 test failure",

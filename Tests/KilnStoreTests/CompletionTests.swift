@@ -24,7 +24,8 @@ struct CompletionTests {
                     IntegrationIssue(type: .warning, message: "unused y", file: "a.swift", line: 4, fingerprint: "w2"),
                 ],
                 commits: [Commit(sha: "c1", author: "Alice", email: "alice@example.com", date: test.at(-50), subject: "First")]))
-        #expect(first.summary == Summary(errors: 0, warnings: 2, tests: 2, testFailures: 1, coverage: 50))
+        #expect(first.summary == Summary(issues: [.warning: 2, .testFailure: 1], tests: 2, coverage: 50))
+        #expect(first.summary?.change(.warning) == nil, "nothing to compare with")
         #expect(first.duration == 9)
 
         // A canceled integration in between does not count as the previous one.
@@ -41,8 +42,8 @@ struct CompletionTests {
         #expect(
             third.summary
                 == Summary(
-                    errors: 0, warnings: 1, tests: 1, testFailures: 0, coverage: 62.5, errorsChange: 0, warningsChange: -1, testsChange: -1,
-                    testFailuresChange: -1, coverageChange: 12.5))
+                    issues: [.warning: 1], tests: 1, coverage: 62.5, issueChanges: [.error: 0, .warning: -1, .testFailure: -1], testsChange: -1,
+                    coverageChange: 12.5))
         let detail = try #require(try await test.store.integration(bot: "app", number: 3))
         #expect(detail.issues.map(\.fingerprint) == ["w1", "w3", "w2"])
         #expect(detail.issues.map(\.status) == [.unresolved, .new, .resolved])

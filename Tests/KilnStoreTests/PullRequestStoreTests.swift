@@ -97,7 +97,7 @@ struct PullRequestStoreTests {
         let claim = try #require(try await store.claim(queued.integration.id, owner: "test", now: test.at(11)))
         let pull = try await store.complete(
             claim, outcome: IntegrationOutcome(result: .warnings, warnings: 2, issues: [base, added]), now: test.at(12))
-        #expect(pull.summary?.warningsChange == 1)
+        #expect(pull.summary?.change(.warning) == 1)
         let pullIssues = try #require(try await store.integration(bot: "app", number: 2)).issues
         #expect(pullIssues.map(\.status) == [.unresolved, .new])
 
@@ -105,7 +105,7 @@ struct PullRequestStoreTests {
         try await test.integrate("app", outcome: IntegrationOutcome(result: .warnings, warnings: 1, issues: [base]), at: 20, commit: "aaaa2222")
         let branch = try #require(try await store.integration(bot: "app", number: 3))
         #expect(branch.issues.map(\.fingerprint) == ["base"] && branch.issues.map(\.status) == [.unresolved])
-        #expect(branch.integration.summary?.warningsChange == 0)
+        #expect(branch.integration.summary?.change(.warning) == 0)
     }
 
     static func status(_ state: CommitState, sha: String = String(repeating: "a", count: 40), integration: Int64?) -> CommitStatus {

@@ -16,12 +16,13 @@ struct StoreMigrationTests {
             #expect(
                 try await store.appliedMigrations() == [
                     "v1", "v2: notifications", "v3: hosts and claims", "v4: pull requests and commit statuses", "v5: one schema",
+                    "v6: issue counts by kind",
                 ])
             #expect(try await store.integrityCheck() == "ok")
         case let store as PostgresStore:
             #expect(
                 try await store.appliedMigrations() == [
-                    "v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema",
+                    "v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema", "v6: issue counts by kind",
                 ])
         default:
             Issue.record("not a store of either engine")
@@ -64,6 +65,9 @@ struct StoreMigrationTests {
         #expect(overviews.map(\.state.name) == ["app"])
         #expect(overviews.first?.last?.number == 2)
         #expect(overviews.first?.last?.result == .testFailures)
+        let summary = try #require(overviews.first?.last?.summary)
+        #expect(summary.testFailures == 1 && summary.tests == 1 && summary.errors == 0, "\(summary)")
+        #expect(summary.change(.testFailure) != nil, "the changes against #1 are kept")
         let detail = try #require(try await store.integration(bot: "app", number: 2))
         #expect(detail.issues.map(\.status) == [.unresolved])
         #expect(detail.tests.map(\.name) == ["testFails"])
@@ -82,7 +86,7 @@ struct StoreMigrationTests {
         for store in stores {
             #expect(
                 try await store.appliedMigrations() == [
-                    "v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema",
+                    "v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema", "v6: issue counts by kind",
                 ])
         }
         _ = try await stores[0].enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())

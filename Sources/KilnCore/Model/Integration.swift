@@ -66,45 +66,53 @@ public struct Integration: Sendable, Hashable {
 /// The counts of a completed integration, each with its change against the previous completed
 /// integration of the same bot (nil when there is none, or the figure is unknown on either side).
 ///
-/// Its JSON is the API's `summary`: `{errors, warnings, tests, testFailures, coverage}`, each with
+/// Issue counts are kept by kind (`issues`, `issueChanges`): a new kind of issue needs no new
+/// field here, nor a column in the store. Its JSON is the API's `summary`: each kind's count under
+/// its `summaryKey` (`errors`, `warnings`, `testFailures`), then `tests` and `coverage`, each with
 /// its `…Change`, absent figures as `null`.
 public struct Summary: Sendable, Hashable, Encodable {
-    public var errors: Int
-    public var warnings: Int
+    /// Issues of each kind; a kind absent counts 0.
+    public var issues: [IssueType: Int]
+    /// The change of each kind's count; empty when there is nothing to compare with.
+    public var issueChanges: [IssueType: Int]
     public var tests: Int
-    public var testFailures: Int
     /// Percent of the package's own lines covered; nil when coverage was not measured.
-    @Nullable public var coverage: Double?
-    @Nullable public var errorsChange: Int?
-    @Nullable public var warningsChange: Int?
-    @Nullable public var testsChange: Int?
-    @Nullable public var testFailuresChange: Int?
-    @Nullable public var coverageChange: Double?
+    public var coverage: Double?
+    public var testsChange: Int?
+    public var coverageChange: Double?
 
     public init(
-        errors: Int = 0, warnings: Int = 0, tests: Int = 0, testFailures: Int = 0, coverage: Double? = nil, errorsChange: Int? = nil,
-        warningsChange: Int? = nil, testsChange: Int? = nil, testFailuresChange: Int? = nil, coverageChange: Double? = nil
+        issues: [IssueType: Int] = [:], tests: Int = 0, coverage: Double? = nil, issueChanges: [IssueType: Int] = [:], testsChange: Int? = nil,
+        coverageChange: Double? = nil
     ) {
-        self.errors = errors
-        self.warnings = warnings
+        self.issues = issues.filter { $0.value != 0 }
         self.tests = tests
-        self.testFailures = testFailures
         self.coverage = coverage
-        self.errorsChange = errorsChange
-        self.warningsChange = warningsChange
+        self.issueChanges = issueChanges
         self.testsChange = testsChange
-        self.testFailuresChange = testFailuresChange
         self.coverageChange = coverageChange
     }
+
+    /// How many issues of `kind`.
+    public subscript(kind: IssueType) -> Int {
+        issues[kind] ?? 0
+    }
+
+    /// The change in issues of `kind`; nil when there is nothing to compare with.
+    public func change(_ kind: IssueType) -> Int? {
+        issueChanges.isEmpty ? nil : issueChanges[kind] ?? 0
+    }
+
+    public var errors: Int { self[.error] }
+    public var warnings: Int { self[.warning] }
+    public var testFailures: Int { self[.testFailure] }
 
     /// This summary with its changes computed against `previous`.
     public func changed(from previous: Summary?) -> Summary {
         var summary = self
         guard let previous else { return summary }
-        summary.errorsChange = errors - previous.errors
-        summary.warningsChange = warnings - previous.warnings
+        summary.issueChanges = Dictionary(uniqueKeysWithValues: IssueType.allCases.map { ($0, self[$0] - previous[$0]) })
         summary.testsChange = tests - previous.tests
-        summary.testFailuresChange = testFailures - previous.testFailures
         if let coverage, let before = previous.coverage { summary.coverageChange = coverage - before }
         return summary
     }
@@ -112,6 +120,26 @@ public struct Summary: Sendable, Hashable, Encodable {
     /// Coverage as pages and mails write it: `87.5 %`; nil when it was not measured.
     public var coverageText: String? {
         coverage.map { String(format: "%.1f %%", $0) }
+    }
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        init(_ name: String) { stringValue = name }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        var intValue: Int? { nil }
+        init?(intValue: Int) { nil }
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Key.self)
+        for kind in IssueType.allCases {
+            try container.encode(self[kind], forKey: Key(kind.summaryKey))
+            try container.encode(Nullable(wrappedValue: change(kind)), forKey: Key(kind.summaryKey + "Change"))
+        }
+        try container.encode(tests, forKey: Key("tests"))
+        try container.encode(Nullable(wrappedValue: testsChange), forKey: Key("testsChange"))
+        try container.encode(Nullable(wrappedValue: coverage), forKey: Key("coverage"))
+        try container.encode(Nullable(wrappedValue: coverageChange), forKey: Key("coverageChange"))
     }
 }
 

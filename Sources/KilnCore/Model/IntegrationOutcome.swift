@@ -29,7 +29,9 @@ public struct IntegrationOutcome: Sendable {
     /// The counts of this outcome, without changes (the store computes those against the previous
     /// integration).
     public var summary: Summary {
-        Summary(errors: errors, warnings: warnings, tests: tests.count, testFailures: tests.filter { $0.status == .failed }.count, coverage: coverage)
+        Summary(
+            issues: [.error: errors, .warning: warnings, .testFailure: tests.filter { $0.status == .failed }.count], tests: tests.count,
+            coverage: coverage)
     }
 }
 

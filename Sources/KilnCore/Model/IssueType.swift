@@ -13,6 +13,15 @@ public enum IssueType: String, CaseIterable, Codable, Sendable, Hashable {
         }
     }
 
+    /// Its count's name in the API's `summary` (`errors`, `testFailures`).
+    public var summaryKey: String {
+        switch self {
+        case .error: "errors"
+        case .warning: "warnings"
+        case .testFailure: "testFailures"
+        }
+    }
+
     public init?(pluralName: String) {
         guard let type = Self.allCases.first(where: { $0.pluralName == pluralName }) else { return nil }
         self = type

@@ -24,13 +24,13 @@ public struct SummaryFigures: Sendable, Hashable {
     public init(_ summary: Summary?) {
         let summary = summary ?? Summary()
         errors = summary.errors
-        errorsChange = Self.change(summary.errorsChange)
+        errorsChange = Self.change(summary.change(.error))
         warnings = summary.warnings
-        warningsChange = Self.change(summary.warningsChange)
+        warningsChange = Self.change(summary.change(.warning))
         tests = summary.tests
         testsChange = Self.change(summary.testsChange)
         testFailures = summary.testFailures
-        testFailuresChange = Self.change(summary.testFailuresChange)
+        testFailuresChange = Self.change(summary.change(.testFailure))
         coverage = summary.coverageText
         errorsText = CountText.of(errors, "error")
         warningsText = CountText.of(warnings, "warning")

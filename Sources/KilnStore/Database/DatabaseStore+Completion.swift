@@ -35,11 +35,10 @@ extension DatabaseStore {
         try db.execute(
             """
             UPDATE integration SET step = 'completed', result = ?, reason = ?, ended_at = ?, started_at = coalesce(started_at, ?),
-                errors = ?, warnings = ?, tests = ?, test_failures = ?, coverage = ?,
-                errors_change = ?, warnings_change = ?, tests_change = ?, test_failures_change = ?, coverage_change = ?
+                issue_counts = ?, issue_changes = ?, tests = ?, coverage = ?, tests_change = ?, coverage_change = ?
             WHERE id = ?
-            """, outcome.result.rawValue, outcome.reason, now, now, summary.errors, summary.warnings, summary.tests, summary.testFailures,
-            summary.coverage, summary.errorsChange, summary.warningsChange, summary.testsChange, summary.testFailuresChange,
+            """, outcome.result.rawValue, outcome.reason, now, now, IssueCounts.encode(summary.issues),
+            summary.issueChanges.isEmpty ? nil : IssueCounts.encode(summary.issueChanges), summary.tests, summary.coverage, summary.testsChange,
             summary.coverageChange, id)
         for issue in issues {
             try db.execute(

@@ -15,11 +15,11 @@ extension Integration {
     init(row: SQLRow) {
         let result: IntegrationResult? = row["result"]
         var summary: Summary?
-        if result != nil, let errors: Int = row["errors"] {
+        if result != nil, let counts: String = row["issue_counts"] {
             summary = Summary(
-                errors: errors, warnings: row["warnings"], tests: row["tests"], testFailures: row["test_failures"], coverage: row["coverage"],
-                errorsChange: row["errors_change"], warningsChange: row["warnings_change"], testsChange: row["tests_change"],
-                testFailuresChange: row["test_failures_change"], coverageChange: row["coverage_change"])
+                issues: IssueCounts.decode(counts), tests: row["tests"], coverage: row["coverage"],
+                issueChanges: IssueCounts.decode(row["issue_changes"]),
+                testsChange: row["tests_change"], coverageChange: row["coverage_change"])
         }
         self.init(
             id: row["id"], bot: row["bot"], number: row["number"], cause: row["cause"], commit: row["commit_sha"], branch: row["branch"],
@@ -46,6 +46,20 @@ extension Integration {
             pullRequest.number, pullRequest.title, pullRequest.author, pullRequest.url, pullRequest.head, pullRequest.base, pullRequest.ref,
             pullRequest.fork,
         ]
+    }
+}
+
+/// A summary's counts by kind, as the store keeps them: a JSON object by `IssueType` raw value
+/// (`{"error":1,"test-failure":0,"warning":2}`), so that a new kind of issue needs no column.
+enum IssueCounts {
+    static func encode(_ counts: [IssueType: Int]) -> String {
+        JSON.encode(Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }))
+    }
+
+    /// The counts of `text`; kinds this version does not know are left out.
+    static func decode(_ text: String?) -> [IssueType: Int] {
+        let raw = JSON.decode([String: Int].self, from: text, default: [:])
+        return Dictionary(uniqueKeysWithValues: raw.compactMap { key, value in IssueType(rawValue: key).map { ($0, value) } })
     }
 }
 

@@ -8,7 +8,7 @@ enum Migrations {
         let statements: @Sendable (SQLDialect) -> [String]
     }
 
-    static let shared: [Migration] = [oneSchema]
+    static let shared: [Migration] = [oneSchema, issueKindsAsData]
 
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times
     /// as seconds since 1970 everywhere, hosts' and leases' included.
@@ -27,6 +27,27 @@ enum Migrations {
                 "ALTER TABLE lease ALTER COLUMN expires_at TYPE double precision USING extract(epoch FROM expires_at)",
             ]
         }
+    }
+
+    /// v6: a summary's issue counts and their changes by kind, as JSON (`IssueCounts`), instead of
+    /// two columns per kind: a new kind of issue needs no migration.
+    static let issueKindsAsData = Migration(name: "v6: issue counts by kind") { _ in
+        [
+            "ALTER TABLE integration ADD COLUMN issue_counts text",
+            "ALTER TABLE integration ADD COLUMN issue_changes text",
+            """
+            UPDATE integration SET issue_counts = '{"error":' || errors || ',"test-failure":' || test_failures || ',"warning":' || warnings || '}'
+            WHERE errors IS NOT NULL
+            """,
+            """
+            UPDATE integration
+            SET issue_changes = '{"error":' || errors_change || ',"test-failure":' || test_failures_change || ',"warning":' || warnings_change || '}'
+            WHERE errors_change IS NOT NULL
+            """,
+        ]
+            + ["errors", "warnings", "test_failures", "errors_change", "warnings_change", "test_failures_change"].map {
+                "ALTER TABLE integration DROP COLUMN \($0)"
+            }
     }
 
     /// SQLite's camelCase tables and columns of v1–v4.

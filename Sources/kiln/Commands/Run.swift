@@ -156,8 +156,8 @@ struct Run: AsyncParsableCommand {
                 return value > 0 ? " (+\(value))" : " (\(value))"
             }
             var counts =
-                "errors \(summary.errors)\(change(summary.errorsChange)), warnings \(summary.warnings)\(change(summary.warningsChange)), "
-                + "tests \(summary.tests)\(change(summary.testsChange)), failures \(summary.testFailures)\(change(summary.testFailuresChange))"
+                "errors \(summary.errors)\(change(summary.change(.error))), warnings \(summary.warnings)\(change(summary.change(.warning))), "
+                + "tests \(summary.tests)\(change(summary.testsChange)), failures \(summary.testFailures)\(change(summary.change(.testFailure)))"
             if let coverage = summary.coverageText { counts += ", coverage \(coverage)" }
             lines.append(counts)
         }
