@@ -54,7 +54,7 @@ let package = Package(
         .target(
             name: "KilnServer",
             dependencies: [
-                "CCurl", "KilnCore", "KilnGit", "KilnStore", "KilnBuild", "KilnMail", "KilnWeb",
+                "KilnCore", "KilnGit", "KilnStore", "KilnBuild", "KilnMail", "KilnWeb",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),

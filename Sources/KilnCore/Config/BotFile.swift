@@ -205,18 +205,21 @@ public enum BotFile {
     private static func decodeForge(_ node: Node, path: ConfigPath, repository: Repository, reader: ConfigReader) -> ForgeSettings? {
         guard let fields = reader.mapping(node, path: path, keys: ["kind", "api-url", "token-file", "warnings"]) else { return nil }
         let host = repository.url.host
-        var kind = ForgeKind.implied(byHost: host)
+        let implied = Forges.implied(byHost: host)
+        var kind = implied?.kind
+        let kinds = Forges.statusKinds.map(\.rawValue)
         if let node = fields["kind"] {
-            guard let value = reader.choice(node, path: fields.path("kind"), as: ForgeKind.self) else { return nil }
-            kind = value
+            guard let value = reader.choice(node, path: fields.path("kind"), among: kinds) else { return nil }
+            kind = ForgeKind(rawValue: value)
         }
         guard let kind else {
             reader.error(
-                "missing key 'kind' in 'forge': the repository's host does not say which forge it is (github, gitlab or gitea)", at: node,
+                "missing key 'kind' in 'forge': the repository's host does not say which forge it is (\(kinds.dropLast().joined(separator: ", ")) or \(kinds.last ?? ""))",
+                at: node,
                 path: path)
             return nil
         }
-        var apiURL = ForgeKind.implied(byHost: host) == kind ? ForgeKind.publicAPI(forHost: host) : nil
+        var apiURL = implied?.kind == kind ? host.flatMap { kind.forge.publicAPI(forHost: $0) } : nil
         if let node = fields["api-url"], let text = reader.string(node, path: fields.path("api-url"), expected: "an http(s) URL") {
             guard let url = URLComponents(string: text), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host?.isEmpty == false else {
                 reader.error("'api-url' must be an http:// or https:// URL, not '\(text)'", at: node, path: fields.path("api-url"))

@@ -150,13 +150,17 @@ final class ConfigReader {
     /// One of a fixed set of words, with a did-you-mean for near misses.
     func choice<Value: RawRepresentable & CaseIterable>(_ node: Node, path: ConfigPath, as type: Value.Type) -> Value?
     where Value.RawValue == String {
-        let names = Value.allCases.map(\.rawValue)
+        choice(node, path: path, among: Value.allCases.map(\.rawValue)).flatMap(Value.init(rawValue:))
+    }
+
+    /// One of `names`.
+    func choice(_ node: Node, path: ConfigPath, among names: [String]) -> String? {
         guard let text = string(node, path: path, expected: "one of \(names.joined(separator: ", "))") else { return nil }
-        guard let value = Value(rawValue: text) else {
+        guard names.contains(text) else {
             error("'\(path.lastKey)' must be one of \(names.joined(separator: ", ")), not '\(text)'", at: node, path: path)
             return nil
         }
-        return value
+        return text
     }
 
     /// A list of scalars; a single scalar is read as a list of one. Each element is checked by `element`.

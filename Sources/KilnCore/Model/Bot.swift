@@ -61,7 +61,7 @@ public struct Bot: Sendable, Hashable {
     /// The forge that keeps its pull requests: the configured one, else what its host implies,
     /// else GitHub's conventions (which Gitea and Forgejo share).
     public var forgeKind: ForgeKind {
-        forge?.kind ?? ForgeKind.implied(byHost: repository.url.host) ?? .github
+        forge?.kind ?? Forges.implied(byHost: repository.url.host)?.kind ?? .github
     }
 
     /// Whether `name` is a valid bot name: `[a-z0-9][a-z0-9._-]*`.

@@ -12,7 +12,7 @@ public struct PullRequest: Sendable, Hashable {
     public var head: String
     /// The branch it would merge into: the bot's branch.
     public var base: String
-    /// The ref under which the forge keeps its head in the base repository (`ForgeKind.pullRef`).
+    /// The ref under which the forge keeps its head in the base repository (`Forge.pullRef`).
     public var ref: String
     /// Its head lives in another repository: its integrations get none of the bot's secrets.
     public var fork: Bool
@@ -26,42 +26,6 @@ public struct PullRequest: Sendable, Hashable {
         self.base = base
         self.ref = ref
         self.fork = fork
-    }
-}
-
-/// The forges Kiln posts commit statuses to and reads pull request events from.
-public enum ForgeKind: String, CaseIterable, Sendable, Hashable, Codable {
-    /// GitHub and GitHub Enterprise.
-    case github
-    case gitlab
-    /// Gitea and Forgejo, which share Gitea's API.
-    case gitea
-
-    /// The ref under which the forge keeps pull request `number`'s head in the base repository.
-    public func pullRef(_ number: Int) -> String {
-        switch self {
-        case .github, .gitea: "refs/pull/\(number)/head"
-        case .gitlab: "refs/merge-requests/\(number)/head"
-        }
-    }
-
-    /// The kind a repository host implies, when the bot file does not say.
-    public static func implied(byHost host: String?) -> ForgeKind? {
-        guard let host else { return nil }
-        if host == "github.com" || host.hasSuffix(".github.com") { return .github }
-        if host == "gitlab.com" || host.hasPrefix("gitlab.") { return .gitlab }
-        if host == "codeberg.org" || host.hasPrefix("gitea.") || host.hasPrefix("forgejo.") { return .gitea }
-        return nil
-    }
-
-    /// The API a public host serves; nil for self-hosted forges, which must name theirs.
-    public static func publicAPI(forHost host: String?) -> String? {
-        switch host {
-        case "github.com": "https://api.github.com"
-        case "gitlab.com": "https://gitlab.com/api/v4"
-        case "codeberg.org": "https://codeberg.org/api/v1"
-        default: nil
-        }
     }
 }
 

@@ -1,19 +1,9 @@
-internal import CCurl
-import Dispatch
 import Foundation
 import KilnCore
 import KilnMail
 
-/// Posts commit statuses to GitHub, GitLab and Gitea (Forgejo) over libcurl, each the way its
-/// API documents:
-///
-/// | forge | endpoint | auth header |
-/// |---|---|---|
-/// | GitHub | `POST {api}/repos/{owner}/{repo}/statuses/{sha}` | `Authorization: Bearer <token>` |
-/// | GitLab | `POST {api}/projects/{url-encoded path}/statuses/{sha}` | `PRIVATE-TOKEN: <token>` |
-/// | Gitea | `POST {api}/repos/{owner}/{repo}/statuses/{sha}` | `Authorization: token <token>` |
-///
-/// libcurl blocks, so each post runs on a Dispatch thread, never on the cooperative pool.
+/// Posts commit statuses to forges over KilnMail's libcurl (`HTTPPost`), each the way its forge
+/// says (`Forge.statusRequest`), and tells what the answer means.
 public struct ForgeClient: Sendable {
     public var connectTimeout: Duration
     public var totalTimeout: Duration
@@ -34,58 +24,13 @@ public struct ForgeClient: Sendable {
         case failed(code: Int?, message: String)
     }
 
-    /// One HTTP request as it goes out.
-    struct Request: Equatable {
-        var url: String
-        var headers: [String]
-        var body: [UInt8]
-    }
-
     public func post(_ status: CommitStatus, token: String) async -> Answer {
-        let request = Self.request(for: status, token: token)
-        return await withCheckedContinuation { continuation in
-            DispatchQueue.global(qos: .utility).async {
-                continuation.resume(returning: Self.answer(to: status, self.perform(request)))
-            }
+        guard let request = status.kind.forge.statusRequest(status, token: token) else {
+            return .refused(code: 0, message: "\(status.kind) takes no commit statuses")
         }
-    }
-
-    /// The request `status` makes on its forge.
-    static func request(for status: CommitStatus, token: String) -> Request {
-        let api = status.apiURL.hasSuffix("/") ? String(status.apiURL.dropLast()) : status.apiURL
-        var body: [String: String] = ["description": status.description]
-        if let target = status.targetURL { body["target_url"] = target }
-        let url: String
-        var headers = ["Content-Type: application/json", "Accept: application/json", "User-Agent: kiln"]
-        switch status.kind {
-        case .github:
-            url = "\(api)/repos/\(status.project)/statuses/\(status.sha)"
-            headers += ["Authorization: Bearer \(token)", "Accept: application/vnd.github+json"]
-            body["state"] = status.state == .running ? "pending" : status.state.rawValue
-            body["context"] = status.context
-        case .gitea:
-            url = "\(api)/repos/\(status.project)/statuses/\(status.sha)"
-            headers.append("Authorization: token \(token)")
-            body["state"] = status.state == .running ? "pending" : status.state.rawValue
-            body["context"] = status.context
-        case .gitlab:
-            let project =
-                status.project.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~")))
-                ?? status.project
-            url = "\(api)/projects/\(project)/statuses/\(status.sha)"
-            headers.append("PRIVATE-TOKEN: \(token)")
-            body["state"] =
-                switch status.state {
-                case .pending: "pending"
-                case .running: "running"
-                case .success: "success"
-                case .failure, .error: "failed"
-                }
-            body["name"] = status.context
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return Request(url: url, headers: headers, body: Array((try? encoder.encode(body)) ?? Data()))
+        let response = await HTTPPost(connectTimeout: connectTimeout, totalTimeout: totalTimeout).post(
+            request.url, headers: request.headers, body: request.body)
+        return Self.answer(to: status, (response.code, response.body, response.error))
     }
 
     /// What the forge's HTTP answer means for `status`.
@@ -94,9 +39,7 @@ public struct ForgeClient: Sendable {
         let message = Self.message(in: response.body) ?? "HTTP \(code)"
         switch code {
         case 200..<300: return .delivered(code: code)
-        // GitLab refuses a status its commit already has ("Cannot transition status via :run from
-        // :running"): the forge shows what it was told, which is delivered enough.
-        case 400 where status.kind == .gitlab && message.contains("Cannot transition status"): return .delivered(code: code)
+        case 400..<500 where status.kind.forge.hasStatus(despite: code, message: message): return .delivered(code: code)
         case 408, 429: return .failed(code: code, message: message)
         case 400..<500: return .refused(code: code, message: message)
         default: return .failed(code: code, message: message)
@@ -118,54 +61,5 @@ public struct ForgeClient: Sendable {
         }
         let text = String(decoding: body.prefix(300), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? nil : text
-    }
-
-    private final class Collected {
-        var bytes: [UInt8] = []
-    }
-
-    private func perform(_ request: Request) -> (code: Int?, body: [UInt8], error: String?) {
-        CurlLibrary.initialize()
-        guard let handle = curl_easy_init() else { return (nil, [], "curl_easy_init failed") }
-        defer { curl_easy_cleanup(handle) }
-        var headers: UnsafeMutablePointer<curl_slist>?
-        for header in request.headers { headers = curl_slist_append(headers, header) }
-        defer { curl_slist_free_all(headers) }
-        let collected = Collected()
-        let box = Unmanaged.passRetained(collected)
-        defer { box.release() }
-        var errorBuffer = [CChar](repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        let code: CURLcode = errorBuffer.withUnsafeMutableBufferPointer { errors in
-            request.body.withUnsafeBufferPointer { body in
-                kiln_curl_setopt_string(handle, CURLOPT_URL, request.url)
-                kiln_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headers)
-                kiln_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, body.count)
-                kiln_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: body.baseAddress))
-                kiln_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, box.toOpaque())
-                kiln_curl_setopt_write_function(handle) { data, size, count, userdata in
-                    guard let data, let userdata else { return 0 }
-                    let collected = Unmanaged<Collected>.fromOpaque(userdata).takeUnretainedValue()
-                    let length = size * count
-                    // Forges answer in a few hundred bytes; more is not kept.
-                    if collected.bytes.count < 64 * 1024 {
-                        collected.bytes += UnsafeRawBufferPointer(start: data, count: length).prefix(64 * 1024 - collected.bytes.count)
-                    }
-                    return length
-                }
-                kiln_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, CurlLibrary.milliseconds(connectTimeout))
-                kiln_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, CurlLibrary.milliseconds(totalTimeout))
-                kiln_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-                kiln_curl_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
-                kiln_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)
-                return curl_easy_perform(handle)
-            }
-        }
-        var response = 0
-        kiln_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &response)
-        guard code == CURLE_OK else {
-            let buffered = errorBuffer.withUnsafeBufferPointer { $0.baseAddress.map { String(cString: $0) } ?? "" }
-            return (response > 0 ? response : nil, collected.bytes, buffered.isEmpty ? String(cString: curl_easy_strerror(code)) : buffered)
-        }
-        return (response, collected.bytes, nil)
     }
 }

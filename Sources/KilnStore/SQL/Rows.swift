@@ -98,7 +98,7 @@ extension QueuedMail {
 extension QueuedStatus {
     init(row: SQLRow) {
         let status = CommitStatus(
-            bot: row["bot"], integrationID: row["integration_id"], kind: ForgeKind(rawValue: row["kind"]) ?? .github, apiURL: row["api_url"],
+            bot: row["bot"], integrationID: row["integration_id"], kind: ForgeKind(rawValue: row["kind"]), apiURL: row["api_url"],
             project: row["project"], tokenFile: row["token_file"], sha: row["sha"], context: row["context"],
             state: CommitState(rawValue: row["state"]) ?? .error, description: row["description"], targetURL: row["target_url"])
         self.init(

@@ -1,40 +1,30 @@
 import Crypto
 import Foundation
-import HTTPTypes
+import KilnCore
 
-/// How each forge signs a delivery, and checking it in constant time.
+/// Checking a delivery's signature the way its forge makes it (`SignatureScheme`), in constant time.
 enum Signature {
-    /// The header carrying the signature, per forge (Forgejo sends its own name beside Gitea's).
-    static func headerNames(for forge: PushEvent.Forge) -> [HTTPField.Name] {
-        switch forge {
-        case .github: [.githubSignature]
-        case .gitlab: [.gitlabToken]
-        case .gitea: [.giteaSignature, .forgejoSignature]
-        case .generic: [.kilnSignature]
-        }
-    }
-
-    /// Whether `header` is `body` signed with `secret` the way `forge` signs:
-    /// GitHub and generic `sha256=<hex HMAC-SHA256>`, Gitea and Forgejo `<hex HMAC-SHA256>`,
-    /// GitLab the secret itself as a token. Every comparison takes the same time whatever matches.
-    static func isValid(_ header: String, body: [UInt8], secret: [UInt8], forge: PushEvent.Forge) -> Bool {
+    /// Whether `header` is `body` signed with `secret` as `scheme` says: an HMAC-SHA256 in hex
+    /// (after its prefix), or the secret itself as a token. Every comparison takes the same time
+    /// whatever matches.
+    static func isValid(_ header: String, body: [UInt8], secret: [UInt8], scheme: SignatureScheme) -> Bool {
         let key = SymmetricKey(data: secret)
-        switch forge {
-        case .gitlab:
+        switch scheme {
+        case .token:
             // Compare MACs of both tokens: equal length, and the comparison is constant-time.
             let presented = HMAC<SHA256>.authenticationCode(for: Array(header.utf8), using: key)
             return HMAC<SHA256>.isValidAuthenticationCode(presented, authenticating: secret, using: key)
-        case .github, .generic, .gitea:
+        case .hmacSHA256(let prefix, let prefixOptional):
             var hex = Substring(header.trimmingCharacters(in: .whitespaces))
-            if forge != .gitea || hex.hasPrefix("sha256=") {
-                guard hex.hasPrefix("sha256=") else { return false }
-                hex = hex.dropFirst("sha256=".count)
+            if hex.hasPrefix(prefix) {
+                hex = hex.dropFirst(prefix.count)
+            } else if !prefixOptional {
+                return false
             }
             guard let mac = bytes(hex: hex), mac.count == SHA256.byteCount else { return false }
             return HMAC<SHA256>.isValidAuthenticationCode(mac, authenticating: body, using: key)
         }
     }
-
     static func bytes(hex: Substring) -> [UInt8]? {
         let digits = Array(hex.utf8)
         guard digits.count % 2 == 0 else { return nil }

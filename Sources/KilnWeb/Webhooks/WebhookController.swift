@@ -35,16 +35,16 @@ struct WebhookController {
     }
 
     func addRoutes(to router: Router<some RequestContext>) {
-        for forge in PushEvent.Forge.allCases {
-            router.post("hooks/\(forge.rawValue)") { request, context in
+        for forge in Forges.all {
+            router.post("hooks/\(forge.kind.rawValue)") { request, context in
                 try await receive(request, forge: forge)
             }
         }
     }
 
-    func receive(_ request: Request, forge: PushEvent.Forge) async throws -> Response {
+    func receive(_ request: Request, forge: any Forge) async throws -> Response {
         let event = Self.eventName(request.headers, forge: forge)
-        var delivery = WebhookDelivery(forge: forge.rawValue, event: event, outcome: .ignored, statusCode: 0)
+        var delivery = WebhookDelivery(forge: forge.kind.rawValue, event: event, outcome: .ignored, statusCode: 0)
 
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.maximumBody {
             return try await answer(&delivery, .contentTooLarge, .tooLarge, "the body is larger than 1 MiB")
@@ -75,13 +75,12 @@ struct WebhookController {
         let candidates = [secret].compactMap { $0 } + botSecrets.values.compactMap { $0 }
         var verified: [[UInt8]] = []
         if secret != nil || !botSecrets.isEmpty {
-            let header = Signature.headerNames(for: forge).lazy.compactMap { request.headers[$0] }.first
+            let header = Self.header(forge.signatureHeaders, in: request.headers)
             guard let header else {
                 return try await answer(
-                    &delivery, .unauthorized, .unauthorized,
-                    "missing \(Signature.headerNames(for: forge).map(\.rawName).joined(separator: " or ")) header")
+                    &delivery, .unauthorized, .unauthorized, "missing \(forge.signatureHeaders.joined(separator: " or ")) header")
             }
-            verified = candidates.filter { Signature.isValid(header, body: body, secret: $0, forge: forge) }
+            verified = candidates.filter { Signature.isValid(header, body: body, secret: $0, scheme: forge.signature) }
             guard !verified.isEmpty else {
                 return try await answer(&delivery, .unauthorized, .unauthorized, "the signature does not match the configured secret")
             }
@@ -98,15 +97,14 @@ struct WebhookController {
             if let own = botSecrets[bot.name] { return own.map { verified.contains($0) } ?? false }
             return secret.map { verified.contains($0) } ?? true
         }
-        if PullRequestEvent.isPullRequest(event, forge: forge) {
-            return try await receivePullRequest(payload, forge: forge, bots: bots, accepts: accepts, delivery: &delivery)
-        }
-        guard Self.isPush(event, forge: forge) else {
-            return try await answer(&delivery, .ok, .ignored, event == "ping" ? "ping" : "not a push or pull request event: \(event)")
+        switch forge.delivery(event) {
+        case .pullRequest: return try await receivePullRequest(payload, forge: forge, bots: bots, accepts: accepts, delivery: &delivery)
+        case .other: return try await answer(&delivery, .ok, .ignored, event == "ping" ? "ping" : "not a push or pull request event: \(event)")
+        case .push: break
         }
         let push: PushEvent
         do {
-            push = try PushEvent.parse(payload, forge: forge)
+            push = try forge.push(Payload.object(payload))
         } catch {
             return try await answer(&delivery, .badRequest, .malformed, error.description)
         }
@@ -122,7 +120,7 @@ struct WebhookController {
             let repository = delivery.repository ?? "the repository"
             return try await answer(&delivery, .ok, .ignored, "no bot follows \(repository) branch \(push.branch)")
         }
-        return try await queue(requests, delivery: &delivery, why: "\(forge.rawValue) push to \(push.branch)")
+        return try await queue(requests, delivery: &delivery, why: "\(forge.kind) push to \(push.branch)")
     }
 
     /// Records a delivery with the integrations it queues (or was coalesced into), and answers 202.
@@ -142,11 +140,11 @@ struct WebhookController {
     /// A pull request event: queues its head for the bots that integrate its pull requests, or
     /// stops what they queued or run for it when it was closed or merged.
     private func receivePullRequest(
-        _ payload: [UInt8], forge: PushEvent.Forge, bots: [Bot], accepts: (Bot) -> Bool, delivery: inout WebhookDelivery
+        _ payload: [UInt8], forge: any Forge, bots: [Bot], accepts: (Bot) -> Bool, delivery: inout WebhookDelivery
     ) async throws -> Response {
         let event: PullRequestEvent
         do {
-            event = try PullRequestEvent.parse(payload, forge: forge)
+            event = try forge.pullRequest(Payload.object(payload))
         } catch {
             return try await answer(&delivery, .badRequest, .malformed, error.description)
         }
@@ -168,7 +166,7 @@ struct WebhookController {
                     ? "pull request #\(pullRequest.number) comes from a fork, and no bot takes those (pull-requests: {forks: true})"
                     : "no bot integrates pull requests into \(repository) branch \(pullRequest.base)")
         }
-        let why = "\(forge.rawValue) pull request #\(pullRequest.number) \(event.actionName)"
+        let why = "\(forge.kind) pull request #\(pullRequest.number) \(event.actionName)"
         switch action {
         case .integrate:
             let requests = matched.map { QueueRequest($0, cause: .webhook, pullRequest: pullRequest, commit: event.commit) }
@@ -192,7 +190,7 @@ struct WebhookController {
 
     /// The JSON of a delivery: the body itself, or for GitHub's form-encoded deliveries
     /// (`application/x-www-form-urlencoded`) its `payload` field.
-    static func payload(of body: [UInt8], contentType: String?) throws(PushEventError) -> [UInt8] {
+    static func payload(of body: [UInt8], contentType: String?) throws(PayloadError) -> [UInt8] {
         // A JSON body is JSON whatever it is labelled (curl and many HTTP libraries label every
         // POST body as a form).
         let first = body.first { ![UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains($0) }
@@ -231,23 +229,12 @@ struct WebhookController {
             body: .init(byteBuffer: ByteBuffer(bytes: try API.encode(answer))))
     }
 
-    static func eventName(_ headers: HTTPFields, forge: PushEvent.Forge) -> String {
-        let names: [HTTPField.Name] =
-            switch forge {
-            case .github: [.githubEvent]
-            case .gitlab: [.gitlabEvent]
-            case .gitea: [.giteaEvent, .forgejoEvent]
-            case .generic: []
-            }
-        return names.lazy.compactMap { headers[$0] }.first ?? (forge == .generic ? "push" : "")
+    static func eventName(_ headers: HTTPFields, forge: any Forge) -> String {
+        header(forge.eventHeaders, in: headers) ?? forge.unnamedEvent
     }
 
-    static func isPush(_ event: String, forge: PushEvent.Forge) -> Bool {
-        // A delivery without an event header is taken for a push; its payload decides.
-        switch forge {
-        case .github, .gitea: event == "push" || event.isEmpty
-        case .gitlab: event == "Push Hook" || event.isEmpty
-        case .generic: true
-        }
+    /// The first of `names` that `headers` has.
+    static func header(_ names: [String], in headers: HTTPFields) -> String? {
+        names.lazy.compactMap { HTTPField.Name($0).flatMap { headers[$0] } }.first
     }
 }

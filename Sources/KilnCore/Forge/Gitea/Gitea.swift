@@ -1,0 +1,53 @@
+/// Gitea and Forgejo (Codeberg), which share Gitea's API and GitHub's payloads.
+///
+/// Deliveries: `X-Gitea-Event` or `X-Forgejo-Event` (`push`, `pull_request`,
+/// `pull_request_sync`), signed as `X-Gitea-Signature` or `X-Forgejo-Signature: <hex
+/// HMAC-SHA256>`. Statuses: `POST {api}/repos/{owner}/{repo}/statuses/{sha}` with `Authorization:
+/// token <token>`. Pull requests' heads: `refs/pull/N/head`.
+public struct Gitea: Forge {
+    public var kind: ForgeKind { .gitea }
+
+    public var eventHeaders: [String] { ["X-Gitea-Event", "X-Forgejo-Event"] }
+    public var unnamedEvent: String { "" }
+
+    public func delivery(_ event: String) -> ForgeDelivery {
+        switch event {
+        case "push", "": .push
+        case "pull_request", "pull_request_sync": .pullRequest
+        default: .other
+        }
+    }
+
+    public var signatureHeaders: [String] { ["X-Gitea-Signature", "X-Forgejo-Signature"] }
+    public var signature: SignatureScheme { .hmacSHA256(prefix: "sha256=", prefixOptional: true) }
+
+    public func push(_ payload: [String: Any]) throws(PayloadError) -> PushEvent {
+        try Payload.gitPush(payload)
+    }
+
+    public func pullRequest(_ payload: [String: Any]) throws(PayloadError) -> PullRequestEvent {
+        try GitHub.pullRequest(payload, forge: self)
+    }
+
+    public func recognises(host: String) -> Bool {
+        host == "codeberg.org" || host.hasPrefix("gitea.") || host.hasPrefix("forgejo.")
+    }
+
+    public func publicAPI(forHost host: String) -> String? {
+        host == "codeberg.org" ? "https://codeberg.org/api/v1" : nil
+    }
+
+    public func pullRef(_ number: Int) -> String {
+        "refs/pull/\(number)/head"
+    }
+
+    public func statusRequest(_ status: CommitStatus, token: String) -> ForgeRequest? {
+        ForgeRequest(
+            url: "\(status.api)/repos/\(status.project)/statuses/\(status.sha)", headers: ["Authorization: token \(token)"], json: status.githubFields
+        )
+    }
+}
+
+extension ForgeKind {
+    public static let gitea = ForgeKind(rawValue: "gitea")
+}
