@@ -93,6 +93,20 @@ struct StoreMigrationTests {
         #expect(try await stores[1].claimNext(owner: "other host", now: Date())?.number == 1)
     }
 
+    @Test("Two processes opening a new store at the same moment migrate it once, and both use it", arguments: Engine.allCases)
+    func concurrentFirstOpen(engine: Engine) async throws {
+        // The race is in the first milliseconds: a few rounds make it likely to be met.
+        for _ in 0..<4 {
+            let directory = try TemporaryDirectory("kiln-store")
+            let location = engine == .sqlite ? DataDirectory(directory.path).database : try await PostgresServer.shared.database()
+            async let first = runProcessAsync(Executables.storeStress, ["cycle", location, "app", "5"])
+            async let second = runProcessAsync(Executables.storeStress, ["cycle", location, "app", "5"])
+            let outputs = try await [first, second]
+            for output in outputs { #expect(output.status == 0, "\(output.standardError)") }
+            #expect(outputs.flatMap { $0.standardOutput.split(separator: "\n").compactMap { Int($0) } }.sorted() == Array(1...10))
+        }
+    }
+
     @Test("A database in an unwritable place is a clear error")
     func unwritable() {
         #expect {

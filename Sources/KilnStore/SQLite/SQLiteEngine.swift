@@ -82,11 +82,29 @@ extension DatabaseStore where Engine == SQLiteEngine {
         do {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             let pool = try DatabasePool(path: path, configuration: configuration)
-            try SQLiteHistory.migrator.migrate(pool)
+            try migrate(pool)
             let hub = ChangeHub { onChange in ChangeWatcher(databasePath: path, onChange: { onChange(.data) }) }
             return SQLiteStore(engine: SQLiteEngine(pool: pool, path: path, logsDirectory: logsDirectory, hub: hub))
         } catch {
             throw .cannotOpen(path: path, reason: "\(error)")
+        }
+    }
+
+    /// Applies what the file lacks of SQLite's history and the shared migrations, recorded as
+    /// GRDB recorded them. The applied ones are read inside the same IMMEDIATE transaction that
+    /// applies the rest: a server and a `kiln trigger` opening a new file at once migrate it once
+    /// (the second waits, then finds nothing to do) instead of both running the first migrations.
+    static func migrate(_ pool: DatabasePool) throws {
+        try pool.writeWithoutTransaction { db in
+            try db.inTransaction(.immediate) {
+                try db.execute(sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+                let applied = Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
+                for migration in SQLiteHistory.migrations + Migrations.shared where !applied.contains(migration.name) {
+                    for statement in migration.statements(.sqlite) { try db.execute(sql: statement) }
+                    try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [migration.name])
+                }
+                return .commit
+            }
         }
     }
 
@@ -127,7 +145,7 @@ struct GRDBConnection: SQLConnection {
     func rows(_ sql: String, _ arguments: [any SQLBindable]) throws -> [SQLRow] {
         let statement = try db.cachedStatement(sql: sql)
         try statement.setArguments(Self.arguments(arguments))
-        let columns = SQLRow.Columns(statement.columnNames)
+        let columns = SQLRow.Columns.of(sql) { statement.columnNames }
         var rows: [SQLRow] = []
         let cursor = try Row.fetchCursor(statement)
         while let row = try cursor.next() {
