@@ -194,7 +194,7 @@ struct PostgresSQLConnection: SQLConnection {
     func rows(_ sql: String, _ arguments: [any SQLBindable]) throws -> [SQLRow] {
         let result = try connection.query(Self.query(sql, arguments), logger: logger).wait()
         guard let first = result.rows.first else { return [] }
-        let columns = SQLRow.Columns(first.map(\.columnName))
+        let columns = SQLRow.Columns.of(sql) { first.map(\.columnName) }
         return result.rows.map { row in SQLRow(columns: columns, values: row.map(Self.value)) }
     }
 

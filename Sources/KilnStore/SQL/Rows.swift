@@ -52,14 +52,26 @@ extension Integration {
 /// A summary's counts by kind, as the store keeps them: a JSON object by `IssueType` raw value
 /// (`{"error":1,"test-failure":0,"warning":2}`), so that a new kind of issue needs no column.
 enum IssueCounts {
+    /// Written and read by hand: a completion writes two and every integration read decodes
+    /// two, and Foundation's JSON coders cost more than the rest of a row.
     static func encode(_ counts: [IssueType: Int]) -> String {
-        JSON.encode(Dictionary(uniqueKeysWithValues: counts.map { ($0.key.rawValue, $0.value) }))
+        "{" + counts.map { "\"\($0.key.rawValue)\":\($0.value)" }.sorted().joined(separator: ",") + "}"
     }
 
-    /// The counts of `text`; kinds this version does not know are left out.
+    /// The counts of `text`; kinds this version does not know, and anything malformed, are left out.
     static func decode(_ text: String?) -> [IssueType: Int] {
-        let raw = JSON.decode([String: Int].self, from: text, default: [:])
-        return Dictionary(uniqueKeysWithValues: raw.compactMap { key, value in IssueType(rawValue: key).map { ($0, value) } })
+        guard let text, text.hasPrefix("{"), text.hasSuffix("}") else { return [:] }
+        var counts: [IssueType: Int] = [:]
+        for pair in text.dropFirst().dropLast().split(separator: ",") {
+            let parts = pair.split(separator: ":", maxSplits: 1)
+            guard parts.count == 2, let count = Int(parts[1].trimmingCharacters(in: .whitespaces)) else { continue }
+            let key = parts[0].trimmingCharacters(in: .whitespaces)
+            guard key.count >= 2, key.hasPrefix("\""), key.hasSuffix("\""), let kind = IssueType(rawValue: String(key.dropFirst().dropLast())) else {
+                continue
+            }
+            counts[kind] = count
+        }
+        return counts
     }
 }
 

@@ -1,11 +1,28 @@
 import Foundation
+import Synchronization
 
 /// One row of a result: values by column name.
 public struct SQLRow: Sendable {
-    /// The columns of a result, shared by its rows.
+    /// The columns of a result, shared by its rows, and by every result of the same statement
+    /// (`of(_:names:)`): building the index of a wide row costs more than reading it.
     public final class Columns: Sendable {
         let positions: [String: Int]
         let names: [String]
+
+        private static let cache = Mutex<[String: Columns]>([:])
+
+        /// The columns of the statement `sql`, whose names `names` reads when they are not known yet.
+        static func of(_ sql: String, names: () -> [String]) -> Columns {
+            if let known = cache.withLock({ $0[sql] }) { return known }
+            let columns = Columns(names())
+            cache.withLock { cache in
+                // Statements are written in the code, so there are a few hundred at most; a
+                // cache that grew past that is cleared rather than kept growing.
+                if cache.count > 2000 { cache.removeAll() }
+                cache[sql] = columns
+            }
+            return columns
+        }
 
         init(_ names: [String]) {
             self.names = names
