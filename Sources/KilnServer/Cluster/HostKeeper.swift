@@ -31,14 +31,21 @@ public actor HostKeeper: Service {
 
     /// How often a host beats: six times a lease, so that a beat or two lost on the way do not
     /// make it look gone.
-    var interval: Duration { max(lease / 6, .milliseconds(100)) }
+    static func interval(lease: Duration) -> Duration { max(lease / 6, .milliseconds(100)) }
 
     public func run() async throws {
+        let interval = Self.interval(lease: lease)
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await self.beat()
-                try? await Task.sleep(for: self.interval)
-            }
+            await Self.beating(every: interval) { await self.beat() }
+        }
+    }
+
+    /// Calls `beat` now and every `interval` until the task is canceled: a server's beats (with
+    /// the recovery of lost hosts) and `kiln run`'s.
+    static func beating(every interval: Duration, _ beat: @Sendable () async -> Void) async {
+        while !Task.isCancelled {
+            await beat()
+            try? await Task.sleep(for: interval)
         }
     }
 

@@ -44,9 +44,6 @@ struct Run: AsyncParsableCommand {
         let application: KilnApplication
         do {
             application = try await KilnApplication.build(settings: ServerSettings(config: config), role: .foreground, logger: logger)
-            try await application.store.syncBots(catalog.states, now: Date())
-            // Alive for the other hosts before claiming, so that none takes the claim as lost.
-            try await application.store.heartbeat(.foreground(name: config.host, lease: config.hostLease))
             var request = QueueRequest(bot, cause: .manual)
             if let pull {
                 let pullRequest = try await Self.pullRequest(pull, of: bot, in: application.store)
@@ -55,21 +52,17 @@ struct Run: AsyncParsableCommand {
                 }
                 request = QueueRequest(bot, cause: .manual, pullRequest: pullRequest, commit: nil)
             }
-            let queued = try await application.store.enqueue(request, now: Date())
-            guard let claimed = try await application.store.claim(queued.integration.id, owner: ProcessOwner.current(host: config.host), now: Date())
-            else {
-                Console.error("error: \(bot.name) is integrating already (another kiln is running it); #\(queued.integration.number) is queued")
-                throw ExitCode.failure
-            }
-            integration = claimed
+            integration = try await application.claimInForeground(request, bots: catalog)
         } catch let error as ServerSetupError {
             Console.error("error: \(error)")
             throw ExitCode.failure
         } catch let error as StoreError {
             Console.error("error: \(error)")
             throw ExitCode.failure
+        } catch let error as KilnApplication.ForegroundError {
+            Console.error("error: \(error)")
+            throw ExitCode.failure
         }
-        let sequencer = application.sequencer
         let store = application.store
         let what = integration.integration.pullRequest.map { "pull request #\($0.number) into \(bot.repository.branch)" } ?? bot.repository.branch
         Console.out("\(bot.name) #\(integration.number): \(bot.repository.url.redacted) \(what)")
@@ -80,25 +73,16 @@ struct Run: AsyncParsableCommand {
             case completed(Integration?)
             case drained
             case ticker
-            case heartbeat
         }
         let completed = await withTaskGroup(of: Part.self) { group in
             group.addTask {
-                let completed = await sequencer.run(integration, of: bot) { sink.yield($0) }
+                let completed = await application.runInForeground(integration, of: bot) { sink.yield($0) }
                 sink.finish()
                 return .completed(completed)
             }
             group.addTask {
                 for await event in events { await display.handle(event) }
                 return .drained
-            }
-            group.addTask {
-                let report = HostReport.foreground(name: config.host, lease: config.hostLease)
-                while !Task.isCancelled {
-                    try? await Task.sleep(for: max(config.hostLease / 6, .milliseconds(100)))
-                    try? await store.heartbeat(report)
-                }
-                return .heartbeat
             }
             if display.live {
                 group.addTask {
@@ -115,9 +99,9 @@ struct Run: AsyncParsableCommand {
                 switch part {
                 case .completed(let integration): completed = .some(integration)
                 case .drained: drained = true
-                case .ticker, .heartbeat: break
+                case .ticker: break
                 }
-                // Every event shown and the integration over: the ticker and the heartbeat may stop.
+                // Every event shown and the integration over: the ticker may stop.
                 if completed != nil, drained { group.cancelAll() }
             }
             return completed ?? nil

@@ -1,0 +1,66 @@
+import Foundation
+import KilnCore
+import KilnStore
+
+/// `kiln run`: one integration in this process, claimed and run through the same code as a
+/// server's executor (`IntegrationSequencer`), with a host's heartbeat (`HostKeeper.beating`).
+extension KilnApplication {
+    /// Why `kiln run` could not claim its integration.
+    public enum ForegroundError: Error, Sendable, CustomStringConvertible {
+        case store(StoreError)
+        /// Another process runs an integration of the bot; `number` stays queued.
+        case busy(bot: String, number: Int)
+
+        public var description: String {
+            switch self {
+            case .store(let error): "\(error)"
+            case .busy(let bot, let number): "\(bot) is integrating already (another kiln is running it); #\(number) is queued"
+            }
+        }
+    }
+
+    /// Records the bots as loaded, heartbeats once (so that no other host takes the claim for
+    /// lost), queues `request` and claims it for this process.
+    public func claimInForeground(_ request: QueueRequest, bots catalog: BotCatalog) async throws(ForegroundError) -> Claim {
+        let config = settings.config
+        do {
+            try await store.syncBots(catalog.states, now: Date())
+            try await store.heartbeat(.foreground(name: config.host, lease: config.hostLease))
+            let queued = try await store.enqueue(request, now: Date())
+            guard let claim = try await store.claim(queued.integration.id, owner: ProcessOwner.current(host: config.host), now: Date()) else {
+                throw ForegroundError.busy(bot: request.bot, number: queued.integration.number)
+            }
+            return claim
+        } catch let error as ForegroundError {
+            throw error
+        } catch let error as StoreError {
+            throw .store(error)
+        } catch {
+            throw .store(.query(what: "claiming the integration", reason: "\(error)"))
+        }
+    }
+
+    /// Runs `claim` of `bot` to its end, heartbeating meanwhile; nil when another host took this
+    /// one as gone and ended it (its result was not recorded).
+    public func runInForeground(
+        _ claim: Claim, of bot: Bot, progress: @escaping @Sendable (IntegrationSequencer.Progress) -> Void
+    ) async -> Integration? {
+        let (sequencer, store, config) = (sequencer, store, settings.config)
+        return await withTaskGroup(of: Integration??.self) { group in
+            group.addTask { .some(await sequencer.run(claim, of: bot, progress: progress)) }
+            group.addTask {
+                await HostKeeper.beating(every: HostKeeper.interval(lease: config.hostLease)) {
+                    try? await store.heartbeat(.foreground(name: config.host, lease: config.hostLease))
+                }
+                return nil
+            }
+            var completed: Integration?
+            while let part = await group.next() {
+                guard let part else { continue }
+                completed = part
+                group.cancelAll()
+            }
+            return completed
+        }
+    }
+}
