@@ -28,9 +28,11 @@ public final class GitHTTPSServer: @unchecked Sendable {
             ]
             + (auth.map { ["--auth", $0] } ?? [])
         process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        FileManager.default.createFile(atPath: directory.url("stderr"), contents: nil)
+        process.standardError = FileHandle(forWritingAtPath: directory.url("stderr"))
         try process.run()
-        let deadline = ContinuousClock.now + .seconds(20)
+        // Generous: the whole suite starts at once on two cores.
+        let deadline = ContinuousClock.now + .seconds(60)
         while ContinuousClock.now < deadline, process.isRunning {
             if let text = try? String(contentsOfFile: directory.url("port"), encoding: .utf8), let port = Int(text) {
                 return GitHTTPSServer(process: process, port: port, directory: directory, certificate: tls.certificate)
@@ -38,7 +40,8 @@ public final class GitHTTPSServer: @unchecked Sendable {
             try await Task.sleep(for: .milliseconds(20))
         }
         kill(process.processIdentifier, SIGKILL)
-        throw GitFixtureError.failed("https server", "Tests/Servers/git_https_server.py did not start")
+        let said = (try? String(contentsOfFile: directory.url("stderr"), encoding: .utf8)) ?? ""
+        throw GitFixtureError.failed("https server", "Tests/Servers/git_https_server.py did not start: \(said.suffix(500))")
     }
 
     private init(process: Process, port: Int, directory: TemporaryDirectory, certificate: String) {
