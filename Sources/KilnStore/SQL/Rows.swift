@@ -60,18 +60,34 @@ enum IssueCounts {
 
     /// The counts of `text`; kinds this version does not know, and anything malformed, are left out.
     static func decode(_ text: String?) -> [IssueType: Int] {
-        guard let text, text.hasPrefix("{"), text.hasSuffix("}") else { return [:] }
-        var counts: [IssueType: Int] = [:]
-        for pair in text.dropFirst().dropLast().split(separator: ",") {
-            let parts = pair.split(separator: ":", maxSplits: 1)
-            guard parts.count == 2, let count = Int(parts[1].trimmingCharacters(in: .whitespaces)) else { continue }
-            let key = parts[0].trimmingCharacters(in: .whitespaces)
-            guard key.count >= 2, key.hasPrefix("\""), key.hasSuffix("\""), let kind = IssueType(rawValue: String(key.dropFirst().dropLast())) else {
-                continue
+        guard var text else { return [:] }
+        return text.withUTF8 { bytes in
+            var counts: [IssueType: Int] = [:]
+            var index = 0
+            // `{"kind":count,…}`: a quoted key, a colon, a signed integer, a comma or the brace.
+            while index < bytes.count {
+                guard bytes[index] == UInt8(ascii: "\"") else {
+                    index += 1
+                    continue
+                }
+                let keyStart = index + 1
+                guard let keyEnd = bytes[keyStart...].firstIndex(of: UInt8(ascii: "\"")), keyEnd + 1 < bytes.count,
+                    bytes[keyEnd + 1] == UInt8(ascii: ":")
+                else { break }
+                index = keyEnd + 2
+                let negative = index < bytes.count && bytes[index] == UInt8(ascii: "-")
+                if negative { index += 1 }
+                var value = 0
+                while index < bytes.count, (48...57).contains(bytes[index]) {
+                    value = value &* 10 &+ Int(bytes[index] - 48)
+                    index += 1
+                }
+                if let kind = IssueType(rawValue: String(decoding: bytes[keyStart..<keyEnd], as: UTF8.self)) {
+                    counts[kind] = negative ? -value : value
+                }
             }
-            counts[kind] = count
+            return counts
         }
-        return counts
     }
 }
 

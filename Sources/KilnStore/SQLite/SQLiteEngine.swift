@@ -149,7 +149,10 @@ struct GRDBConnection: SQLConnection {
         var rows: [SQLRow] = []
         let cursor = try Row.fetchCursor(statement)
         while let row = try cursor.next() {
-            rows.append(SQLRow(columns: columns, values: row.databaseValues.map(Self.value)))
+            var values: [SQLValue] = []
+            values.reserveCapacity(row.count)
+            for index in 0..<row.count { values.append(Self.value(row[index] as DatabaseValue)) }
+            rows.append(SQLRow(columns: columns, values: values))
         }
         return rows
     }
