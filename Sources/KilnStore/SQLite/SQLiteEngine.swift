@@ -95,11 +95,17 @@ extension DatabaseStore where Engine == SQLiteEngine {
     /// applies the rest: a server and a `kiln trigger` opening a new file at once migrate it once
     /// (the second waits, then finds nothing to do) instead of both running the first migrations.
     static func migrate(_ pool: DatabasePool) throws {
+        let all = SQLiteHistory.migrations + Migrations.shared
+        // Usually there is nothing to do: a read says so without taking the write lock.
+        let applied = try pool.read { db in
+            try db.tableExists("grdb_migrations") ? Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")) : []
+        }
+        guard all.contains(where: { !applied.contains($0.name) }) else { return }
         try pool.writeWithoutTransaction { db in
             try db.inTransaction(.immediate) {
                 try db.execute(sql: "CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
                 let applied = Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
-                for migration in SQLiteHistory.migrations + Migrations.shared where !applied.contains(migration.name) {
+                for migration in all where !applied.contains(migration.name) {
                     for statement in migration.statements(.sqlite) { try db.execute(sql: statement) }
                     try db.execute(sql: "INSERT INTO grdb_migrations (identifier) VALUES (?)", arguments: [migration.name])
                 }
