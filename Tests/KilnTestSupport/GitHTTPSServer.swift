@@ -28,7 +28,7 @@ public final class GitHTTPSServer: @unchecked Sendable {
             ]
             + (auth.map { ["--auth", $0] } ?? [])
         process.standardOutput = FileHandle.nullDevice
-        FileManager.default.createFile(atPath: directory.url("stderr"), contents: nil)
+        _ = FileManager.default.createFile(atPath: directory.url("stderr"), contents: nil)
         process.standardError = FileHandle(forWritingAtPath: directory.url("stderr"))
         try process.run()
         // Generous: the whole suite starts at once on two cores.

@@ -34,6 +34,8 @@ public protocol Forge: Sendable {
 
     // MARK: Commit statuses
 
+    /// Whether the forge takes commit statuses (a bot's `forge.kind` may name it).
+    var takesStatuses: Bool { get }
     /// The request that posts `status` with `token`; nil for a forge that takes no statuses.
     func statusRequest(_ status: CommitStatus, token: String) -> ForgeRequest?
     /// Whether an answer of 4xx `code` saying `message` means the forge has the status anyway.
@@ -41,7 +43,7 @@ public protocol Forge: Sendable {
 }
 
 extension Forge {
-    public var takesStatuses: Bool { statusRequest(CommitStatus.probe, token: "") != nil }
+    public var takesStatuses: Bool { true }
 
     public func hasStatus(despite code: Int, message: String) -> Bool { false }
 }
@@ -122,11 +124,6 @@ public struct ForgeRequest: Sendable, Equatable {
 }
 
 extension CommitStatus {
-    /// A status that asks nothing, for telling which forges take statuses.
-    static let probe = CommitStatus(
-        bot: "", integrationID: nil, kind: ForgeKind(rawValue: ""), apiURL: "", project: "", tokenFile: "", sha: "", context: "", state: .pending,
-        description: "", targetURL: nil)
-
     /// The API's root without a trailing slash.
     var api: String { apiURL.hasSuffix("/") ? String(apiURL.dropLast()) : apiURL }
 

@@ -28,6 +28,7 @@ public struct Generic: Forge {
     public func recognises(host: String) -> Bool { false }
     public func publicAPI(forHost host: String) -> String? { nil }
     public func pullRef(_ number: Int) -> String { "refs/pull/\(number)/head" }
+    public var takesStatuses: Bool { false }
     public func statusRequest(_ status: CommitStatus, token: String) -> ForgeRequest? { nil }
 }
 
