@@ -13,6 +13,11 @@ import KilnCore
 /// Errors: every method throws `StoreError` for infrastructure faults only (the database cannot
 /// be reached or written); "nothing found" is an empty or nil result, not an error.
 public protocol Store: MailStore, WebhookStore, StatusStore {
+    /// Does the store's background work until the task is canceled: on PostgreSQL, hearing the
+    /// other hosts' changes and sending this host's logs. Operations work without it; `changes()`
+    /// from other hosts and logs kept in the database need it.
+    func run() async
+
     /// A new subscription to the store's changes, from this process or any other: each element
     /// says "something changed, look again". The scheduler wakes on it to claim queued
     /// integrations and to stop canceled ones, and the page cache drops stale pages. A busy
@@ -61,8 +66,11 @@ public protocol Store: MailStore, WebhookStore, StatusStore {
 
     // MARK: Hosts
 
-    /// Records that `host` is alive, on the database's clock; its lease runs from now.
-    func heartbeat(_ host: HostReport) async throws(StoreError)
+    /// Records that `host` is alive, on the database's clock; its lease runs from now. Returns
+    /// whether `recoverLostHosts` has something to do: a silent host's integrations to end, or a
+    /// host gone long enough to forget.
+    @discardableResult
+    func heartbeat(_ host: HostReport) async throws(StoreError) -> Bool
 
     /// Every host that has reported, by name.
     func hosts() async throws(StoreError) -> [HostRecord]

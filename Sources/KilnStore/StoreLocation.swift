@@ -3,13 +3,29 @@ import Logging
 
 /// Opens the store a server is configured with; the one place that knows which engines exist.
 public enum StoreLocation {
+    /// Who opens the store: what it may hold of a shared database.
+    public enum User: Sendable {
+        case server
+        case foreground
+        case command
+    }
+
     /// The store of `config`: the PostgreSQL database of `database:` when set, with this host's
     /// logs in its data directory; else the embedded SQLite database of the data directory. Either
-    /// is migrated before it is returned.
-    public static func open(_ config: ServerConfig, logger: Logger = Logger(label: "kiln.store")) async throws(StoreError) -> any Store {
+    /// is migrated before it is returned. A server holds up to `database.max-connections` to
+    /// PostgreSQL, `kiln run` two (its work and its heartbeat), any other command one.
+    public static func open(_ config: ServerConfig, for user: User = .command, logger: Logger = Logger(label: "kiln.store")) async throws(StoreError)
+        -> any Store
+    {
         let layout = config.dataDirectory
         if let database = config.database {
-            return try await PostgresStore.open(database, logsDirectory: layout.logs, logger: logger)
+            let connections =
+                switch user {
+                case .server: database.maxConnections
+                case .foreground: 2
+                case .command: 1
+                }
+            return try await PostgresStore.open(database, connections: connections, logsDirectory: layout.logs, logger: logger)
         }
         return try SQLiteStore.open(path: layout.database, logsDirectory: layout.logs)
     }

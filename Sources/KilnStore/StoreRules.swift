@@ -66,8 +66,10 @@ enum StoreRules {
 
     /// What the holder of `claim` must do now, given the integration's row (`refusal`'s columns
     /// and `cancel_requested`): stop because its claim was lost, stop because someone asked, or
-    /// nothing (nil).
+    /// nothing (nil). An integration its holder completed (`complete` cleared its token) has
+    /// nothing to stop: its executor is finishing.
     static func stopRequest(for claim: Claim, row: SQLRow?) -> CancelRequest? {
+        if let row, (row["step"] as IntegrationStep?) == .completed, row.value("claim_token") == .null { return nil }
         if case .claimLost(_, let why) = refusal(of: claim, row: row) {
             return CancelRequest(id: claim.id, reason: why, lost: true)
         }

@@ -134,7 +134,8 @@ struct BotFileFuzzTests {
         var generator = SplitMix(seed: 0x4b494c4e)
         let seeds = try Self.seeds()
         let alphabet = Array(" \n\t:-[]{}#'\"&*!|>%@`,?0123456789abcxyz_.\\é😀".unicodeScalars)
-        let started = ContinuousClock.now
+        // A hang is one file that takes seconds; the whole run's time depends on the machine's load.
+        var slowest = Duration.zero
         var valid = 0
         for index in 0..<10_000 {
             // Seconds of CPU: let the tests sharing the few concurrency threads run in between.
@@ -157,6 +158,8 @@ struct BotFileFuzzTests {
             }
             var text = ""
             text.unicodeScalars.append(contentsOf: scalars)
+            let parsing = ContinuousClock.now
+            defer { slowest = max(slowest, ContinuousClock.now - parsing) }
             do {
                 _ = try BotFile.decode(text, file: "Bots/fuzz.yml")
                 valid += 1
@@ -170,6 +173,6 @@ struct BotFileFuzzTests {
             }
         }
         #expect(valid > 100 && valid < 9_000, "the mutations should make some files invalid and leave some valid: \(valid)")
-        #expect(ContinuousClock.now - started < .seconds(120))
+        #expect(slowest < .seconds(5), "the slowest file took \(slowest)")
     }
 }

@@ -22,22 +22,25 @@ struct TestStore {
     let store: any Store
     /// Where another process finds the same store: the SQLite file, or the database's URL.
     let location: String
-    /// Opens the same store again, as another process or host would.
+    /// Opens the same store again, as another process or host would, running it.
     let another: @Sendable () async throws -> any Store
+    /// Runs the stores of the test while it lasts.
+    let runner = StoreRunner()
 
     init(_ engine: Engine = .sqlite) async throws {
         self.engine = engine
         let directory = try TemporaryDirectory("kiln-store")
         self.directory = directory
         let data = DataDirectory(directory.path)
+        let runner = runner
         switch engine {
         case .sqlite:
             location = data.database
-            another = { try SQLiteStore.open(dataDirectory: directory.path) }
+            another = { runner.run(try SQLiteStore.open(dataDirectory: directory.path)) }
         case .postgres:
             let url = try await PostgresServer.shared.database()
             location = url
-            another = { try await PostgresStore.open(DatabaseSettings(url: url), logsDirectory: data.logs) }
+            another = { runner.run(try await PostgresStore.open(DatabaseSettings(url: url), connections: 4, logsDirectory: data.logs)) }
         }
         store = try await another()
     }

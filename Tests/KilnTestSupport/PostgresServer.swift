@@ -50,6 +50,16 @@ public actor PostgresServer {
         try await psql(sql, port: port, socketDirectory: socketDirectory, database: database)
     }
 
+    /// The first column of `sql`'s rows on `database` (a name or a URL's last component).
+    public func query(_ sql: String, database: String) async throws -> [String] {
+        let (port, socketDirectory) = try address()
+        let name = database.split(separator: "/").last.map { String($0.split(separator: "?")[0]) } ?? database
+        let result = try await runProcessAsync(
+            "/usr/bin/psql", ["-h", socketDirectory, "-p", "\(port)", "-U", Self.superuser, "-d", name, "-v", "ON_ERROR_STOP=1", "-tAqc", sql])
+        guard result.status == 0 else { throw StartError.failed("psql \(sql): \(result.standardError)") }
+        return result.standardOutput.split(separator: "\n").map(String.init)
+    }
+
     private func psql(_ sql: String, port: Int, socketDirectory: String, database: String = "postgres") async throws {
         try await Self.psql(sql, port: port, socketDirectory: socketDirectory, database: database)
     }

@@ -76,6 +76,9 @@ public struct DatabaseSettings: Sendable, Hashable {
     public var url: String
     /// A file holding the password; the URL may carry one too.
     public var passwordFile: String?
+    /// The most connections a `kiln serve` host holds (`max-connections`): one for heartbeats,
+    /// leases and change notifications, the rest for its work. A command holds one.
+    public var maxConnections = 4
 
     public init(url: String, passwordFile: String? = nil) {
         self.url = url

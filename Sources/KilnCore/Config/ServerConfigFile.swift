@@ -99,7 +99,7 @@ public enum ServerConfigFile {
     }
 
     private static func decodeDatabase(_ node: Node, path: ConfigPath, resolve: (String) -> String, reader: ConfigReader) -> DatabaseSettings? {
-        guard let fields = reader.mapping(node, path: path, keys: ["url", "password-file"]) else { return nil }
+        guard let fields = reader.mapping(node, path: path, keys: ["url", "password-file", "max-connections"]) else { return nil }
         var url: String?
         if let node = fields.required("url", in: reader, hint: " (postgres://user@host:5432/name)"),
             let text = reader.string(node, path: fields.path("url"), expected: "a URL")
@@ -115,8 +115,11 @@ public enum ServerConfigFile {
             }
         }
         let passwordFile = fields["password-file"].flatMap { reader.string($0, path: fields.path("password-file"), expected: "a file path") }
+        let connections = fields["max-connections"].flatMap { reader.integer($0, path: fields.path("max-connections"), range: 2...64) }
         guard let url else { return nil }
-        return DatabaseSettings(url: url, passwordFile: passwordFile.map(resolve))
+        var settings = DatabaseSettings(url: url, passwordFile: passwordFile.map(resolve))
+        if let connections { settings.maxConnections = connections }
+        return settings
     }
 
     private static func decodeSMTP(_ node: Node, path: ConfigPath, resolve: (String) -> String, reader: ConfigReader) -> SMTPSettings? {

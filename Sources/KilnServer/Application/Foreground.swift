@@ -40,8 +40,8 @@ extension KilnApplication {
         }
     }
 
-    /// Runs `claim` of `bot` to its end, heartbeating meanwhile; nil when another host took this
-    /// one as gone and ended it (its result was not recorded).
+    /// Runs `claim` of `bot` to its end, heartbeating and running the store meanwhile; nil when
+    /// another host took this one as gone and ended it (its result was not recorded).
     public func runInForeground(
         _ claim: Claim, of bot: Bot, progress: @escaping @Sendable (IntegrationSequencer.Progress) -> Void
     ) async -> Integration? {
@@ -50,8 +50,12 @@ extension KilnApplication {
             group.addTask { .some(await sequencer.run(claim, of: bot, progress: progress)) }
             group.addTask {
                 await HostKeeper.beating(every: HostKeeper.interval(lease: config.hostLease)) {
-                    try? await store.heartbeat(.foreground(name: config.host, lease: config.hostLease))
+                    _ = try? await store.heartbeat(.foreground(name: config.host, lease: config.hostLease))
                 }
+                return nil
+            }
+            group.addTask {
+                await store.run()
                 return nil
             }
             var completed: Integration?

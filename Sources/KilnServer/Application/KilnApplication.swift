@@ -45,7 +45,7 @@ public struct KilnApplication: Sendable {
     public let sequencer: IntegrationSequencer
     /// The scheduler of a server; nil in the foreground.
     public let scheduler: Scheduler?
-    /// What runs until shutdown (none in the foreground).
+    /// What runs until shutdown (none in the foreground), the store first so that it stops last.
     public let services: [any Service]
     /// A server's hold on its data directory (`ServeLock`), kept for the application's life.
     let lock: ServeLock?
@@ -61,7 +61,8 @@ public struct KilnApplication: Sendable {
         let store: any Store
         let recovered: [Integration]
         do {
-            store = try await StoreLocation.open(config, logger: logger)
+            let user: StoreLocation.User = if case .server = role { .server } else { .foreground }
+            store = try await StoreLocation.open(config, for: user, logger: logger)
             let host = config.host
             recovered = try await store.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: host) }, now: Date())
         } catch {
@@ -97,7 +98,7 @@ public struct KilnApplication: Sendable {
             logger: logger, onListening: onListening)
         return KilnApplication(
             settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler,
-            services: [web, scheduler, keeper, mailer, statuses],
+            services: [StoreService(store: store), web, scheduler, keeper, mailer, statuses],
             lock: lock, recovered: recovered, logger: logger)
     }
 
@@ -148,6 +149,15 @@ public struct KilnApplication: Sendable {
         } catch {
             throw .mail("\(error)")
         }
+    }
+}
+
+/// The store's background work (`Store.run()`) as a service.
+struct StoreService: Service {
+    let store: any Store
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown { await store.run() }
     }
 }
 

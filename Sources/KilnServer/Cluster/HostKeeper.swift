@@ -7,8 +7,10 @@ import ServiceLifecycle
 /// Keeps this host known to the others, and looks after the hosts that went silent.
 ///
 /// Six times a lease it heartbeats (on the database's clock: `Store.heartbeat`) with what the
-/// pages show of a host, then ends the integrations of hosts whose lease ran out and queues their
-/// commits again (`Store.recoverLostHosts`; on SQLite, with one host, there are none).
+/// pages show of a host. The beats run on the store's control lane and in a loop of their own,
+/// so that nothing this host does (claims, logs, pages, a slow recovery) delays them. When a beat
+/// finds a silent host's work (the database's answer), a second loop ends those integrations and
+/// queues their commits again (`Store.recoverLostHosts`; on SQLite, with one host, there are none).
 public actor HostKeeper: Service {
     let store: any Store
     let scheduler: Scheduler
@@ -35,8 +37,17 @@ public actor HostKeeper: Service {
 
     public func run() async throws {
         let interval = Self.interval(lease: lease)
+        let (recoveries, recover) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await cancelWhenGracefulShutdown {
-            await Self.beating(every: interval) { await self.beat() }
+            await withDiscardingTaskGroup { group in
+                group.addTask {
+                    for await _ in recoveries { await self.recover() }
+                }
+                await Self.beating(every: interval) {
+                    if await self.beat() { recover.yield() }
+                }
+                recover.finish()
+            }
         }
     }
 
@@ -49,20 +60,25 @@ public actor HostKeeper: Service {
         }
     }
 
-    /// One heartbeat, then a look for lost hosts.
-    func beat() async {
+    /// One heartbeat; true when lost hosts' work is to be recovered.
+    func beat() async -> Bool {
         let report = HostReport(
             name: host, version: KilnVersion.current, executors: executors, busy: await scheduler.busy, botsDigest: await registry.digest,
             lease: lease)
         do {
-            try await store.heartbeat(report)
+            let due = try await store.heartbeat(report)
             if !reachable { logger.info("the database answers again") }
             reachable = true
+            return due
         } catch {
             if reachable { logger.error("cannot heartbeat: other hosts will take this one as gone after \(lease)", metadata: ["error": "\(error)"]) }
             reachable = false
-            return
+            return false
         }
+    }
+
+    /// Ends the integrations of hosts whose lease ran out and queues their commits again.
+    func recover() async {
         do {
             for integration in try await store.recoverLostHosts(now: Date()) {
                 logger.warning(

@@ -1,86 +1,150 @@
 import KilnCore
 import Synchronization
 
-/// A log on its way to the database: `write` gathers bytes, and one task at a time sends what
-/// has gathered as the next chunk, in order. While the database cannot be reached, chunks wait
-/// and are sent again; once the claim is lost, nothing more is sent.
-final class DatabaseLogSink: LogSink {
-    private struct State {
-        var pending: [UInt8] = []
-        var offset = 0
-        var sender: Task<Void, Never>?
-        var lost = false
+/// Sends the logs of every integration running on this host to the database, as chunks at their
+/// byte offsets (`log_chunk`): it gathers what the integrations wrote for a moment and sends it in
+/// one transaction, in order per log. While the database cannot be reached, chunks wait and are
+/// sent again; a log whose claim was lost sends nothing more. It works while the store runs
+/// (`DatabaseStore.run()`).
+final class LogShipper: Sendable {
+    /// One chunk of one log.
+    struct Chunk: Sendable {
+        let claim: Claim
+        let offset: Int
+        let bytes: [UInt8]
     }
 
-    /// The most one chunk carries.
+    /// Writes chunks in one transaction; returns the ids of the integrations whose claim was lost.
+    typealias Send = @Sendable ([Chunk]) async throws(StoreError) -> Set<Int64>
+
+    /// The most one transaction carries, and one chunk.
+    static let batchLimit = 4 * 1024 * 1024
     static let chunkLimit = 1024 * 1024
     /// How long a write waits for more output to join its chunk.
     static let gathering = Duration.milliseconds(20)
 
-    /// Writes one chunk at an offset while the claim holds (`DatabaseStore.appendChunk`).
-    typealias Append = @Sendable (_ claim: Claim, _ offset: Int, _ bytes: [UInt8]) async throws(StoreError) -> Void
+    private let send: Send
+    private let ready = Mutex<[ObjectIdentifier: DatabaseLogSink]>([:])
+    private let wake: AsyncStream<Void>
+    private let waker: AsyncStream<Void>.Continuation
 
-    private let append: Append
+    init(send: @escaping Send) {
+        self.send = send
+        (wake, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+    }
+
+    func sink(for claim: Claim) -> DatabaseLogSink {
+        DatabaseLogSink(claim: claim, shipper: self)
+    }
+
+    /// `sink` has bytes to send.
+    func schedule(_ sink: DatabaseLogSink) {
+        ready.withLock { $0[ObjectIdentifier(sink)] = sink }
+        waker.yield()
+    }
+
+    /// Sends what the sinks gather until the task is canceled.
+    func run() async {
+        for await _ in wake {
+            if !ready.withLock({ $0.values.contains { $0.closing } }) { try? await Task.sleep(for: Self.gathering) }
+            await shipReady()
+        }
+    }
+
+    private func shipReady() async {
+        var delay = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            let sinks = ready.withLock { ready in
+                defer { ready = [:] }; return Array(ready.values)
+            }
+            var budget = Self.batchLimit
+            let batch = sinks.compactMap { sink -> (DatabaseLogSink, Chunk)? in
+                guard budget > 0, let chunk = sink.next(limit: min(budget, Self.chunkLimit)) else { return nil }
+                budget -= chunk.bytes.count
+                return (sink, chunk)
+            }
+            guard !batch.isEmpty else { return }
+            do {
+                let lost = try await send(batch.map(\.1))
+                for (sink, chunk) in batch { sink.sent(chunk, lost: lost.contains(chunk.claim.id)) }
+                delay = .milliseconds(100)
+            } catch {
+                try? await Task.sleep(for: delay)
+                delay = min(delay * 2, .seconds(2))
+            }
+            for sink in sinks where sink.hasPending { ready.withLock { $0[ObjectIdentifier(sink)] = sink } }
+        }
+    }
+}
+
+/// One integration's log on its way to the database through the host's `LogShipper`.
+final class DatabaseLogSink: LogSink {
+    private struct State {
+        var pending: [UInt8] = []
+        var offset = 0
+        var lost = false
+        var closing = false
+    }
+
+    /// How long `close` waits for the database to take what is pending.
+    static let closeLimit = Duration.seconds(30)
+
     private let claim: Claim
+    private let shipper: LogShipper
     private let state = Mutex(State())
 
-    init(claim: Claim, append: @escaping Append) {
-        self.append = append
+    init(claim: Claim, shipper: LogShipper) {
         self.claim = claim
+        self.shipper = shipper
     }
 
     func write(_ bytes: [UInt8]) {
-        state.withLock { state in
-            guard !state.lost, !bytes.isEmpty else { return }
+        let scheduled = state.withLock { state in
+            guard !state.lost, !bytes.isEmpty else { return false }
             state.pending += bytes
-            if state.sender == nil { state.sender = Task { await self.send() } }
+            return true
         }
+        if scheduled { shipper.schedule(self) }
     }
 
+    /// Waits until everything written is in the database, or the claim was lost, or the database
+    /// stayed away for `closeLimit` (then what is still pending is not kept).
     func close() async {
-        let deadline = ContinuousClock.now + .seconds(30)
-        while let sender = state.withLock({ $0.sender }) {
+        state.withLock { $0.closing = true }
+        shipper.schedule(self)
+        let deadline = ContinuousClock.now + Self.closeLimit
+        var pause = Duration.milliseconds(1)
+        while hasPending {
             guard ContinuousClock.now < deadline else {
-                // The database stayed away: what is still pending is not kept.
                 state.withLock { $0.lost = true }
-                sender.cancel()
                 return
             }
-            await sender.value
+            try? await Task.sleep(for: pause)
+            pause = min(pause * 2, .milliseconds(50))
         }
     }
 
-    private func send() async {
-        try? await Task.sleep(for: Self.gathering)
-        while true {
-            let next = state.withLock { state -> (bytes: [UInt8], offset: Int)? in
-                guard !state.lost, !state.pending.isEmpty else {
-                    state.sender = nil
-                    return nil
-                }
-                let bytes = Array(state.pending.prefix(Self.chunkLimit))
-                state.pending.removeFirst(bytes.count)
-                return (bytes, state.offset)
-            }
-            guard let next else { return }
-            var delay = Duration.milliseconds(100)
-            while true {
-                do {
-                    try await append(claim, next.offset, next.bytes)
-                    state.withLock { $0.offset += next.bytes.count }
-                    break
-                } catch .claimLost {
-                    state.withLock { state in
-                        state.lost = true
-                        state.pending = []
-                        state.sender = nil
-                    }
-                    return
-                } catch {
-                    if Task.isCancelled { return }
-                    try? await Task.sleep(for: delay)
-                    delay = min(delay * 2, .seconds(2))
-                }
+    var closing: Bool { state.withLock { $0.closing } }
+
+    var hasPending: Bool { state.withLock { !$0.lost && !$0.pending.isEmpty } }
+
+    /// The next chunk to send, of at most `limit` bytes.
+    fileprivate func next(limit: Int) -> LogShipper.Chunk? {
+        state.withLock { state in
+            guard !state.lost, !state.pending.isEmpty else { return nil }
+            return LogShipper.Chunk(claim: claim, offset: state.offset, bytes: Array(state.pending.prefix(limit)))
+        }
+    }
+
+    /// `chunk` is in the database, or its claim was `lost` and nothing more is sent.
+    fileprivate func sent(_ chunk: LogShipper.Chunk, lost: Bool) {
+        state.withLock { state in
+            if lost {
+                state.lost = true
+                state.pending = []
+            } else if state.offset == chunk.offset {
+                state.pending.removeFirst(chunk.bytes.count)
+                state.offset += chunk.bytes.count
             }
         }
     }

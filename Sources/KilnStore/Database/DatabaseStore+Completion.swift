@@ -2,9 +2,15 @@ import Foundation
 import KilnCore
 
 extension DatabaseStore {
+    /// The holder's completion. Its claim token is cleared, which tells its own stop-request
+    /// checks (`StoreRules.stopRequest`) that it ended normally, not that another host took it.
     @discardableResult
     public func complete(_ claim: Claim, outcome: IntegrationOutcome, now: Date) async throws(StoreError) -> Integration {
-        try await write("completing an integration") { db in try Self.complete(db, claim, outcome: outcome, now: now) }
+        try await write("completing an integration") { db in
+            let integration = try Self.complete(db, claim, outcome: outcome, now: now)
+            try db.execute("UPDATE integration SET claim_token = NULL WHERE id = ?", claim.id)
+            return integration
+        }
     }
 
     /// Ends an integration within the caller's transaction: marks its issues against the

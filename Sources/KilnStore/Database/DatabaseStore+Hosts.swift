@@ -4,12 +4,15 @@ import KilnCore
 /// Hosts, their leases and what they recover of each other, all on the database's clock
 /// (`SQLDialect.now`): a host whose own clock is wrong is judged the same as any other.
 extension DatabaseStore {
-    public func heartbeat(_ host: HostReport) async throws(StoreError) {
+    @discardableResult
+    public func heartbeat(_ host: HostReport) async throws(StoreError) -> Bool {
         // `kiln run` beside one SQLite file is judged by its process, never by a lease: its
         // reports are not recorded, so it leaves no host behind to show as gone.
-        guard engine.sharedByHosts || host.executors > 0 else { return }
-        // Not news for the other hosts' schedulers and page caches.
-        try await write("recording this host's heartbeat", notify: nil) { db in
+        guard engine.sharedByHosts || host.executors > 0 else { return false }
+        let shared = engine.sharedByHosts
+        // On the control lane, which no work of this host holds up; not news for the other hosts'
+        // schedulers and page caches.
+        return try await write("recording this host's heartbeat", lane: .control, notify: nil) { db in
             let now = db.dialect.now
             try db.execute(
                 """
@@ -22,6 +25,18 @@ extension DatabaseStore {
                     lease = CASE WHEN excluded.executors = 0 THEN host.lease ELSE excluded.lease END,
                     started_at = CASE WHEN host.last_heard + host.lease < excluded.last_heard THEN excluded.started_at ELSE host.started_at END
                 """, host.name, host.version, host.executors, host.busy, host.botsDigest, host.lease.seconds)
+            // What a recovery would do, found with the index of unfinished integrations, so that
+            // hosts scan for lost work only when a lease has lapsed.
+            let silent =
+                shared
+                ? """
+                EXISTS (SELECT 1 FROM integration LEFT JOIN host ON host.name = integration.host
+                    WHERE integration.step NOT IN ('pending', 'completed') AND integration.host IS NOT NULL
+                        AND (host.name IS NULL OR host.last_heard + host.lease < \(now))) OR
+                """ : ""
+            let due: Bool? = try db.value(
+                "SELECT \(silent) EXISTS (SELECT 1 FROM host WHERE last_heard < \(now) - ?) AS due", StoreRules.forgetHostsAfter.seconds)
+            return due ?? false
         }
     }
 
@@ -66,7 +81,7 @@ extension DatabaseStore {
     }
 
     public func holdLease(_ name: String, holder: String, for duration: Duration) async throws(StoreError) -> Bool {
-        try await write("holding the lease '\(name)'", notify: nil) { db in
+        try await write("holding the lease '\(name)'", lane: .control, notify: nil) { db in
             let now = db.dialect.now
             let row = try db.row(
                 """

@@ -11,7 +11,7 @@ extension DatabaseStore {
     }
 
     public func logSink(for claim: Claim) -> (any LogSink)? {
-        engine.logsInDatabase ? DatabaseLogSink(claim: claim, append: self.appendChunk) : nil
+        logShipper?.sink(for: claim)
     }
 
     public func readLog(bot: String, number: Int, from offset: Int, limit: Int) async throws(StoreError) -> [UInt8]? {
@@ -71,14 +71,25 @@ extension DatabaseStore {
             """, id, Array(LogFiles.note(note).utf8), id)
     }
 
-    /// Writes one chunk at `offset` if `claim` still holds. A chunk already there (a retry of a
-    /// write whose answer was lost) is left as it is.
-    @Sendable func appendChunk(_ claim: Claim, offset: Int, bytes: [UInt8]) async throws(StoreError) {
-        try await write("writing the log of \(claim.bot) #\(claim.number)", notify: .log) { db in
-            try Self.checkClaim(db, claim)
-            try db.execute(
-                "INSERT INTO log_chunk (integration_id, start_offset, data) VALUES (?, ?, ?) ON CONFLICT (integration_id, start_offset) DO NOTHING",
-                claim.id, offset, bytes)
+    /// Writes chunks at their offsets in one transaction, each only if its claim still holds;
+    /// returns the integrations whose claim was lost. A chunk already there (a retry of a write
+    /// whose answer was lost) is left as it is.
+    static func appendChunks(_ engine: Engine, _ chunks: [LogShipper.Chunk]) async throws(StoreError) -> Set<Int64> {
+        let what = chunks.count == 1 ? "writing the log of \(chunks[0].claim.bot) #\(chunks[0].claim.number)" : "writing \(chunks.count) logs"
+        return try await engine.write(what, lane: .work, notify: .log, limit: operationLimit) { db in
+            var lost: Set<Int64> = []
+            for chunk in chunks {
+                do {
+                    try Self.checkClaim(db, chunk.claim)
+                } catch StoreError.claimLost {
+                    lost.insert(chunk.claim.id)
+                    continue
+                }
+                try db.execute(
+                    "INSERT INTO log_chunk (integration_id, start_offset, data) VALUES (?, ?, ?) ON CONFLICT (integration_id, start_offset) DO NOTHING",
+                    chunk.claim.id, chunk.offset, chunk.bytes)
+            }
+            return lost
         }
     }
 }

@@ -11,7 +11,9 @@ extension DatabaseStore {
             let reason = StoreRules.abandonedReason(owner: claim.owner ?? "", step: claim.step)
             await appendNote(reason, to: claim.integration)
             do {
-                recovered.append(try await complete(claim, outcome: IntegrationOutcome(result: .internalError, reason: reason), now: now))
+                let outcome = IntegrationOutcome(result: .internalError, reason: reason)
+                recovered.append(
+                    try await write("ending an abandoned integration") { db in try Self.complete(db, claim, outcome: outcome, now: now) })
             } catch .claimLost {
                 continue  // ended meanwhile by its own process or another host
             }

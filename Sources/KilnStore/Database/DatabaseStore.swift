@@ -10,9 +10,23 @@ import KilnCore
 /// transaction: it sees and leaves the store consistent, with no state kept in memory between calls.
 public final class DatabaseStore<Engine: StoreEngine>: Store {
     public let engine: Engine
+    /// Sends this host's integration logs, where they are kept in the database.
+    let logShipper: LogShipper?
 
     init(engine: Engine) {
         self.engine = engine
+        var shipper: LogShipper?
+        if engine.logsInDatabase { shipper = LogShipper { chunks throws(StoreError) in try await Self.appendChunks(engine, chunks) } }
+        logShipper = shipper
+    }
+
+    /// The engine's background work and the log shipper, until the task is canceled.
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.engine.run() }
+            if let logShipper { group.addTask { await logShipper.run() } }
+            while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+        }
     }
 
     var logsDirectory: String? { engine.logsDirectory }
@@ -31,9 +45,10 @@ public final class DatabaseStore<Engine: StoreEngine>: Store {
 
     @discardableResult
     func write<T: Sendable>(
-        _ what: String, notify: ChangeKind? = .data, limit: Duration = operationLimit, _ body: @escaping @Sendable (any SQLConnection) throws -> T
+        _ what: String, lane: TransactionLane = .work, notify: ChangeKind? = .data, limit: Duration = operationLimit,
+        _ body: @escaping @Sendable (any SQLConnection) throws -> T
     ) async throws(StoreError) -> T {
-        try await engine.write(what, notify: notify, limit: limit, body)
+        try await engine.write(what, lane: lane, notify: notify, limit: limit, body)
     }
 }
 

@@ -11,12 +11,16 @@ public protocol StoreEngine: Sendable {
     /// Runs `body` in one read-only transaction that sees one snapshot.
     func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws(StoreError) -> T
 
-    /// Runs `body` in one write transaction. `notify` says what the other processes and hosts hear
-    /// of it when it changed anything (nil: nothing they need to hear of, such as a heartbeat);
-    /// `limit` how long it may take, waiting for the database included.
+    /// Runs `body` in one write transaction on `lane`. `notify` says what the other processes and
+    /// hosts hear of it when it changed anything (nil: nothing they need to hear of, such as a
+    /// heartbeat); `limit` how long it may take, waiting for the database included.
     func write<T: Sendable>(
-        _ what: String, notify: ChangeKind?, limit: Duration, _ body: @escaping @Sendable (any SQLConnection) throws -> T
+        _ what: String, lane: TransactionLane, notify: ChangeKind?, limit: Duration, _ body: @escaping @Sendable (any SQLConnection) throws -> T
     ) async throws(StoreError) -> T
+
+    /// Does the engine's background work until the task is canceled: hearing other hosts' changes
+    /// where it is not done on demand.
+    func run() async
 
     /// Where changes from this process and every other are heard.
     var hub: ChangeHub { get }
@@ -38,8 +42,17 @@ extension StoreEngine {
     func write<T: Sendable>(
         _ what: String, notify: ChangeKind? = .data, _ body: @escaping @Sendable (any SQLConnection) throws -> T
     ) async throws(StoreError) -> T {
-        try await write(what, notify: notify, limit: operationLimit, body)
+        try await write(what, lane: .work, notify: notify, limit: operationLimit, body)
     }
+}
+
+/// Which of an engine's connections a write runs on.
+public enum TransactionLane: Sendable {
+    /// The store's work: claims, steps, completions, logs, pages.
+    case work
+    /// What keeps a host known to the others (heartbeats and leases): a connection of its own
+    /// that no amount of work can hold up.
+    case control
 }
 
 /// How long one read or write may take, waiting for a connection included: a database server that

@@ -162,7 +162,7 @@ public enum StoreMigration {
         guard let handle = FileHandle(forReadingAtPath: log.path) else { throw MigrationError.unreadableLog(path: log.path) }
         defer { try? handle.close() }
         var offset = 0
-        while let data = try handle.read(upToCount: DatabaseLogSink.chunkLimit), !data.isEmpty {
+        while let data = try handle.read(upToCount: LogShipper.chunkLimit), !data.isEmpty {
             try db.execute("INSERT INTO log_chunk (integration_id, start_offset, data) VALUES (?, ?, ?)", log.integration, offset, Array(data))
             offset += data.count
         }

@@ -18,19 +18,7 @@ enum PostgresURL {
         var database: String
         var tls: String
 
-        var client: PostgresClient.Configuration {
-            if let socketPath { return .init(unixSocketPath: socketPath, username: username, password: password, database: database) }
-            let tls: PostgresClient.Configuration.TLS =
-                switch self.tls {
-                case "disable": .disable
-                case "require", "verify-ca", "verify-full": .require(.makeClientConfiguration())
-                default: .prefer(.makeClientConfiguration())
-                }
-            return .init(host: host ?? "", port: port, username: username, password: password, database: database, tls: tls)
-        }
-
-        /// One connection, for checking the database is there before the pool (which retries
-        /// for ever) takes over.
+        /// How each of the store's connections connects.
         func connection() throws -> PostgresConnection.Configuration {
             if let socketPath { return .init(unixSocketPath: socketPath, username: username, password: password, database: database) }
             let tls: PostgresConnection.Configuration.TLS =

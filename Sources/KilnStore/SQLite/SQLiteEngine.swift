@@ -27,10 +27,10 @@ public struct SQLiteEngine: StoreEngine {
         return try Self.unwrap(result, what)
     }
 
-    /// `notify` and `limit` need nothing here: the watcher hears every commit, and SQLite's
-    /// busy timeout bounds the wait for the write lock.
+    /// `lane`, `notify` and `limit` need nothing here: one host has nobody to heartbeat to, the
+    /// watcher hears every commit, and SQLite's busy timeout bounds the wait for the write lock.
     public func write<T: Sendable>(
-        _ what: String, notify: ChangeKind?, limit: Duration, _ body: @escaping @Sendable (any SQLConnection) throws -> T
+        _ what: String, lane: TransactionLane, notify: ChangeKind?, limit: Duration, _ body: @escaping @Sendable (any SQLConnection) throws -> T
     ) async throws(StoreError) -> T {
         let result: Result<T, any Error> = await withCheckedContinuation { continuation in
             pool.asyncWriteWithoutTransaction { db in
@@ -48,6 +48,9 @@ public struct SQLiteEngine: StoreEngine {
         }
         return try Self.unwrap(result, what)
     }
+
+    /// Nothing runs in the background: the watcher starts with the first subscriber.
+    public func run() async {}
 
     /// Runs `body` in a read transaction on the calling thread, which must not be one of Swift's
     /// cooperative pool (`kiln migrate` reads SQLite from PostgreSQL's transaction thread).

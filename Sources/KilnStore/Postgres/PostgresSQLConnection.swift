@@ -1,0 +1,88 @@
+import Logging
+import NIOCore
+import PostgresNIO
+
+/// A leased connection inside one of `PostgresEngine`'s transactions, on a thread of the
+/// engine's: each statement waits for its answer. `?` placeholders become `$1`, `$2`, ….
+struct PostgresSQLConnection: SQLConnection {
+    let connection: PostgresConnection
+    let logger: Logger
+
+    var dialect: SQLDialect { .postgres }
+
+    func rows(_ sql: String, _ arguments: [any SQLBindable]) throws -> [SQLRow] {
+        let result = try connection.query(Self.query(sql, arguments), logger: logger).wait()
+        guard let first = result.rows.first else { return [] }
+        let columns = SQLRow.Columns.of(sql) { first.map(\.columnName) }
+        return result.rows.map { row in SQLRow(columns: columns, values: row.map(Self.value)) }
+    }
+
+    func execute(_ sql: String, _ arguments: [any SQLBindable]) throws -> Int {
+        try connection.query(Self.query(sql, arguments), logger: logger).wait().metadata.rows ?? 0
+    }
+
+    static func query(_ sql: String, _ arguments: [any SQLBindable]) -> PostgresQuery {
+        var bindings = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            switch argument.sqlValue {
+            case .null: bindings.appendNull()
+            case .integer(let value): bindings.append(value)
+            case .real(let value): bindings.append(value)
+            case .text(let value): bindings.append(value)
+            case .blob(let value): bindings.append(ByteBuffer(bytes: value))
+            case .bool(let value): bindings.append(value)
+            }
+        }
+        return PostgresQuery(unsafeSQL: numbered(sql), binds: bindings)
+    }
+
+    /// `?` → `$1`, `$2`, … outside string literals.
+    static func numbered(_ sql: String) -> String {
+        var result = ""
+        result.reserveCapacity(sql.utf8.count + 16)
+        var inLiteral = false
+        var number = 0
+        for character in sql {
+            if character == "'" { inLiteral.toggle() }
+            if character == "?" && !inLiteral {
+                number += 1
+                result += "$\(number)"
+            } else {
+                result.append(character)
+            }
+        }
+        return result
+    }
+
+    static func value(_ cell: PostgresCell) -> SQLValue {
+        guard cell.bytes != nil else { return .null }
+        do {
+            switch cell.dataType {
+            case .int2, .int4, .int8: return .integer(try cell.decode(Int64.self))
+            case .float4, .float8: return .real(try cell.decode(Double.self))
+            case .numeric: return .real(Double(try cell.decode(String.self)) ?? 0)
+            case .bool: return .bool(try cell.decode(Bool.self))
+            case .bytea: return .blob(Array(buffer: try cell.decode(ByteBuffer.self)))
+            default: return .text(try cell.decode(String.self))
+            }
+        } catch {
+            return .null
+        }
+    }
+}
+
+extension Error {
+    /// What went wrong, in PostgreSQL's words where it said something: PSQLError's description
+    /// hides everything by design.
+    var reason: String {
+        if let error = self as? PostgresTransactionError {
+            return (error.closureError ?? error.beginError ?? error.commitError ?? error).reason
+        }
+        guard let error = self as? PSQLError else { return "\(self)" }
+        if let message = error.serverInfo?[.message] {
+            return [error.serverInfo?[.sqlState].map { "\($0): " }, message].compactMap { $0 }.joined()
+        }
+        if let underlying = error.underlying { return "\(error.code): \(underlying)" }
+        return "\(error.code)"
+    }
+}
