@@ -206,7 +206,14 @@ struct HostsBench {
             servers.append((name: "host-\(index)", port: port, server: try Server(kiln: kiln, home: home, listen: "127.0.0.1:\(port)")))
         }
         let cluster = Cluster(store: try await PostgresStore.open(DatabaseSettings(url: url)), servers: servers)
-        for server in servers { try await WebBench.waitForHTTP("http://127.0.0.1:\(server.port)/health") }
+        for server in servers {
+            do {
+                try await WebBench.waitForHTTP("http://127.0.0.1:\(server.port)/health")
+            } catch {
+                let log = (try? String(contentsOfFile: server.server.home + "/kiln-serve.log", encoding: .utf8)) ?? ""
+                throw BenchError.unexpected("\(server.name) did not answer; its output ends:\n\(log.suffix(1500))")
+            }
+        }
         return cluster
     }
 

@@ -26,6 +26,7 @@ struct ManyHostsBench {
                 "repository: {url: '\(repository)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers: [{name: wait, phase: before, run: 'sleep \(Self.wait); exit 1'}]\n"
                 .write(toFile: "\(bots)/bot-\(index).yml", atomically: false, encoding: .utf8)
         }
+        try WebBench.secret.write(toFile: work.url("hosts-secret"), atomically: false, encoding: .utf8)
         let hosts = HostsBench(kiln: kiln, work: work)
         let cluster = try await hosts.cluster(postgres, database: "many", hosts: Self.hosts, bots: bots, executors: Self.executors, lease: "30s")
         defer { cluster.stop() }

@@ -92,8 +92,11 @@ final class Server {
         process.executableURL = URL(fileURLWithPath: kiln)
         process.arguments = ["serve", "--listen", listen, "--log-level", "warning"]
         process.currentDirectoryURL = URL(fileURLWithPath: home)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
+        // Its warnings and errors, for when it does not answer.
+        _ = FileManager.default.createFile(atPath: home + "/kiln-serve.log", contents: nil)
+        let log = FileHandle(forWritingAtPath: home + "/kiln-serve.log") ?? FileHandle.nullDevice
+        process.standardOutput = log
+        process.standardError = log
         try process.run()
     }
 

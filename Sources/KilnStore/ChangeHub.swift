@@ -43,7 +43,7 @@ public final class ChangeHub: Sendable {
 
     /// Wakes every subscriber to `kind`.
     func broadcast(_ kind: ChangeKind = .data) {
-        let subscribers = state.withLock { $0.subscribers.values.filter { $0.kind == kind }.map(\.continuation) }
+        let subscribers = state.withLock { $0.subscribers.values.filter { $0.kind.hears(kind) }.map(\.continuation) }
         for subscriber in subscribers { subscriber.yield() }
     }
 

@@ -19,10 +19,14 @@ public protocol Store: MailStore, WebhookStore, StatusStore {
     func run() async
 
     /// A new subscription to the store's changes, from this process or any other: each element
-    /// says "something changed, look again". The scheduler wakes on it to claim queued
-    /// integrations and to stop canceled ones, and the page cache drops stale pages. A busy
+    /// says "something changed, look again". The page cache drops stale pages on it. A busy
     /// subscriber hears of several changes once. It ends when the subscriber stops iterating.
     func changes() -> AsyncStream<Void>
+
+    /// Like `changes()`, for changes of the queue and of what runs only (queued, coalesced,
+    /// claimed, completed, asked to stop, bots loaded): the scheduler wakes on them to claim and
+    /// to stop, and the status publisher to compose, and not on every step, log or mail.
+    func queueChanges() -> AsyncStream<Void>
 
     /// Records the bots as just loaded; bots whose files are gone are kept, marked not loaded.
     func syncBots(_ bots: [BotState], now: Date) async throws(StoreError)

@@ -61,7 +61,7 @@ public actor StatusPublisher: Service {
     }
 
     public func run() async throws {
-        await Rounds.run(tick: settings.tick, wakeups: wakeups, wakeup: wakeup, changes: store.changes()) { _ = await self.round() }
+        await Rounds.run(tick: settings.tick, wakeups: wakeups, wakeup: wakeup, changes: store.queueChanges()) { _ = await self.round() }
         logger.info("status publisher stopped")
     }
 

@@ -117,7 +117,7 @@ public actor Scheduler: Service {
     /// when an executor frees up, and once a tick in case a change was missed.
     private func dispatch() async {
         let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let changes = store.changes()
+        let changes = store.queueChanges()
         let tick = settings.tick
         await withDiscardingTaskGroup { group in
             group.addTask {

@@ -6,7 +6,7 @@ extension DatabaseStore {
     /// checks (`StoreRules.stopRequest`) that it ended normally, not that another host took it.
     @discardableResult
     public func complete(_ claim: Claim, outcome: IntegrationOutcome, now: Date) async throws(StoreError) -> Integration {
-        try await write("completing an integration") { db in
+        try await write("completing an integration", notify: .queue) { db in
             let integration = try Self.complete(db, claim, outcome: outcome, now: now)
             try db.execute("UPDATE integration SET claim_token = NULL WHERE id = ?", claim.id)
             return integration

@@ -13,7 +13,9 @@ extension DatabaseStore {
             do {
                 let outcome = IntegrationOutcome(result: .internalError, reason: reason)
                 recovered.append(
-                    try await write("ending an abandoned integration") { db in try Self.complete(db, claim, outcome: outcome, now: now) })
+                    try await write("ending an abandoned integration", notify: .queue) { db in
+                        try Self.complete(db, claim, outcome: outcome, now: now)
+                    })
             } catch .claimLost {
                 continue  // ended meanwhile by its own process or another host
             }

@@ -3,7 +3,7 @@ import KilnCore
 
 extension DatabaseStore {
     public func syncBots(_ bots: [BotState], now: Date) async throws(StoreError) {
-        try await write("recording the loaded bots") { db in
+        try await write("recording the loaded bots", notify: .queue) { db in
             try db.execute("UPDATE bot SET loaded = false")
             for bot in bots {
                 try db.execute(
@@ -17,7 +17,7 @@ extension DatabaseStore {
     }
 
     public func enqueue(_ request: QueueRequest, now: Date) async throws(StoreError) -> QueueOutcome {
-        try await write("queueing an integration of '\(request.bot)'") { db in try Self.enqueue(db, request, now: now) }
+        try await write("queueing an integration of '\(request.bot)'", notify: .queue) { db in try Self.enqueue(db, request, now: now) }
     }
 
     /// Queues, or coalesces, within the caller's transaction. The bot's row is locked first: it
@@ -112,7 +112,7 @@ extension DatabaseStore {
     }
 
     public func claimNext(owner: String, now: Date) async throws(StoreError) -> Claim? {
-        try await write("claiming a queued integration") { db in
+        try await write("claiming a queued integration", notify: .queue) { db in
             // The queued row and its bot's row are locked together, skipping those another host
             // holds: a bot being queued or claimed elsewhere waits for the next look.
             guard
@@ -131,7 +131,7 @@ extension DatabaseStore {
     }
 
     public func claim(_ id: Int64, owner: String, now: Date) async throws(StoreError) -> Claim? {
-        try await write("claiming integration \(id)") { db in
+        try await write("claiming integration \(id)", notify: .queue) { db in
             guard
                 try db.row(
                     """
@@ -195,7 +195,7 @@ extension DatabaseStore {
     }
 
     public func requestCancel(_ id: Int64, reason: String) async throws(StoreError) {
-        try await write("asking an integration to stop") { db in
+        try await write("asking an integration to stop", notify: .queue) { db in
             try db.execute(
                 "UPDATE integration SET cancel_requested = ? WHERE id = ? AND step <> 'completed' AND cancel_requested IS NULL", reason, id)
         }

@@ -35,6 +35,10 @@ public final class DatabaseStore<Engine: StoreEngine>: Store {
         engine.hub.subscribe(to: .data)
     }
 
+    public func queueChanges() -> AsyncStream<Void> {
+        engine.hub.subscribe(to: .queue)
+    }
+
     public func logChanges() -> AsyncStream<Void> {
         engine.hub.subscribe(to: .log)
     }

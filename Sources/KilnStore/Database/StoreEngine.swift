@@ -59,8 +59,16 @@ public enum TransactionLane: Sendable {
 /// refuses connections would make a page wait for ever, and it must rather answer 503.
 let operationLimit = Duration.seconds(15)
 
-/// What changed: the store's data (`Store.changes()`), or an integration's log (`Store.logChanges()`).
+/// What changed: the store's data (`Store.changes()`), the queue or what runs (`Store.queueChanges()`,
+/// which is data too), or an integration's log (`Store.logChanges()`). It is the payload of
+/// PostgreSQL's notifications.
 public enum ChangeKind: String, Sendable {
     case data = ""
+    case queue
     case log
+
+    /// Whether a subscriber to `self` hears of a change of `kind`.
+    func hears(_ kind: ChangeKind) -> Bool {
+        self == kind || (self == .data && kind == .queue)
+    }
 }

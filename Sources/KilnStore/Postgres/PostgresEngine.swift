@@ -57,9 +57,9 @@ public final class PostgresEngine: StoreEngine {
                 try await withTaskCancellationHandler {
                     try await connection.listen(on: "kiln") { notifications in
                         delay = .milliseconds(100)
-                        hub.broadcast(.data)
+                        hub.broadcast(.queue)
                         hub.broadcast(.log)
-                        for try await notification in notifications { hub.broadcast(notification.payload == "log" ? .log : .data) }
+                        for try await notification in notifications { hub.broadcast(ChangeKind(rawValue: notification.payload) ?? .data) }
                     }
                 } onCancel: {
                     connection.closeQuietly()
