@@ -23,10 +23,15 @@ public protocol Store: MailStore, WebhookStore, StatusStore {
     /// subscriber hears of several changes once. It ends when the subscriber stops iterating.
     func changes() -> AsyncStream<Void>
 
-    /// Like `changes()`, for changes of the queue and of what runs only (queued, coalesced,
-    /// claimed, completed, asked to stop, bots loaded): the scheduler wakes on them to claim and
-    /// to stop, and the status publisher to compose, and not on every step, log or mail.
+    /// Like `changes()`, for changes of the queue only (queued, coalesced, completed, asked to
+    /// stop, bots loaded): idle schedulers wake on them to claim, and not on every claim, step,
+    /// log or mail of every host.
     func queueChanges() -> AsyncStream<Void>
+
+    /// Like `changes()`, for requests that running integrations stop only (`requestCancel`, a
+    /// superseding or closing request, a recovery): busy schedulers wake on them to look at
+    /// `stopRequests`.
+    func stopChanges() -> AsyncStream<Void>
 
     /// Records the bots as just loaded; bots whose files are gone are kept, marked not loaded.
     func syncBots(_ bots: [BotState], now: Date) async throws(StoreError)

@@ -49,38 +49,45 @@ struct ChangeWatcherTests {
     }
 
     @Test(
-        "Queue subscribers hear queueing, claiming and completing; on PostgreSQL a step or a mail wakes page caches but not schedulers",
+        "Queue subscribers hear queueing and completing, stop subscribers a cancel; on PostgreSQL a claim, a step or a mail wakes only page caches",
         arguments: Engine.allCases)
-    func queueChanges(engine: Engine) async throws {
+    func kindsOfChange(engine: Engine) async throws {
         let test = try await TestStore(engine)
-        let (queue, data) = (Calls(), Calls())
-        let subscriptions = [(test.store.queueChanges(), queue), (test.store.changes(), data)]
+        let (stop, queue, data) = (Calls(), Calls(), Calls())
+        let subscriptions = [(test.store.stopChanges(), stop), (test.store.queueChanges(), queue), (test.store.changes(), data)]
         let listeners = subscriptions.map { changes, calls in Task { for await _ in changes { calls.add() } } }
         defer { for listener in listeners { listener.cancel() } }
-        /// Runs `change` and says whether each kind of subscriber heard of it within 500 ms.
-        func heard(_ change: () async throws -> Void) async throws -> (queue: Bool, data: Bool) {
+        if engine == .postgres {
+            // The listener wakes everyone once it is listening: wait for that first.
+            let deadline = ContinuousClock.now + .seconds(20)
+            while data.value == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        /// Runs `change` and says which subscribers (stop, queue, data) heard of it within 500 ms.
+        func heard(_ change: () async throws -> Void) async throws -> [Bool] {
             try await Task.sleep(for: .milliseconds(300))
-            let before = (queue.value, data.value)
+            let before = [stop.value, queue.value, data.value]
             try await change()
             let deadline = ContinuousClock.now + .milliseconds(500)
-            while data.value == before.1, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            while data.value == before[2], ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             try await Task.sleep(for: .milliseconds(100))
-            return (queue.value > before.0, data.value > before.1)
+            return zip([stop.value, queue.value, data.value], before).map { $0 > $1 }
         }
-        #expect(
-            try await heard { _ = try await test.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date()) } == (
-                true, true
-            ))
+        // SQLite's watcher hears commits, not what they were: there, everyone hears everything.
+        let sqlite = engine == .sqlite
+        let queueing = try await heard { _ = try await test.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date()) }
+        #expect(queueing == [sqlite, true, true])
         var claim: Claim?
-        #expect(try await heard { claim = try await test.store.claimNext(owner: "build-1 1 1", now: Date()) } == (true, true))
+        #expect(try await heard { claim = try await test.store.claimNext(owner: "build-1 1 1", now: Date()) } == [sqlite, sqlite, true])
         let claimed = try #require(claim)
-        let step = try await heard { try await test.store.advance(claimed, to: .building, now: Date()) }
+        #expect(try await heard { try await test.store.advance(claimed, to: .building, now: Date()) } == [sqlite, sqlite, true])
         let mail = try await heard {
             try await test.store.queueMail(OutgoingMail(dedupeKey: "m", recipients: ["a@example.com"], subject: "s", message: []), now: Date())
         }
-        // SQLite's watcher hears commits, not what they were: there, everyone hears everything.
-        #expect(step == (engine == .sqlite, true) && mail == (engine == .sqlite, true), "step \(step), mail \(mail)")
+        #expect(mail == [sqlite, sqlite, true])
+        #expect(try await heard { try await test.store.requestCancel(claimed.id, reason: "asked") } == [true, true, true])
         #expect(
-            try await heard { try await test.store.complete(claimed, outcome: IntegrationOutcome(result: .succeeded), now: Date()) } == (true, true))
+            try await heard { try await test.store.complete(claimed, outcome: IntegrationOutcome(result: .canceled), now: Date()) } == [
+                sqlite, true, true,
+            ])
     }
 }

@@ -46,6 +46,9 @@ public actor StatusPublisher: Service {
     let now: @Sendable () -> Date
     private let wakeups: AsyncStream<Void>
     private let wakeup: AsyncStream<Void>.Continuation
+    /// When a round with no bot to compose for last looked at the outbox: without such bots, it
+    /// looks once a tick, not at every change of every host.
+    private var lastIdleLook: ContinuousClock.Instant?
 
     public init(
         store: any Store, registry: BotRegistry, publicURL: String, settings: Settings = Settings(), logger: Logger,
@@ -61,7 +64,7 @@ public actor StatusPublisher: Service {
     }
 
     public func run() async throws {
-        await Rounds.run(tick: settings.tick, wakeups: wakeups, wakeup: wakeup, changes: store.queueChanges()) { _ = await self.round() }
+        await Rounds.run(tick: settings.tick, wakeups: wakeups, wakeup: wakeup, changes: store.changes()) { _ = await self.round() }
         logger.info("status publisher stopped")
     }
 
@@ -71,6 +74,11 @@ public actor StatusPublisher: Service {
     @discardableResult
     public func round() async -> Int {
         let bots = await registry.catalog.bots.map(\.bot).filter { $0.forge != nil }
+        if bots.isEmpty {
+            // Only retries of statuses composed before (by a bot since changed) can be due.
+            if let last = lastIdleLook, ContinuousClock.now - last < settings.tick { return 0 }
+            lastIdleLook = .now
+        }
         do {
             if !bots.isEmpty { try await compose(bots) }
             var delivered = 0

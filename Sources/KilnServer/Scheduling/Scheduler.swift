@@ -58,6 +58,8 @@ public actor Scheduler: Service {
 
     /// Integrations running now, each with its claim and the signal that stops it.
     private var running: [Int64: (claim: Claim, stop: AsyncStream<Void>.Continuation)] = [:]
+    /// Whether something may have asked running work to stop since the scheduler last looked.
+    private var stopsToCheck = true
     /// Whether this host holds the schedule lease (polls and periodic schedules run on one host),
     /// and when it looks again.
     var leadership: (held: Bool, until: ContinuousClock.Instant)?
@@ -113,25 +115,36 @@ public actor Scheduler: Service {
     // MARK: Running
 
     /// Claims queued integrations while an executor is free and runs each in a child task. The
-    /// queue and the cancel requests are looked at whenever the store changes (in any process),
-    /// when an executor frees up, and once a tick in case a change was missed.
+    /// queue is looked at whenever it changes (in any process or host) and when an executor frees
+    /// up; the cancel requests whenever someone asks work to stop; both once a tick in case a
+    /// change was missed. A claim, step or log of another host wakes no scheduler.
     private func dispatch() async {
         let (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let changes = store.queueChanges()
+        let (queue, stops) = (store.queueChanges(), store.stopChanges())
         let tick = settings.tick
         await withDiscardingTaskGroup { group in
             group.addTask {
-                for await _ in changes { wake.yield() }
+                for await _ in queue { wake.yield() }
+            }
+            group.addTask {
+                for await _ in stops {
+                    await self.stopsMayHaveChanged()
+                    wake.yield()
+                }
             }
             group.addTask {
                 while !Task.isCancelled {
                     try? await Task.sleep(for: tick)
+                    await self.stopsMayHaveChanged()
                     wake.yield()
                 }
             }
             wake.yield()
             for await _ in wakeups {
-                await stopCanceled()
+                if stopsToCheck {
+                    stopsToCheck = false
+                    await stopCanceled()
+                }
                 while running.count < settings.executors, let (claim, bot) = await claim() {
                     let (stops, stop) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
                     running[claim.id] = (claim, stop)
@@ -143,6 +156,10 @@ public actor Scheduler: Service {
                 }
             }
         }
+    }
+
+    private func stopsMayHaveChanged() {
+        stopsToCheck = true
     }
 
     private func executorFreed(_ id: Int64) {

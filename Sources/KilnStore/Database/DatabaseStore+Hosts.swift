@@ -53,7 +53,7 @@ extension DatabaseStore {
     /// is forgotten, as on every engine.
     public func recoverLostHosts(now: Date) async throws(StoreError) -> [Integration] {
         let shared = engine.sharedByHosts
-        return try await write("recovering the integrations of lost hosts", notify: .queue) { db in
+        return try await write("recovering the integrations of lost hosts", notify: .stop) { db in
             var recovered: [Integration] = []
             let lost =
                 shared

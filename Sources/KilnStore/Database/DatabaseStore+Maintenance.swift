@@ -13,7 +13,7 @@ extension DatabaseStore {
             do {
                 let outcome = IntegrationOutcome(result: .internalError, reason: reason)
                 recovered.append(
-                    try await write("ending an abandoned integration", notify: .queue) { db in
+                    try await write("ending an abandoned integration", notify: .stop) { db in
                         try Self.complete(db, claim, outcome: outcome, now: now)
                     })
             } catch .claimLost {

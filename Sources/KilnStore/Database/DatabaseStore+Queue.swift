@@ -38,6 +38,7 @@ extension DatabaseStore {
                 RETURNING id
                 """, StoreRules.supersededReason(commit), request.bot, commit, lane
             ).map { $0["id"] }
+            if !superseded.isEmpty { try announce(db, .stop) }
         }
         if let pullRequest = request.pullRequest { try record(db, pullRequest, bot: request.bot, open: true, now: now) }
         if let queued = try db.row(
@@ -108,11 +109,12 @@ extension DatabaseStore {
             RETURNING *
             """, closing.reason, closing.bot, closing.number
         ).map(Integration.init(row:))
+        if !stopping.isEmpty { try announce(db, .stop) }
         return canceled + stopping
     }
 
     public func claimNext(owner: String, now: Date) async throws(StoreError) -> Claim? {
-        try await write("claiming a queued integration", notify: .queue) { db in
+        try await write("claiming a queued integration") { db in
             // The queued row and its bot's row are locked together, skipping those another host
             // holds: a bot being queued or claimed elsewhere waits for the next look.
             guard
@@ -131,7 +133,7 @@ extension DatabaseStore {
     }
 
     public func claim(_ id: Int64, owner: String, now: Date) async throws(StoreError) -> Claim? {
-        try await write("claiming integration \(id)", notify: .queue) { db in
+        try await write("claiming integration \(id)") { db in
             guard
                 try db.row(
                     """
@@ -159,6 +161,14 @@ extension DatabaseStore {
 
     /// Throws `claimLost` unless `claim` still holds its integration (not completed, same token),
     /// whose row it locks.
+    /// Tells the other hosts of `kind` at commit, besides what the transaction's own `notify`
+    /// says: a queueing that also asked running work to stop. SQLite's watcher tells everyone of
+    /// everything already.
+    static func announce(_ db: any SQLConnection, _ kind: ChangeKind) throws {
+        guard db.dialect == .postgres else { return }
+        try db.execute("SELECT pg_notify('kiln', ?)", kind.rawValue)
+    }
+
     static func checkClaim(_ db: any SQLConnection, _ claim: Claim) throws {
         let row = try db.row("SELECT step, claim_token, reason FROM integration WHERE id = ?\(db.dialect.lock())", claim.id)
         if let refusal = StoreRules.refusal(of: claim, row: row) {
@@ -195,7 +205,7 @@ extension DatabaseStore {
     }
 
     public func requestCancel(_ id: Int64, reason: String) async throws(StoreError) {
-        try await write("asking an integration to stop", notify: .queue) { db in
+        try await write("asking an integration to stop", notify: .stop) { db in
             try db.execute(
                 "UPDATE integration SET cancel_requested = ? WHERE id = ? AND step <> 'completed' AND cancel_requested IS NULL", reason, id)
         }

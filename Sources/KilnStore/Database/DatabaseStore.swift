@@ -39,6 +39,10 @@ public final class DatabaseStore<Engine: StoreEngine>: Store {
         engine.hub.subscribe(to: .queue)
     }
 
+    public func stopChanges() -> AsyncStream<Void> {
+        engine.hub.subscribe(to: .stop)
+    }
+
     public func logChanges() -> AsyncStream<Void> {
         engine.hub.subscribe(to: .log)
     }

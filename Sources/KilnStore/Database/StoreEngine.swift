@@ -59,16 +59,23 @@ public enum TransactionLane: Sendable {
 /// refuses connections would make a page wait for ever, and it must rather answer 503.
 let operationLimit = Duration.seconds(15)
 
-/// What changed: the store's data (`Store.changes()`), the queue or what runs (`Store.queueChanges()`,
-/// which is data too), or an integration's log (`Store.logChanges()`). It is the payload of
-/// PostgreSQL's notifications.
+/// What changed, the payload of PostgreSQL's notifications: the store's data (`Store.changes()`);
+/// the queue (`Store.queueChanges()`: work to claim, or work ended); a request that running work
+/// stop (`Store.stopChanges()`: a cancel, a superseding commit, a closed pull request, a lost
+/// claim); or an integration's log (`Store.logChanges()`). A stop is a change of the queue, and
+/// both are changes of the data.
 public enum ChangeKind: String, Sendable {
     case data = ""
     case queue
+    case stop
     case log
 
     /// Whether a subscriber to `self` hears of a change of `kind`.
     func hears(_ kind: ChangeKind) -> Bool {
-        self == kind || (self == .data && kind == .queue)
+        switch self {
+        case .data: kind != .log
+        case .queue: kind == .queue || kind == .stop
+        case .stop, .log: kind == self
+        }
     }
 }

@@ -57,7 +57,7 @@ public final class PostgresEngine: StoreEngine {
                 try await withTaskCancellationHandler {
                     try await connection.listen(on: "kiln") { notifications in
                         delay = .milliseconds(100)
-                        hub.broadcast(.queue)
+                        hub.broadcast(.stop)
                         hub.broadcast(.log)
                         for try await notification in notifications { hub.broadcast(ChangeKind(rawValue: notification.payload) ?? .data) }
                     }

@@ -86,7 +86,7 @@ extension DatabaseStore where Engine == SQLiteEngine {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             let pool = try DatabasePool(path: path, configuration: configuration)
             try migrate(pool)
-            let hub = ChangeHub { onChange in ChangeWatcher(databasePath: path, onChange: { onChange(.queue) }) }
+            let hub = ChangeHub { onChange in ChangeWatcher(databasePath: path, onChange: { onChange(.stop) }) }
             return SQLiteStore(engine: SQLiteEngine(pool: pool, path: path, logsDirectory: logsDirectory, hub: hub))
         } catch {
             throw .cannotOpen(path: path, reason: "\(error)")
