@@ -201,17 +201,12 @@ public enum ProcessRunner {
     /// server was killed. Returns how many were killed.
     @discardableResult
     public static func killMarked(_ mark: String) -> Int {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return 0 }
-        let needle = Array("\(markVariable)=\(mark)".utf8) + [0]
+        let variable = Array("\(markVariable)=\(mark)".utf8)
         let me = getpid()
+        var table = ProcTable()
         var killed = 0
-        for entry in entries {
-            guard let pid = pid_t(entry), pid > 1, pid != me,
-                let environ = FileManager.default.contents(atPath: "/proc/\(entry)/environ"), environ.count >= needle.count
-            else { continue }
-            // Variables are NUL-separated; match a whole one.
-            let bytes = [0] + Array(environ)
-            if bytes.firstRange(of: [0] + needle) != nil {
+        for pid in ProcTable.pids() where pid > 1 && pid != me {
+            if table.read(pid, "environ", { ProcTable.environment($0, holds: variable) }) == true {
                 kill(pid, SIGKILL)
                 killed += 1
             }
@@ -228,16 +223,7 @@ public enum ProcessRunner {
 
     /// Processes whose session is `session` (field 6 of /proc/PID/stat).
     static func sessionMembers(_ session: pid_t) -> [pid_t] {
-        guard let entries = try? FileManager.default.contentsOfDirectory(atPath: "/proc") else { return [] }
-        var members: [pid_t] = []
-        for entry in entries {
-            guard let pid = pid_t(entry), pid > 1,
-                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")")
-            else { continue }
-            // After the command name: state, ppid, pgrp, session, …
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            if fields.count > 3, pid_t(fields[3]) == session { members.append(pid) }
-        }
-        return members
+        var table = ProcTable()
+        return ProcTable.pids().filter { pid in pid > 1 && table.read(pid, "stat", ProcTable.session) == session }
     }
 }
