@@ -158,4 +158,26 @@ struct BotFileDecodingTests {
         #expect(nightly.schedule.periodic?.text == "daily 02:00")
         #expect(nightly.repository.url.raw == Executables.packageRoot)
     }
+
+    @Test("kiln trigger's quick look finds a bot by its file alone, and defers to the whole catalog when another file may name itself so")
+    func quickBot() throws {
+        let directory = try TemporaryDirectory()
+        let bot = "repository: {url: /srv/app.git}\ntriggers: [{name: wait, phase: before, run: 'true'}]\n"
+        try directory.write("app.yml", bot)
+        try directory.write("other.yaml", "repository: {url: /srv/other.git}\ntriggers:\n  - name: notify\n    phase: after\n    run: 'true'\n")
+        #expect(BotCatalog.quickBot(named: "app", directory: directory.path)?.repository.url.raw == "/srv/app.git")
+        #expect(BotCatalog.quickBot(named: "missing", directory: directory.path) == nil)
+        for (text, why) in [
+            ("name: app\nrepository: {url: /srv/third.git}\n", "a file naming itself"),
+            ("{repository: {url: /srv/third.git}}\n", "a flow-style file"),
+            ("'name' : app\nrepository: {url: /srv/third.git}\n", "a quoted name key"),
+        ] {
+            try directory.write("third.yml", text)
+            #expect(BotCatalog.quickBot(named: "app", directory: directory.path) == nil, "\(why) may be app")
+            #expect(try BotCatalog.load(directory: directory.path).bot(named: "app") != nil)
+        }
+        try directory.write("third.yml", "repository: {url: /srv/third.git}\n")
+        try directory.write("app.yml", "repository: [not, a, mapping]\n")
+        #expect(BotCatalog.quickBot(named: "app", directory: directory.path) == nil, "a broken file is left to the catalog's diagnostics")
+    }
 }

@@ -46,6 +46,32 @@ public struct BotCatalog: Sendable {
         load(files: try files(in: directory))
     }
 
+    /// The bot named `name` without parsing every file (`kiln trigger` of one bot among hundreds):
+    /// its file `<name>.yml` or `.yaml`, when no file sets a name of its own (a top-level `name:`
+    /// line), which is the only way another file could be that bot. Nil when it cannot tell; then
+    /// `load(directory:)` decides.
+    public static func quickBot(named name: String, directory: String) -> Bot? {
+        guard let files = try? files(in: directory) else { return nil }
+        let own = files.filter { BotFile.defaultName(forFile: $0) == name }
+        guard own.count == 1, let file = own.first else { return nil }
+        for other in files {
+            guard let data = FileManager.default.contents(atPath: other) else { return nil }
+            if namesItself(data) { return nil }
+        }
+        guard let bot = try? BotFile.loadLocated(path: file).bot, bot.name == name else { return nil }
+        return bot
+    }
+
+    /// Whether a bot file may set its own `name`: a top-level `name` key, or a file in flow style.
+    private static func namesItself(_ data: Data) -> Bool {
+        let text = String(decoding: data, as: UTF8.self)
+        if text.drop(while: \.isWhitespace).first == "{" { return true }
+        return text.split(separator: "\n").contains { line in
+            let key = line.hasPrefix("\"") || line.hasPrefix("'") ? line.dropFirst() : line[...]
+            return key.hasPrefix("name") && key.dropFirst(4).drop(while: { $0 == " " || $0 == "\"" || $0 == "'" }).first == ":"
+        }
+    }
+
     /// Loads the given bot files; two files naming the same bot make the later one broken.
     public static func load(files: [String]) -> BotCatalog {
         var catalog = BotCatalog()

@@ -43,6 +43,20 @@ extension LocationOptions {
 
     /// The server config, the bots, and the valid bot named `name`; prints one clear line and
     /// exits 1 when there is no such bot or its file is broken.
+    /// The bot named `name` alone: its own file when that settles it (`BotCatalog.quickBot`), or
+    /// else every file, so that errors name the bots there are.
+    func loadOneBot(named name: String) throws -> (config: ServerConfig, bot: Bot) {
+        let config: ServerConfig
+        do {
+            config = try serverConfig()
+        } catch {
+            throw fail(with: error)
+        }
+        if let bot = BotCatalog.quickBot(named: name, directory: config.bots) { return (config, bot) }
+        let (_, _, bot) = try loadBot(named: name)
+        return (config, bot)
+    }
+
     func loadBot(named name: String) throws -> (config: ServerConfig, catalog: BotCatalog, bot: Bot) {
         let config: ServerConfig
         let catalog: BotCatalog

@@ -22,7 +22,7 @@ struct Trigger: AsyncParsableCommand {
     var bot: String
 
     func run() async throws {
-        let (config, _, found) = try location.loadBot(named: bot)
+        let (config, found) = try location.loadOneBot(named: bot)
         do {
             let store = try await StoreLocation.open(config)
             let outcome = try await store.enqueue(QueueRequest(found, cause: .manual), now: Date())
