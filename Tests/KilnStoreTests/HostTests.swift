@@ -39,14 +39,15 @@ struct HostTests {
     @Test("Heartbeats list hosts; a report from kiln run keeps a server's figures", arguments: Engine.allCases)
     func heartbeats(engine: Engine) async throws {
         let test = try await TestStore(engine)
-        try await test.store.heartbeat(HostReport(name: "build-1", version: "1.0", executors: 4, busy: 1, botsDigest: "abc", lease: .seconds(30)))
-        try await test.store.heartbeat(.foreground(name: "build-1", lease: .seconds(30)))
-        try await test.store.heartbeat(HostReport(name: "build-2", version: "1.0", executors: 2, busy: 0, botsDigest: "abd", lease: .seconds(30)))
+        try await test.store.heartbeat(HostReport(name: "build-1", version: "1.0", executors: 4, busy: 1, botsDigest: "abc", lease: .seconds(3600)))
+        try await test.store.heartbeat(.foreground(name: "build-1", lease: .seconds(3600)))
+        try await test.store.heartbeat(HostReport(name: "build-2", version: "1.0", executors: 2, busy: 0, botsDigest: "abd", lease: .seconds(3600)))
         let hosts = try await test.store.hosts()
         #expect(hosts.map(\.name) == ["build-1", "build-2"], "\(engine)")
         #expect(hosts.first?.executors == 4 && hosts.first?.busy == 1 && hosts.first?.botsDigest == "abc", "\(engine)")
-        #expect(hosts.allSatisfy { !$0.gone && abs($0.lastHeard.timeIntervalSinceNow) < 60 }, "\(engine)")
-        try await test.store.heartbeat(.foreground(name: "laptop", lease: .seconds(30)))
+        // On the database's clock, which is this machine's: a loaded test machine may take a while.
+        #expect(hosts.allSatisfy { !$0.gone && abs($0.lastHeard.timeIntervalSinceNow) < 600 }, "\(engine): \(hosts)")
+        try await test.store.heartbeat(.foreground(name: "laptop", lease: .seconds(3600)))
         #expect(
             try await test.store.hosts().contains { $0.name == "laptop" } == (engine == .postgres),
             "kiln run is a host for the others only where there are others: \(engine)")
