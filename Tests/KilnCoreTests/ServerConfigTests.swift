@@ -94,6 +94,14 @@ struct ServerConfigTests {
     func databaseKeys() throws {
         let socket = try ServerConfigFile.decode("database: {url: 'postgres://kiln@/kiln?host=/run/postgresql'}\n", file: "k.yml", directory: "/")
         #expect(socket.database?.url == "postgres://kiln@/kiln?host=/run/postgresql")
+        #expect(socket.database?.maxConnections == 4, "four connections per host unless told")
+        let budget = try ServerConfigFile.decode("database: {url: 'postgres://kiln@db/kiln', max-connections: 3}\n", file: "k.yml", directory: "/")
+        #expect(budget.database?.maxConnections == 3)
+        // One connection cannot carry both the heartbeats and the work.
+        #expect(
+            Self.problems("database: {url: 'postgres://kiln@db/kiln', max-connections: 1}\n") == [
+                "kiln.yml:1:61: error: 'max-connections' must be from 2 to 64, not 1"
+            ])
         #expect(DatabaseSettings(url: "postgres://kiln:hunter 2@db:5432/kiln").redactedURL == "postgres://kiln:***@db:5432/kiln", "not a valid URL")
         #expect(DatabaseSettings(url: "postgres://kiln:p@ss@db/kiln").redactedURL == "postgres://kiln:***@db/kiln")
         #expect(DatabaseSettings(url: "postgres://kiln@db/kiln").redactedURL == "postgres://kiln@db/kiln")

@@ -29,6 +29,40 @@ struct StoreMigrationTests {
         }
     }
 
+    @Test("A PostgreSQL store never holds more connections than its budget, however many operations wait, and its heartbeat gets through meanwhile")
+    func connectionBudget() async throws {
+        let url = try await PostgresServer.shared.database()
+        let store = try await PostgresStore.open(DatabaseSettings(url: url), connections: 3)
+        _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
+        let name = String(url.split(separator: "/").last?.split(separator: "?").first ?? "")
+        let highest = try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<40 {
+                group.addTask {
+                    if index.isMultiple(of: 2) {
+                        _ = try await store.botOverviews()
+                    } else {
+                        _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
+                    }
+                    return 0
+                }
+            }
+            group.addTask {
+                try await store.heartbeat(HostReport(name: "build-1", version: "1", executors: 1, busy: 0, botsDigest: "", lease: .seconds(30)))
+                var highest = 0
+                for _ in 0..<10 {
+                    let now = try await PostgresServer.shared.query(
+                        "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()", database: url)
+                    highest = max(highest, Int(now.first ?? "") ?? 99)
+                }
+                return highest
+            }
+            return try await group.reduce(0, max)
+        }
+        #expect(highest <= 3, "\(highest) connections")
+        #expect(try await store.hosts().map(\.name) == ["build-1"])
+        store.close()
+    }
+
     @Test("Both engines have the same tables with the same columns (but PostgreSQL's logs and migrations)")
     func oneSchema() async throws {
         let (first, second) = (try await TestStore(.sqlite), try await TestStore(.postgres))

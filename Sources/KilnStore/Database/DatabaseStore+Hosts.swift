@@ -27,13 +27,7 @@ extension DatabaseStore {
                 """, host.name, host.version, host.executors, host.busy, host.botsDigest, host.lease.seconds)
             // What a recovery would do, found with the index of unfinished integrations, so that
             // hosts scan for lost work only when a lease has lapsed.
-            let silent =
-                shared
-                ? """
-                EXISTS (SELECT 1 FROM integration LEFT JOIN host ON host.name = integration.host
-                    WHERE integration.step NOT IN ('pending', 'completed') AND integration.host IS NOT NULL
-                        AND (host.name IS NULL OR host.last_heard + host.lease < \(now))) OR
-                """ : ""
+            let silent = shared ? "EXISTS (SELECT 1 \(Self.lostWork(db))) OR" : ""
             let due: Bool? = try db.value(
                 "SELECT \(silent) EXISTS (SELECT 1 FROM host WHERE last_heard < \(now) - ?) AS due", StoreRules.forgetHostsAfter.seconds)
             return due ?? false
@@ -58,11 +52,8 @@ extension DatabaseStore {
             let lost =
                 shared
                 ? try db.rows(
-                    """
-                    SELECT integration.*, host.last_heard AS host_heard FROM integration LEFT JOIN host ON host.name = integration.host
-                    WHERE integration.step NOT IN ('pending', 'completed') AND integration.host IS NOT NULL
-                        AND (host.name IS NULL OR host.last_heard + host.lease < \(db.dialect.now))\(db.dialect.lockSkippingLocked(of: "integration"))
-                    """) : []
+                    "SELECT integration.*, host.last_heard AS host_heard \(Self.lostWork(db))\(db.dialect.lockSkippingLocked(of: "integration"))")
+                : []
             for row in lost {
                 let claim = Claim(row: row)
                 let integration = claim.integration
@@ -78,6 +69,16 @@ extension DatabaseStore {
             try db.execute("DELETE FROM host WHERE last_heard < \(db.dialect.now) - ?", StoreRules.forgetHostsAfter.seconds)
             return recovered
         }
+    }
+
+    /// The unfinished integrations of hosts whose lease ran out (or that left the list): what
+    /// `recoverLostHosts` ends, and what a heartbeat looks for to say a recovery is due.
+    static func lostWork(_ db: any SQLConnection) -> String {
+        """
+        FROM integration LEFT JOIN host ON host.name = integration.host
+        WHERE integration.step NOT IN ('pending', 'completed') AND integration.host IS NOT NULL
+            AND (host.name IS NULL OR host.last_heard + host.lease < \(db.dialect.now))
+        """
     }
 
     public func holdLease(_ name: String, holder: String, for duration: Duration) async throws(StoreError) -> Bool {
