@@ -36,28 +36,38 @@ public final class ServerProcess: @unchecked Sendable {
     public var standardOutput: String { lock.withLock { String(decoding: output, as: UTF8.self) } }
 
     /// Waits for the "serving … on http://host:port" line and returns the port.
-    public func waitForPort(timeout: Duration = .seconds(30)) async throws -> Int {
-        let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if let range = standardOutput.range(of: #"on http://[^:\s]+:(\d+)"#, options: .regularExpression) {
-                let match = standardOutput[range]
-                if let colon = match.lastIndex(of: ":"), let port = Int(match[match.index(after: colon)...]) { return port }
-            }
-            guard process.isRunning else { throw ServerProcessError.exited(standardOutput) }
-            try await Task.sleep(for: .milliseconds(20))
+    public func waitForPort(timeout: Duration = ServerProcess.startTimeout) async throws -> Int {
+        try await waitFor(timeout: timeout) { output in
+            guard let range = output.range(of: #"on http://[^:\s]+:(\d+)"#, options: .regularExpression) else { return nil }
+            let match = output[range]
+            guard let colon = match.lastIndex(of: ":") else { return nil }
+            return Int(match[match.index(after: colon)...])
         }
-        throw ServerProcessError.timedOut(standardOutput)
     }
 
     /// Waits until the process has printed `text`.
-    public func waitForOutput(_ text: String, timeout: Duration = .seconds(30)) async throws {
+    public func waitForOutput(_ text: String, timeout: Duration = ServerProcess.startTimeout) async throws {
+        try await waitFor(timeout: timeout) { $0.contains(text) ? () : nil }
+    }
+
+    /// How long a process may take to start and say so. Only a hang should reach it: when the
+    /// whole suite starts at once on two cores, a process can take half a minute to print its
+    /// first line.
+    public static let startTimeout = Duration.seconds(90)
+
+    /// Polls the output until `found` returns a value. The output is looked at once more after
+    /// the deadline, so a line printed while the poller slept is never reported as missing.
+    private func waitFor<Found>(timeout: Duration, _ found: (String) -> Found?) async throws -> Found {
         let deadline = ContinuousClock.now + timeout
-        while ContinuousClock.now < deadline {
-            if standardOutput.contains(text) { return }
-            guard process.isRunning else { throw ServerProcessError.exited(standardOutput) }
+        while true {
+            if let value = found(standardOutput) { return value }
+            guard process.isRunning else {
+                if let value = found(standardOutput) { return value }
+                throw ServerProcessError.exited(standardOutput)
+            }
+            guard ContinuousClock.now < deadline else { throw ServerProcessError.timedOut(standardOutput) }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw ServerProcessError.timedOut(standardOutput)
     }
 
     /// The server's resident memory in MB (VmRSS of /proc/PID/status).
