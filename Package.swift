@@ -42,7 +42,8 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            exclude: ["README.md"]
+            exclude: ["README.md"],
+            resources: [.embedInCode("Schema/sqlite-history.sql"), .embedInCode("Schema/postgres-history.sql")]
         ),
         .target(
             name: "KilnBuild",

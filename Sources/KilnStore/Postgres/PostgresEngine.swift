@@ -155,7 +155,7 @@ extension DatabaseStore where Engine == PostgresEngine {
             configuration: configuration, connections: max(1, connections), location: location, logsDirectory: logsDirectory, logger: background)
         do {
             try await engine.write("migrating the database", lane: .control, notify: .data, limit: .seconds(300)) { db in
-                try PostgresHistory.migrate(db)
+                try migrate(db)
             }
         } catch {
             engine.close()
@@ -170,6 +170,21 @@ extension DatabaseStore where Engine == PostgresEngine {
     /// Closes the engine's connections; the store cannot be used afterwards.
     public func close() {
         engine.close()
+    }
+
+    /// An arbitrary key for `pg_advisory_xact_lock`: Kiln's migrations.
+    static let migrationLock: Int64 = 0x6B69_6C6E
+
+    /// Applies what `db` lacks of PostgreSQL's history and the shared migrations, under an
+    /// advisory lock, so that several hosts starting at once migrate once.
+    static func migrate(_ db: any SQLConnection) throws {
+        try db.execute("SELECT pg_advisory_xact_lock(?)", migrationLock)
+        try db.execute("CREATE TABLE IF NOT EXISTS kiln_migration (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
+        let applied = Set(try db.rows("SELECT name FROM kiln_migration").map { $0["name"] as String })
+        for migration in History.postgres + Migrations.shared where !applied.contains(migration.name) {
+            for statement in migration.statements(.postgres) { try db.execute(statement) }
+            try db.execute("INSERT INTO kiln_migration (name) VALUES (?)", migration.name)
+        }
     }
 
     /// The migrations applied, oldest first.

@@ -98,7 +98,7 @@ extension DatabaseStore where Engine == SQLiteEngine {
     /// applies the rest: a server and a `kiln trigger` opening a new file at once migrate it once
     /// (the second waits, then finds nothing to do) instead of both running the first migrations.
     static func migrate(_ pool: DatabasePool) throws {
-        let all = SQLiteHistory.migrations + Migrations.shared
+        let all = History.sqlite + Migrations.shared
         // Usually there is nothing to do: a read says so without taking the write lock.
         let applied = try pool.read { db in
             try db.tableExists("grdb_migrations") ? Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")) : []

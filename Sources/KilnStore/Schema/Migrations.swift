@@ -1,6 +1,6 @@
 /// The schema's migrations from the day both engines share one schema on, each written once for
 /// both (`SQLDialect` says what differs). Every engine applies its own history first
-/// (`SQLiteHistory`, `PostgresHistory`: what each shipped before), then these, in order.
+/// (`History`: what each shipped before), then these, in order.
 /// A shipped migration is never edited: change the schema with a new one.
 enum Migrations {
     struct Migration: Sendable {
