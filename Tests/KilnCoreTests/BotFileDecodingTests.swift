@@ -22,6 +22,7 @@ struct BotFileDecodingTests {
         #expect(bot.test.enabled)
         #expect(bot.test.arguments.isEmpty)
         #expect(!bot.test.coverage)
+        #expect(bot.test.retries == 2, "failed tests that passed before are run twice more before anyone is blamed")
         #expect(bot.timeout == .seconds(1800))
         #expect(bot.sandbox == .none)
         #expect(bot.environment.isEmpty)
@@ -52,6 +53,7 @@ struct BotFileDecodingTests {
               enabled: false
               arguments: [--parallel]
               coverage: true
+              retries: 0
             timeout: 90s
             sandbox: bubblewrap
             environment:
@@ -90,7 +92,7 @@ struct BotFileDecodingTests {
         #expect(bot.clean == .weekly)
         #expect(!bot.cancelSuperseded)
         #expect(bot.build == BuildSettings(configuration: .release, arguments: ["--static-swift-stdlib", "-Xswiftc", "-Onone"]))
-        #expect(bot.test == TestSettings(enabled: false, arguments: ["--parallel"], coverage: true))
+        #expect(bot.test == TestSettings(enabled: false, arguments: ["--parallel"], coverage: true, retries: 0))
         #expect(bot.timeout == .seconds(90))
         #expect(bot.sandbox == .bubblewrap)
         #expect(

@@ -14,6 +14,14 @@ struct InvalidBotFile: Sendable, CustomTestStringConvertible {
 struct BotFileProblemTests {
     static let cases: [InvalidBotFile] = [
         InvalidBotFile(
+            label: "test retries out of range",
+            yaml: """
+                repository: {url: https://github.com/example/app.git}
+                test:
+                  retries: 11
+                """,
+            expected: ["3:12: error: 'retries' must be from 0 to 10, not 11"]),
+        InvalidBotFile(
             label: "misspelt top-level key",
             yaml: """
                 repository:

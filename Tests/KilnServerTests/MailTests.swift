@@ -136,6 +136,31 @@ struct MailTests {
         #expect(messages.first?.parts["text/html"]?.contains("0 errors, 0 warnings, 1 test failure of 2 tests") == true)
     }
 
+    @Test("A report lists flaky tests apart from failures, and a flaky test alone mails no committer")
+    func flakyInReport() async throws {
+        let server = try await SMTPServer.start()
+        let bot = """
+            repository: {url: 'https://example.com/app.git'}
+            schedule: {poll: 0}
+            triggers: [{email: report, every: integration, to: [team@example.com]}, {email: new-issues}]
+
+            """
+        let fixture = try await MailFixture(bots: ["app": bot], smtpURL: server.url)
+        try await fixture.integrate(
+            "app", .succeeded,
+            tests: [
+                TestCase(suite: "AppTests", name: "testRace", status: .flaky, duration: 0.1, message: "timed out"),
+                TestCase(suite: "AppTests", name: "testB", status: .passed, duration: 0.1),
+            ])
+        #expect(await fixture.mailer.round() == 1, "the report only: a flaky test is no new issue")
+        let report = try #require(try await server.waitForMessages(1).first)
+        #expect(report.to == ["team@example.com"])
+        let text = try #require(report.parts["text/plain"])
+        #expect(text.contains("Flaky tests (failed, then passed when run again; not failures):\n- AppTests.testRace"), "\(text)")
+        #expect(!text.contains("Failing tests"))
+        #expect(report.parts["text/html"]?.contains("<h3>Flaky tests</h3>") == true)
+    }
+
     @Test("The SMTP server down at first: the mail waits with its error, then is delivered exactly once")
     func outage() async throws {
         let port = SMTPServer.freePort()

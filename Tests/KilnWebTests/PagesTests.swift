@@ -88,6 +88,26 @@ struct PagesTests {
         #expect(page.contains("1 warning <span class=\"change\">−2</span>, 1 test failure <span class=\"change\">+1</span> of 2 tests"))
     }
 
+    @Test("A flaky test is shown apart, with its first failure, and counted in the summary; the API says flaky")
+    func flakyTests() async throws {
+        let web = try await WebFixture.start(bots: ["app": Bots.app])
+        defer { Task { await web.stop() } }
+        let tests = [
+            TestCase(suite: "MathTests", name: "testAdds", status: .passed, duration: 0.1),
+            TestCase(suite: "MathTests", name: "testRace", status: .flaky, duration: 0.2, message: "timed out after 1 s"),
+        ]
+        let integration = try await web.integrate("app", result: .succeeded, outcome: IntegrationOutcome(result: .succeeded, tests: tests))
+        let page = try await web.get("/bots/app/integrations/\(integration.number)").text
+        #expect(page.contains("of 2 tests, <span class=\"warn\">1 flaky test</span>"))
+        #expect(page.contains("<h2>Flaky tests</h2>"))
+        #expect(page.contains("<td>testRace</td><td class=\"warn\">flaky</td><td>0.2 s</td><td>timed out after 1 s</td>"), "\(page)")
+        #expect(!page.contains("Failing tests"))
+        let api = try await web.get("/api/bots/app/integrations/\(integration.number)").text
+        let json = try JSONSerialization.jsonObject(with: Data(api.utf8)) as? [String: Any]
+        let statuses = (json?["tests"] as? [[String: Any]])?.compactMap { $0["status"] as? String }
+        #expect(statuses == ["passed", "flaky"])
+    }
+
     @Test("Commit messages, authors, issue messages and test names come out escaped on every page")
     func escaping() async throws {
         let web = try await WebFixture.start(bots: ["app": Bots.app])

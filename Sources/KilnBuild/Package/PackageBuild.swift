@@ -63,10 +63,29 @@ public struct PackageBuild: Sendable {
     }
 
     public func test(commit: String?) async throws(ProcessError) -> TestOutput {
+        let (tests, end) = try await runTests(testArguments, commit: commit)
+        var output = TestOutput(tests: tests, coverage: bot.test.coverage ? coverage() : nil, end: end)
+        if !end.succeeded, tests.allSatisfy({ $0.status != .failed }) {
+            // The test process failed without any test failing: report it as one failed test.
+            output.tests.append(TestCase(suite: "swift test", name: "run", status: .failed, duration: 0, message: "swift test \(end.description)"))
+        }
+        return output
+    }
+
+    /// Runs `tests` again, and only them (`--filter`), with the bot's other test arguments
+    /// (`--parallel` included): the tests as they ended this time. A test the run did not report
+    /// is missing from the result.
+    public func rerun(_ tests: [TestCase], commit: String?) async throws(ProcessError) -> (tests: [TestCase], end: ProcessEnd) {
+        let arguments = TestRerun.arguments(for: tests, configuration: configuration, events: testEvents, botArguments: bot.test.arguments)
+        return try await runTests(arguments, commit: commit)
+    }
+
+    /// `swift test` with `arguments`: its tests from XCTest's output and Swift Testing's events.
+    private func runTests(_ arguments: [String], commit: String?) async throws(ProcessError) -> (tests: [TestCase], end: ProcessEnd) {
         try? FileManager.default.removeItem(atPath: testEvents)
         defer { try? FileManager.default.removeItem(atPath: testEvents) }
         let parser = Mutex(XCTestOutputParser(root: workspace.directory))
-        let end = try await workspace.run(StepCommand("swift", testArguments), step: .testing, commit: commit) { line in
+        let end = try await workspace.run(StepCommand("swift", arguments), step: .testing, commit: commit) { line in
             parser.withLock { $0.consume(line) }
         }
         let crash: String? = end.succeeded ? nil : "the test process ended: \(end.description)"
@@ -75,11 +94,7 @@ public struct PackageBuild: Sendable {
         let stream = (try? String(contentsOfFile: testEvents, encoding: .utf8)) ?? ""
         for line in stream.split(separator: "\n") { swiftTesting.consume(line) }
         tests += swiftTesting.finish(crash: crash)
-        if !end.succeeded, tests.allSatisfy({ $0.status != .failed }) {
-            // The test process failed without any test failing: report it as one failed test.
-            tests.append(TestCase(suite: "swift test", name: "run", status: .failed, duration: 0, message: "swift test \(end.description)"))
-        }
-        return TestOutput(tests: tests, coverage: bot.test.coverage ? coverage() : nil, end: end)
+        return (tests, end)
     }
 
     /// The package's own line coverage from the export `--enable-code-coverage` wrote.

@@ -187,10 +187,11 @@ public enum BotFile {
     }
 
     private static func decodeTest(_ node: Node, path: ConfigPath, into test: inout TestSettings, reader: ConfigReader) {
-        guard let fields = reader.mapping(node, path: path, keys: ["enabled", "arguments", "coverage"]) else { return }
+        guard let fields = reader.mapping(node, path: path, keys: ["enabled", "arguments", "coverage", "retries"]) else { return }
         if let node = fields["enabled"], let value = reader.bool(node, path: fields.path("enabled")) { test.enabled = value }
         if let node = fields["arguments"], let value = reader.strings(node, path: fields.path("arguments")) { test.arguments = value }
         if let node = fields["coverage"], let value = reader.bool(node, path: fields.path("coverage")) { test.coverage = value }
+        if let node = fields["retries"], let value = reader.integer(node, path: fields.path("retries"), range: 0...10) { test.retries = value }
     }
 
     private static func decodePullRequests(_ node: Node, path: ConfigPath, reader: ConfigReader) -> PullRequestPolicy {

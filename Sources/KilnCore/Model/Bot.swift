@@ -130,11 +130,15 @@ public struct TestSettings: Sendable, Hashable {
     public var arguments: [String]
     /// Build with `--enable-code-coverage` and store the percentage.
     public var coverage: Bool
+    /// How many times a test that failed here and passed in the previous integration is run
+    /// again before it counts as failed; passing on a re-run makes it `flaky`. 0: never.
+    public var retries: Int
 
-    public init(enabled: Bool = true, arguments: [String] = [], coverage: Bool = false) {
+    public init(enabled: Bool = true, arguments: [String] = [], coverage: Bool = false, retries: Int = 2) {
         self.enabled = enabled
         self.arguments = arguments
         self.coverage = coverage
+        self.retries = retries
     }
 }
 

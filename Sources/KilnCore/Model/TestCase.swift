@@ -18,8 +18,13 @@ public struct TestCase: Sendable, Hashable {
         self.file = file
         self.line = line
     }
+
+    /// What identifies a test across runs and integrations: its suite and name.
+    public var key: String { suite + "/" + name }
 }
 
 public enum TestStatus: String, CaseIterable, Codable, Sendable, Hashable {
     case passed, failed, skipped
+    /// Failed, then passed when run again (`test.retries`): not a failure, and blames nobody.
+    case flaky
 }

@@ -47,6 +47,9 @@ struct ReportMail {
     var hasNewIssues: Bool
     var failingTests: [TestLine]
     var hasFailingTests: Bool
+    /// Tests that failed, then passed when run again, listed apart from failures.
+    var flakyTests: [TestLine]
+    var hasFlakyTests: Bool
     var url: String
 }
 

@@ -124,6 +124,7 @@ public struct Notifier: Sendable {
         guard !to.isEmpty else { return [] }
         let newIssues = detail.issues.filter { $0.status == .new }
         let failing = detail.tests.filter { $0.status == .failed }
+        let flaky = detail.tests.filter { $0.status == .flaky }
         let result = integration.result?.rawValue ?? ""
         let view = ReportMail(
             bot: integration.bot, number: integration.number, result: result, headline: headline, reason: integration.reason,
@@ -131,7 +132,8 @@ public struct Notifier: Sendable {
             duration: DurationText.prose(integration.duration), figures: SummaryFigures(integration.summary),
             newIssues: newIssues.prefix(50).map { IssueLine(type: $0.type.rawValue, location: Self.location($0), message: $0.message, commit: "") },
             hasNewIssues: !newIssues.isEmpty, failingTests: failing.prefix(50).map { TestLine(name: "\($0.suite).\($0.name)", duration: "") },
-            hasFailingTests: !failing.isEmpty, url: url(of: integration))
+            hasFailingTests: !failing.isEmpty, flakyTests: flaky.prefix(50).map { TestLine(name: "\($0.suite).\($0.name)", duration: "") },
+            hasFlakyTests: !flaky.isEmpty, url: url(of: integration))
         let (text, html) = templates.render("report", view)
         let subject = "[\(integration.bot)] #\(integration.number) \(headline.map { "\($0): " } ?? "")\(result)"
         let message = MailMessage(

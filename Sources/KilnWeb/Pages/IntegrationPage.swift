@@ -33,6 +33,8 @@ struct TestView {
     var name: String
     var status: String
     var duration: String
+    /// Why it failed, for a failing or flaky test.
+    var message: String?
 }
 
 struct TriggerView {
@@ -69,6 +71,10 @@ struct IntegrationPage {
     var hasIssues: Bool
     var failingTests: [TestView]
     var hasFailingTests: Bool
+    /// Tests that failed, then passed when run again: shown apart, blaming nobody.
+    var flakyTests: [TestView]
+    /// "1 flaky test", for the summary; nil without any.
+    var flakyText: String?
     var tests: [TestView]
     var hasTests: Bool
     var testsShown: Int

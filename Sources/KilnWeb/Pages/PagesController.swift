@@ -123,9 +123,12 @@ struct PagesController {
                 }, count: issues.count)
         }
         let testView = { (test: TestCase) in
-            TestView(suite: test.suite, name: test.name, status: test.status.rawValue, duration: DurationText.prose(test.duration))
+            TestView(
+                suite: test.suite, name: test.name, status: test.status.rawValue, duration: DurationText.prose(test.duration),
+                message: test.status == .failed || test.status == .flaky ? test.message : nil)
         }
         let failing = detail.tests.filter { $0.status == .failed }.map(testView)
+        let flaky = detail.tests.filter { $0.status == .flaky }.map(testView)
         let tail = await LogController.tail(of: integration, in: store)
         let page = IntegrationPage(
             title: "\(integration.bot) #\(integration.number) · Kiln", bot: integration.bot, botURL: "/bots/\(integration.bot)",
@@ -143,7 +146,9 @@ struct PagesController {
                     sha: $0.sha, shortSHA: Formatting.shortSHA($0.sha), author: $0.author, email: $0.email, date: Formatting.iso($0.date),
                     subject: $0.subject)
             }, hasCommits: !detail.commits.isEmpty, issueGroups: issueGroups, hasIssues: !issueGroups.isEmpty, failingTests: failing,
-            hasFailingTests: !failing.isEmpty, tests: detail.tests.prefix(Self.testsShown).map(testView), hasTests: !detail.tests.isEmpty,
+            hasFailingTests: !failing.isEmpty, flakyTests: flaky,
+            flakyText: flaky.isEmpty ? nil : "\(flaky.count) flaky test\(flaky.count == 1 ? "" : "s")",
+            tests: detail.tests.prefix(Self.testsShown).map(testView), hasTests: !detail.tests.isEmpty,
             testsShown: min(detail.tests.count, Self.testsShown), testsTotal: detail.tests.count, testsCut: detail.tests.count > Self.testsShown,
             triggers: detail.triggers.map {
                 TriggerView(

@@ -150,6 +150,9 @@ struct Run: AsyncParsableCommand {
                 let location = test.file.map { " (\($0)\(test.line.map { ":\($0)" } ?? ""))" } ?? ""
                 lines.append("failed: \(test.suite).\(test.name)\(location): \(test.message ?? "")")
             }
+            for test in detail.tests where test.status == .flaky {
+                lines.append("flaky: \(test.suite).\(test.name) (failed, then passed when run again): \(test.message ?? "")")
+            }
             for issue in detail.issues where issue.status == .new && issue.type != .testFailure {
                 let location = issue.file.map { "\($0)\(issue.line.map { ":\($0)" } ?? ""): " } ?? ""
                 lines.append("new \(issue.type.rawValue): \(location)\(issue.message.split(separator: "\n").first ?? "")")

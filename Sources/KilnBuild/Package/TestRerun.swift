@@ -1,0 +1,59 @@
+import Foundation
+import KilnCore
+
+/// Re-running failed tests before blaming anyone for them (`test.retries`).
+///
+/// A test that failed here but passed in the integration this one is compared with is run
+/// again, alone, up to `retries` times. One that passes on a re-run is `flaky`: not a failure,
+/// so no issue and no mail. One that fails every time is a failure, as without re-runs.
+public enum TestRerun {
+    /// The failed tests worth running again: those that passed (or were flaky) in `previous`.
+    /// A test that is new, or failed before too, is not: re-running it would only cost time.
+    /// The failure `swift test` itself stands for when it died without a test failing has no
+    /// test to re-run.
+    public static func candidates(_ tests: [TestCase], previous: [TestCase]) -> [TestCase] {
+        let passedBefore = Set(previous.filter { $0.status == .passed || $0.status == .flaky }.map(\.key))
+        return tests.filter { $0.status == .failed && passedBefore.contains($0.key) && $0.suite != "swift test" }
+    }
+
+    /// `swift test` arguments that run exactly `tests`: one `--filter` per test (SwiftPM runs the
+    /// union), matching XCTest's `Module.Class/test` and Swift Testing's
+    /// `Module.Suite/[Nested/]function()/File.swift:line:column`. The bot's own `--filter` and
+    /// `--skip` are left out (they would widen or hide the selection); its other arguments stay.
+    public static func arguments(for tests: [TestCase], configuration: String, events: String, botArguments: [String]) -> [String] {
+        var kept: [String] = []
+        var skipNext = false
+        for argument in botArguments {
+            if skipNext {
+                skipNext = false
+            } else if argument == "--filter" || argument == "--skip" {
+                skipNext = true
+            } else if !argument.hasPrefix("--filter="), !argument.hasPrefix("--skip=") {
+                kept.append(argument)
+            }
+        }
+        return ["test", "--skip-build", "-c", configuration, "--experimental-event-stream-output", events] + kept
+            + tests.flatMap { ["--filter", pattern(for: $0)] }
+    }
+
+    /// A regular expression matching `test`'s specifier and no other test's.
+    static func pattern(for test: TestCase) -> String {
+        let function = test.name.components(separatedBy: " \"").first ?? test.name
+        let escape = NSRegularExpression.escapedPattern(for:)
+        // A Swift Testing function outside any suite is its own "suite" (`Module.function()`).
+        let specifier = test.suite.hasSuffix(")") ? escape(test.suite) : escape(test.suite) + "/(.*/)?" + escape(function)
+        return "(^|\\.)" + specifier + "(/|$)"
+    }
+
+    /// `tests` after a re-run: each test that failed and passed in `rerun` is `flaky`, keeping
+    /// the first failure's message and place, so the page can say what went wrong once.
+    public static func settle(_ tests: [TestCase], rerun: [TestCase]) -> [TestCase] {
+        let passed = Set(rerun.filter { $0.status == .passed }.map(\.key))
+        return tests.map { test in
+            guard test.status == .failed, passed.contains(test.key) else { return test }
+            var flaky = test
+            flaky.status = .flaky
+            return flaky
+        }
+    }
+}

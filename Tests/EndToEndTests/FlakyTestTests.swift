@@ -1,0 +1,106 @@
+import Foundation
+import KilnCore
+import KilnStore
+import KilnTestSupport
+import Testing
+
+@Suite("Flaky tests: re-run before blaming")
+struct FlakyTestTests {
+    /// A test of each framework that takes its verdict from a plan file: each run pops the
+    /// file's first line ("fail" or "pass"); an empty or missing plan passes.
+    static func plannedTests(xctest: String, swiftTesting: String) -> [String: String] {
+        let pop = """
+            func verdict(_ path: String) -> Bool {
+                let lines = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\\n")
+                try? lines.dropFirst().joined(separator: "\\n").write(toFile: path, atomically: true, encoding: .utf8)
+                return lines.first != "fail"
+            }
+
+            """
+        return [
+            "Tests/LibTests/LibTests.swift": """
+            import Foundation
+            import XCTest
+            @testable import Lib
+
+            \(pop)
+            final class MathTests: XCTestCase {
+                func testAdds() { XCTAssertEqual(add(1, 2), 3) }
+                func testPlanned() { XCTAssertTrue(verdict("\(xctest)"), "the plan said fail") }
+            }
+
+            """,
+            "Tests/LibSwiftTests/LibSwiftTests.swift": """
+            import Foundation
+            import Testing
+            @testable import Lib
+
+            \(pop)
+            @Suite struct SwiftMath {
+                @Test func adds() { #expect(add(2, 2) == 4) }
+                @Test("Follows the plan") func planned() { #expect(verdict("\(swiftTesting)"), "the plan said fail") }
+            }
+
+            """,
+        ]
+    }
+
+    @Test("A test that fails, then passes when run again, is flaky and blames nobody; one that fails every time is a failure")
+    func rerunBeforeBlaming() async throws {
+        let home = try TemporaryDirectory()
+        let package = try FixturePackage()
+        let (xctest, swiftTesting) = (home.url("plan-xctest"), home.url("plan-swift-testing"))
+        try package.repository.commit("Tests that follow a plan", files: Self.plannedTests(xctest: xctest, swiftTesting: swiftTesting))
+        try home.write("Bots/app.yml", "repository: {url: '\(package.repository.url)'}\n")
+        func run(xctest xcPlan: [String], swiftTesting stPlan: [String]) throws -> String {
+            try home.write("plan-xctest", xcPlan.joined(separator: "\n"))
+            try home.write("plan-swift-testing", stPlan.joined(separator: "\n"))
+            let result = try runProcess(Executables.kiln, ["run", "app"], in: home.path)
+            return result.standardOutput + result.standardError
+        }
+        let store = try SQLiteStore.open(dataDirectory: home.url(".kiln"))
+        func detail(_ number: Int) async throws -> IntegrationDetail {
+            try #require(try await store.integration(bot: "app", number: number))
+        }
+        func log(_ number: Int) throws -> String { try String(contentsOfFile: home.url(".kiln/logs/app/\(number).log"), encoding: .utf8) }
+        func status(_ detail: IntegrationDetail, _ name: String) -> TestStatus? { detail.tests.first { $0.name.hasPrefix(name) }?.status }
+
+        // 1. Everything passes.
+        let first = try run(xctest: [], swiftTesting: [])
+        #expect(first.contains("result: succeeded"), "\(first)")
+
+        // 2. Each planned test fails once, then passes when run again: flaky, and the
+        //    integration succeeds with no issue to blame anyone for.
+        let second = try run(xctest: ["fail"], swiftTesting: ["fail"])
+        #expect(second.contains("result: succeeded"), "\(second)")
+        #expect(second.contains("flaky: MathTests.testPlanned (failed, then passed when run again)"), "\(second)")
+        let two = try await detail(2)
+        #expect(status(two, "testPlanned") == .flaky && status(two, "planned()") == .flaky)
+        #expect(status(two, "testAdds") == .passed)
+        #expect(two.issues.isEmpty, "a flaky test is no issue")
+        #expect(two.integration.summary?.testFailures == 0)
+        #expect(try log(2).contains("=== re-running 2 tests that passed in #1 (1 of 2)"))
+
+        // 3. The same under --parallel, failing twice before it passes: still flaky.
+        try home.write("Bots/app.yml", "repository: {url: '\(package.repository.url)'}\ntest: {arguments: [--parallel]}\n")
+        let third = try run(xctest: ["fail", "fail"], swiftTesting: ["fail"])
+        #expect(third.contains("result: succeeded"), "\(third)")
+        let three = try await detail(3)
+        #expect(status(three, "testPlanned") == .flaky && status(three, "planned()") == .flaky, "\(three.tests)")
+
+        // 4. A test that fails every time (the first run and both re-runs) is a failure, with
+        //    its issue, as without re-runs.
+        let fourth = try run(xctest: ["fail", "fail", "fail"], swiftTesting: [])
+        #expect(fourth.contains("result: test-failures"), "\(fourth)")
+        let four = try await detail(4)
+        #expect(status(four, "testPlanned") == .failed && status(four, "planned()") == .passed)
+        #expect(four.issues.map(\.type) == [.testFailure])
+        #expect(four.issues.first?.message.contains("the plan said fail") == true)
+
+        // 5. It failed in #4, so it is not re-run now: a failure that was there before is no
+        //    news, and re-running it would only cost time.
+        let fifth = try run(xctest: ["fail", "pass"], swiftTesting: [])
+        #expect(fifth.contains("result: test-failures"), "\(fifth)")
+        #expect(try log(5).contains("re-running") == false)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+import KilnBuild
+import KilnCore
+import Testing
+
+@Suite("Re-running failed tests")
+struct TestRerunTests {
+    let xctest = TestCase(suite: "MathTests", name: "testAdds", status: .failed, duration: 1, message: "nope")
+    let swiftTesting = TestCase(suite: "LibTests.SwiftMath", name: "adds() \"Adds\"", status: .failed, duration: 1)
+    let free = TestCase(suite: "LibTests.free()", name: "free()", status: .failed, duration: 1)
+
+    @Test("Only failures that passed (or were flaky) in the previous integration are re-run")
+    func candidates() {
+        let brandNew = TestCase(suite: "MathTests", name: "testNew", status: .failed, duration: 1)
+        let failedBefore = TestCase(suite: "MathTests", name: "testOld", status: .failed, duration: 1)
+        let crashed = TestCase(suite: "swift test", name: "run", status: .failed, duration: 0)
+        var previous = [xctest, swiftTesting, failedBefore, crashed]
+        previous[0].status = .passed
+        previous[1].status = .flaky
+        let chosen = TestRerun.candidates([xctest, swiftTesting, brandNew, failedBefore, crashed], previous: previous)
+        #expect(chosen.map(\.name) == [xctest.name, swiftTesting.name])
+        #expect(TestRerun.candidates([xctest], previous: []).isEmpty, "nothing to compare with: nothing is re-run")
+    }
+
+    @Test("The re-run selects exactly the failed tests and keeps the bot's other arguments")
+    func arguments() throws {
+        let arguments = TestRerun.arguments(
+            for: [xctest, swiftTesting, free], configuration: "debug", events: "/tmp/e.jsonl",
+            botArguments: ["--parallel", "--filter", "Slow", "--skip=Fast", "-Xswiftc", "-DCI"])
+        #expect(
+            arguments == [
+                "test", "--skip-build", "-c", "debug", "--experimental-event-stream-output", "/tmp/e.jsonl", "--parallel", "-Xswiftc", "-DCI",
+                "--filter", #"(^|\.)MathTests/(.*/)?testAdds(/|$)"#,
+                "--filter", #"(^|\.)LibTests\.SwiftMath/(.*/)?adds\(\)(/|$)"#,
+                "--filter", #"(^|\.)LibTests\.free\(\)(/|$)"#,
+            ])
+        func matches(_ pattern: String, _ specifier: String) throws -> Bool {
+            try NSRegularExpression(pattern: pattern).firstMatch(in: specifier, range: NSRange(specifier.startIndex..., in: specifier)) != nil
+        }
+        let xcPattern = arguments[arguments.count - 5]
+        #expect(try matches(xcPattern, "LibTests.MathTests/testAdds"))
+        #expect(try !matches(xcPattern, "LibTests.MathTests/testAddsMore"), "a test whose name starts the same is not run")
+        #expect(try !matches(xcPattern, "LibTests.OtherMathTests/testAdds"), "nor one of a suite whose name ends the same")
+        let stPattern = arguments[arguments.count - 3]
+        #expect(try matches(stPattern, "LibTests.SwiftMath/adds()/LibTests.swift:4:6"))
+        #expect(try matches(stPattern, "LibTests.SwiftMath/Nested/adds()/LibTests.swift:9:6"))
+        #expect(try !matches(stPattern, "LibTests.SwiftMath/addsAgain()/LibTests.swift:5:6"))
+    }
+
+    @Test("A failure that passes when run again becomes flaky; one that fails again stays failed")
+    func settle() {
+        var passed = xctest
+        passed.status = .passed
+        let settled = TestRerun.settle([xctest, swiftTesting], rerun: [passed, swiftTesting])
+        #expect(settled.map(\.status) == [.flaky, .failed])
+        #expect(settled.first?.message == "nope", "the first failure's message is kept")
+    }
+}
