@@ -60,8 +60,9 @@ struct ProcessRunnerTests {
             .shell("sleep 300 & sleep 301 & echo started; sleep 302"), in: directory.path, environment: environment, log: log,
             deadline: .now + .milliseconds(700))
         #expect(end == .timedOut)
-        // Killed at the deadline, not after `sleep 302`: generous, as the whole suite shares 2 cores.
-        #expect(ContinuousClock.now - start < .seconds(60))
+        // Killed at the deadline, not when `sleep 302` ends: any bound under 302 s shows it, and a
+        // loose one holds when the whole suite (and a compiler) share two cores.
+        #expect(ContinuousClock.now - start < .seconds(240))
         let leftovers = try await leftoverProcesses(matching: "sleep 30[012]")
         #expect(leftovers.isEmpty, "processes left behind: \(leftovers)")
     }
