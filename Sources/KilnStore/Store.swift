@@ -107,6 +107,9 @@ public protocol Store: MailStore, WebhookStore, StatusStore {
     /// One integration with its steps, commits, issues and tests.
     func integration(bot: String, number: Int) async throws(StoreError) -> IntegrationDetail?
 
+    /// One test's results in the last `limit` integrations of `bot`'s branch, newest first.
+    func testHistory(bot: String, suite: String, name: String, limit: Int) async throws(StoreError) -> TestHistory
+
     /// The integration of `bot` numbered below `number` (below none when nil) that `kind` compares with.
     func predecessor(_ kind: Predecessor, bot: String, before number: Int?) async throws(StoreError) -> Integration?
 

@@ -100,12 +100,49 @@ struct PagesTests {
         let page = try await web.get("/bots/app/integrations/\(integration.number)").text
         #expect(page.contains("of 2 tests, <span class=\"warn\">1 flaky test</span>"))
         #expect(page.contains("<h2>Flaky tests</h2>"))
-        #expect(page.contains("<td>testRace</td><td class=\"warn\">flaky</td><td>0.2 s</td><td>timed out after 1 s</td>"), "\(page)")
+        #expect(
+            page.contains(
+                "<td><a href=\"/bots/app/tests/MathTests/testRace\">testRace</a></td><td class=\"warn\">flaky</td><td>0.2 s</td><td>timed out after 1 s</td>"
+            ),
+            "\(page)")
         #expect(!page.contains("Failing tests"))
         let api = try await web.get("/api/bots/app/integrations/\(integration.number)").text
         let json = try JSONSerialization.jsonObject(with: Data(api.utf8)) as? [String: Any]
         let statuses = (json?["tests"] as? [[String: Any]])?.compactMap { $0["status"] as? String }
         #expect(statuses == ["passed", "flaky"])
+    }
+
+    @Test("A test's page and API: its results with links, flip rate, flaky with the reason; any name is addressable")
+    func testHistory() async throws {
+        let web = try await WebFixture.start(bots: ["app": Bots.app])
+        defer { Task { await web.stop() } }
+        let suite = "LibTests.SwiftMath"
+        let name = "adds() \"1/2 <b>\""
+        for status in [TestStatus.passed, .flaky, .failed] {
+            let tests = [TestCase(suite: suite, name: name, status: status, duration: 0.5, message: status == .passed ? nil : "off by one")]
+            try await web.integrate("app", result: .succeeded, outcome: IntegrationOutcome(result: .succeeded, tests: tests))
+        }
+        let path = "/bots/app/tests/LibTests.SwiftMath/adds()%20%221%2F2%20%3Cb%3E%22"
+        let integration = try await web.get("/bots/app/integrations/3").text
+        #expect(integration.contains("href=\"\(path)\""), "the integration page links each test to its history")
+        let page = try await web.get(path)
+        #expect(page.status == 200)
+        #expect(
+            page.text.contains("<h1>LibTests.SwiftMath <code>adds() &quot;1/2 &lt;b&gt;&quot;</code> <span class=\"result warn\">flaky</span></h1>"))
+        #expect(page.text.contains("Flaky: it failed, then passed when run again, in #2."))
+        #expect(page.text.contains("1 passed, 1 failed, 1 flaky in the last 3 integrations"))
+        #expect(page.text.contains("<td><a href=\"/bots/app/integrations/3\">3</a></td><td class=\"bad\">failed</td>"))
+        #expect(page.text.contains("<polyline"))
+        let api = try await web.get("/api" + path + "?limit=2")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(api.text.utf8)) as? [String: Any])
+        #expect(json["name"] as? String == name && json["suite"] as? String == suite)
+        #expect(json["flaky"] as? Bool == true)
+        let results = json["results"] as? [[String: Any]] ?? []
+        #expect(results.compactMap { $0["integration"] as? Int } == [3, 2])
+        #expect(results.compactMap { $0["status"] as? String } == ["failed", "flaky"])
+        #expect(results.first?["commit"] as? String == "abc1234" && results.first?["message"] as? String == "off by one")
+        #expect(try await web.get("/bots/app/tests/LibTests.SwiftMath").status == 404, "a suite without a name is no test")
+        #expect(try await web.get("/api/bots/nobody/tests/S/t").status == 404)
     }
 
     @Test("Commit messages, authors, issue messages and test names come out escaped on every page")

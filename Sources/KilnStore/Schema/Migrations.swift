@@ -8,7 +8,7 @@ enum Migrations {
         let statements: @Sendable (SQLDialect) -> [String]
     }
 
-    static let shared: [Migration] = [oneSchema, issueKindsAsData]
+    static let shared: [Migration] = [oneSchema, issueKindsAsData, testHistory]
 
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times
     /// as seconds since 1970 everywhere, hosts' and leases' included.
@@ -48,6 +48,11 @@ enum Migrations {
             + ["errors", "warnings", "test_failures", "errors_change", "warnings_change", "test_failures_change"].map {
                 "ALTER TABLE integration DROP COLUMN \($0)"
             }
+    }
+
+    /// v7: a test's results across integrations are found by its name (the test pages).
+    static let testHistory = Migration(name: "v7: test history") { _ in
+        ["CREATE INDEX test_case_name ON test_case (suite, name)"]
     }
 
     /// SQLite's camelCase tables and columns of v1–v4.

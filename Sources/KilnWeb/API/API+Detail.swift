@@ -70,6 +70,42 @@ extension API {
         public var duration: Double
     }
 
+    /// `GET /api/bots/{bot}/tests/{suite}/{name}`: a test's results on the bot's branch, newest
+    /// first, with `flaky` (and why) and its `flipRate` (changes of result per chance, or null).
+    public struct TestHistory: Encodable, Sendable {
+        public struct Result: Encodable, Sendable {
+            public var integration: Int
+            @Nullable public var commit: String?
+            public var status: TestStatus
+            public var duration: Double
+            @Nullable public var host: String?
+            @Nullable public var endedAt: Date?
+            @Nullable public var message: String?
+        }
+
+        public var bot: String
+        public var suite: String
+        public var name: String
+        public var flaky: Bool
+        @Nullable public var flakyReason: String?
+        @Nullable public var flipRate: Double?
+        public var results: [Result]
+
+        init(bot: String, _ history: KilnCore.TestHistory) {
+            self.bot = bot
+            suite = history.suite
+            name = history.name
+            flakyReason = history.flakiness
+            flaky = history.flakiness != nil
+            flipRate = history.flipRate
+            results = history.runs.map {
+                Result(
+                    integration: $0.number, commit: $0.commit, status: $0.test.status, duration: $0.test.duration, host: $0.host,
+                    endedAt: $0.endedAt, message: $0.test.message)
+            }
+        }
+    }
+
     /// The body of every error answer: `{"error": "…"}`.
     public struct Failure: Encodable, Sendable {
         public var error: String

@@ -38,6 +38,13 @@ struct APIController {
             }
             return Self.json(try API.encode(API.IntegrationDetail(detail)))
         }
+        api.get("bots/{bot}/tests/**") { request, context in
+            let bot = try await store.overview(of: try context.parameters.require("bot")).state.name
+            let (suite, name) = try TestAddress.parse(context.parameters.getCatchAll())
+            let page = try Page(request.uri.queryParameters, defaultLimit: PagesController.chartSpan, maximumLimit: Self.maximumLimit)
+            let history = try await store.testHistory(bot: bot, suite: suite, name: name, limit: page.limit)
+            return Self.json(try API.encode(API.TestHistory(bot: bot, history)))
+        }
     }
 
     static func number(_ text: String?) throws -> Int {

@@ -35,6 +35,8 @@ struct TestView {
     var duration: String
     /// Why it failed, for a failing or flaky test.
     var message: String?
+    /// The test's history page.
+    var url: String
 }
 
 struct TriggerView {

@@ -41,6 +41,13 @@ struct PagesController {
             }
             return Self.html(ByteBuffer(string: await integrationPage(detail)))
         }
+        router.get("bots/{bot}/tests/**") { request, context in
+            let bot = try await store.overview(of: try context.parameters.require("bot")).state.name
+            let (suite, name) = try TestAddress.parse(context.parameters.getCatchAll())
+            let page = try Page(request.uri.queryParameters, defaultLimit: Self.chartSpan, maximumLimit: APIController.maximumLimit)
+            let history = try await store.testHistory(bot: bot, suite: suite, name: name, limit: page.limit)
+            return Self.html(ByteBuffer(string: assets.render(TestPage(bot: bot, history: history), "test")))
+        }
         router.get("bots/{bot}/badge.svg") { _, context in
             let overview = try await store.overview(of: try context.parameters.require("bot"))
             return Response(
@@ -125,7 +132,8 @@ struct PagesController {
         let testView = { (test: TestCase) in
             TestView(
                 suite: test.suite, name: test.name, status: test.status.rawValue, duration: DurationText.prose(test.duration),
-                message: test.status == .failed || test.status == .flaky ? test.message : nil)
+                message: test.status == .failed || test.status == .flaky ? test.message : nil,
+                url: TestAddress.path(bot: integration.bot, suite: test.suite, name: test.name))
         }
         let failing = detail.tests.filter { $0.status == .failed }.map(testView)
         let flaky = detail.tests.filter { $0.status == .flaky }.map(testView)

@@ -8,7 +8,7 @@ public struct WebAssets: Sendable {
     let library: MustacheLibrary
     let stylesheet: String
 
-    static let templates = ["header", "footer", "index", "bigscreen", "bot", "integration"]
+    static let templates = ["header", "footer", "chart", "index", "bigscreen", "bot", "integration", "test"]
 
     public init(directory: String) throws(WebAssetsError) {
         self.directory = directory

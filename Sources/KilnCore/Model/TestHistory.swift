@@ -1,0 +1,80 @@
+import Foundation
+
+/// One result of a test: the integration of its bot's branch it ran in, and how it ended.
+public struct TestRun: Sendable, Hashable {
+    public var number: Int
+    public var commit: String?
+    public var host: String?
+    public var endedAt: Date?
+    public var test: TestCase
+
+    public init(number: Int, commit: String?, host: String?, endedAt: Date?, test: TestCase) {
+        self.number = number
+        self.commit = commit
+        self.host = host
+        self.endedAt = endedAt
+        self.test = test
+    }
+}
+
+/// A test's results across its bot's integrations (within retention), newest first, and what
+/// they say about it: how often its result changes, and whether it is flaky.
+public struct TestHistory: Sendable, Hashable {
+    public var suite: String
+    public var name: String
+    public var runs: [TestRun]
+
+    /// A test whose result changed this often within the history is flaky, even if no re-run
+    /// caught it (a re-run only happens when the previous integration passed).
+    public static let flakyFlips = 4
+
+    public init(suite: String, name: String, runs: [TestRun]) {
+        self.suite = suite
+        self.name = name
+        self.runs = runs
+    }
+
+    /// The results that passed or failed (flaky ones count as both: they did both), oldest first.
+    private var outcomes: [(run: TestRun, passed: Bool)] {
+        runs.reversed().compactMap { run in
+            switch run.test.status {
+            case .passed, .flaky: (run, true)
+            case .failed: (run, false)
+            case .skipped: nil
+            }
+        }
+    }
+
+    /// How many times the result went from passed to failed or back between one integration
+    /// and the next where the test ran.
+    public var flips: Int {
+        zip(outcomes, outcomes.dropFirst()).filter { $0.passed != $1.passed }.count
+    }
+
+    /// `flips` over the chances to flip; nil with fewer than two results.
+    public var flipRate: Double? {
+        let count = outcomes.count
+        return count > 1 ? Double(flips) / Double(count - 1) : nil
+    }
+
+    /// Why the test is flaky, or nil when its history does not say so: a re-run that passed, a
+    /// commit on which it both passed and failed, or a result that keeps changing.
+    public var flakiness: String? {
+        if let run = runs.first(where: { $0.test.status == .flaky }) {
+            return "it failed, then passed when run again, in #\(run.number)"
+        }
+        var byCommit: [String: [TestRun]] = [:]
+        for run in runs.reversed() where run.test.status == .passed || run.test.status == .failed {
+            if let commit = run.commit { byCommit[commit, default: []].append(run) }
+        }
+        for run in runs.reversed() {
+            guard let commit = run.commit, let same = byCommit[commit], Set(same.map(\.test.status)).count > 1 else { continue }
+            let numbers = same.map { "#\($0.number)" }.joined(separator: ", ")
+            return "it passed and failed on the same commit \(commit.prefix(10)) (\(numbers))"
+        }
+        if flips >= Self.flakyFlips {
+            return "its result changed \(flips) times in its last \(outcomes.count) integrations"
+        }
+        return nil
+    }
+}

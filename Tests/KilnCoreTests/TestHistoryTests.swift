@@ -1,0 +1,39 @@
+import Foundation
+import KilnCore
+import Testing
+
+@Suite("A test's history: flip rate and flakiness")
+struct TestHistoryTests {
+    /// A history from results oldest first, each on its own commit unless `commits` says.
+    static func history(_ statuses: [TestStatus], commits: [String]? = nil) -> TestHistory {
+        let runs = statuses.enumerated().map { index, status in
+            TestRun(
+                number: index + 1, commit: commits?[index] ?? "c\(index + 1)", host: "h", endedAt: nil,
+                test: TestCase(suite: "S", name: "t", status: status, duration: 1))
+        }
+        return TestHistory(suite: "S", name: "t", runs: runs.reversed())
+    }
+
+    @Test("Flips count changes of result between integrations where the test ran; skipped runs do not count")
+    func flips() {
+        let steady = Self.history([.passed, .passed, .passed])
+        #expect(steady.flips == 0 && steady.flipRate == 0)
+        #expect(steady.flakiness == nil)
+        let broken = Self.history([.passed, .failed, .failed, .skipped, .passed])
+        #expect(broken.flips == 2)
+        #expect(broken.flipRate == 2.0 / 3.0)
+        #expect(broken.flakiness == nil, "broken once and fixed is not flaky")
+        #expect(Self.history([.passed]).flipRate == nil)
+    }
+
+    @Test("Flaky: a re-run that passed, a commit it passed and failed on, or a result that keeps changing")
+    func flakiness() {
+        #expect(Self.history([.passed, .flaky, .passed]).flakiness == "it failed, then passed when run again, in #2")
+        let sameCommit = Self.history([.passed, .failed, .passed], commits: ["a", "b", "b"])
+        #expect(sameCommit.flakiness == "it passed and failed on the same commit b (#2, #3)")
+        let flipping = Self.history([.passed, .failed, .passed, .failed, .passed])
+        #expect(flipping.flips == 4)
+        #expect(flipping.flakiness == "its result changed 4 times in its last 5 integrations")
+        #expect(Self.history([.passed, .failed, .passed, .failed]).flakiness == nil, "three changes are not yet enough")
+    }
+}
