@@ -5,7 +5,7 @@ import Testing
 @Suite("Deploy/")
 struct DeployTests {
     @Test("The systemd unit passes systemd-analyze verify, with ExecStart pointing at the built kiln")
-    func systemdUnit() throws {
+    func systemdUnit() async throws {
         let analyze = "/usr/bin/systemd-analyze"
         guard FileManager.default.isExecutableFile(atPath: analyze) else {
             Issue.record("systemd-analyze is missing: apt-get install systemd")
@@ -15,7 +15,7 @@ struct DeployTests {
         #expect(unit.contains("ExecStart=/usr/local/bin/kiln serve --config /etc/kiln/kiln.yml"))
         let directory = try TemporaryDirectory()
         let path = try directory.write("kiln.service", unit.replacingOccurrences(of: "/usr/local/bin/kiln", with: Executables.kiln))
-        let verified = try runProcess(analyze, ["verify", path])
+        let verified = try await runProcess(analyze, ["verify", path])
         #expect(verified.status == 0, "\(verified.standardError)")
         #expect(!verified.standardError.contains("kiln.service"), "\(verified.standardError)")
     }

@@ -66,7 +66,7 @@ struct LoadTests {
             var answers: [String] = []
             for index in 0..<triggers {
                 if index >= 8, let answer = try await group.next() { answers.append(answer) }
-                group.addTask { try await runProcessAsync(Executables.kiln, ["trigger", "bot-\(index % bots + 1)"], in: home).standardOutput }
+                group.addTask { try await runProcess(Executables.kiln, ["trigger", "bot-\(index % bots + 1)"], in: home).standardOutput }
             }
             for try await answer in group { answers.append(answer) }
             return answers

@@ -69,7 +69,7 @@ struct ManyHostsTests {
             for slice in stride(from: 0, to: 48, by: 8) {
                 group.addTask {
                     for name in names[slice..<slice + 8] {
-                        let trigger = try runProcess(Executables.kiln, ["trigger", name], in: home)
+                        let trigger = try await runProcess(Executables.kiln, ["trigger", name], in: home)
                         #expect(trigger.status == 0, "kiln trigger \(name): \(trigger.standardError)")
                     }
                     return 0

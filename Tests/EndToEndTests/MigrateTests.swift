@@ -63,7 +63,7 @@ struct MigrateTests {
     func roundTrip() async throws {
         let home = try await Self.installation()
         let url = try await PostgresServer.shared.database()
-        let migrate = try runProcess(Executables.kiln, ["migrate", "--to", url], in: home.path)
+        let migrate = try await runProcess(Executables.kiln, ["migrate", "--to", url], in: home.path)
         #expect(migrate.status == 0, "\(migrate.standardError)")
         let counts = migrate.standardOutput.split(separator: "\n").map { $0.split(separator: " ").joined(separator: " ") }
         #expect(counts.contains("integration 4"), "\(migrate.standardOutput)")
@@ -97,7 +97,7 @@ struct MigrateTests {
         #expect(next.integration.id == copied.map(\.id).max().map { $0 + 1 })
 
         // A second migrate into the same database copies nothing.
-        let again = try runProcess(Executables.kiln, ["migrate", "--to", url], in: home.path)
+        let again = try await runProcess(Executables.kiln, ["migrate", "--to", url], in: home.path)
         #expect(again.status == 1)
         #expect(again.standardError.contains("is not empty (bot: 2 rows, integration: 5 rows"), "\(again.standardError)")
         #expect(try await postgres.integrations(bot: "app", limit: 10, before: nil).count == 5)
@@ -119,14 +119,14 @@ struct MigrateTests {
         let home = try await Self.installation()
         let url = try await PostgresServer.shared.database()
         // flock(1) holds the lock as a running server would, while kiln migrate tries to take it.
-        let held = try runProcess("/usr/bin/flock", [".kiln/serve.lock", Executables.kiln, "migrate", "--to", url], in: home.path)
+        let held = try await runProcess("/usr/bin/flock", [".kiln/serve.lock", Executables.kiln, "migrate", "--to", url], in: home.path)
         #expect(held.status == 1)
         #expect(held.standardError.contains("the data directory \(home.url(".kiln")) is in use"), "\(held.standardError)")
         let postgres = try await PostgresStore.open(DatabaseSettings(url: url))
         #expect(try await postgres.botOverviews().isEmpty)
 
         let empty = try TemporaryDirectory()
-        let none = try runProcess(Executables.kiln, ["migrate", "--to", url], in: empty.path)
+        let none = try await runProcess(Executables.kiln, ["migrate", "--to", url], in: empty.path)
         #expect(none.status == 1)
         #expect(
             none.standardError
@@ -134,7 +134,7 @@ struct MigrateTests {
         )
 
         let port = SMTPServer.freePort()
-        let unreachable = try runProcess(Executables.kiln, ["migrate", "--to", "postgres://kiln:secret@127.0.0.1:\(port)/kiln"], in: home.path)
+        let unreachable = try await runProcess(Executables.kiln, ["migrate", "--to", "postgres://kiln:secret@127.0.0.1:\(port)/kiln"], in: home.path)
         #expect(unreachable.status == 1)
         #expect(
             unreachable.standardError.hasPrefix("error: cannot use the database postgres://kiln:***@127.0.0.1:\(port)/kiln"),

@@ -18,7 +18,7 @@ struct PostgresServeTests {
             bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"],
             config: "executors: 1\ndatabase: {url: '\(url)'}\nhost: build-1\n")
         let store = try await PostgresStore.open(DatabaseSettings(url: url), logsDirectory: nil)
-        let trigger = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        let trigger = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
         #expect(trigger.status == 0, "\(trigger.standardError)")
         #expect(trigger.standardOutput == "queued app #1\n")
         try await served.eventually("the integration to end") {
@@ -34,7 +34,7 @@ struct PostgresServeTests {
         #expect(String(decoding: page, as: UTF8.self).contains("build-errors"))
         let (log, _) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/bots/app/integrations/1/log")))
         #expect(String(decoding: log, as: UTF8.self).contains("=== checkout"))
-        let status = try runProcess(Executables.kiln, ["status", "--json"], in: served.home.path)
+        let status = try await runProcess(Executables.kiln, ["status", "--json"], in: served.home.path)
         #expect(status.status == 0, "\(status.standardError)")
         #expect(status.standardOutput.contains("\"build-errors\""))
         let output = try await served.server.terminate()
@@ -65,7 +65,7 @@ struct PostgresServeTests {
 
         try await PostgresServer.shared.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
         try await served.eventually("the API to answer again") { try await get("/api/bots/app").status == 200 }
-        let trigger = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        let trigger = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
         #expect(trigger.status == 0, "\(trigger.standardError)")
         let store = try await PostgresStore.open(DatabaseSettings(url: url))
         try await served.eventually("the integration queued after the outage to end") {
@@ -75,13 +75,13 @@ struct PostgresServeTests {
     }
 
     @Test("An unreachable database at start: one line naming the URL without its password, and exit 1")
-    func unreachable() throws {
+    func unreachable() async throws {
         let home = try TemporaryDirectory()
         let port = SMTPServer.freePort()
         try home.write("kiln.yml", "database: {url: 'postgres://kiln:hunter2@127.0.0.1:\(port)/kiln'}\n")
         try home.write("Bots/app.yml", "repository: {url: /srv/git/app.git}\n")
         for command in [["serve", "--listen", "127.0.0.1:0"], ["trigger", "app"], ["status"]] {
-            let result = try runProcess(Executables.kiln, command, in: home.path)
+            let result = try await runProcess(Executables.kiln, command, in: home.path)
             #expect(result.status == 1, "kiln \(command[0])")
             let lines = result.standardError.split(separator: "\n")
             #expect(lines.count == 1, "kiln \(command[0]): \(result.standardError)")

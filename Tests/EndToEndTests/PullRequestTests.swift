@@ -215,7 +215,7 @@ struct PullRequestTests {
             "repository: {url: '\(repo.url)', branch: master}\nsecrets: [DEPLOY_TOKEN]\n"
                 + "triggers: [{name: mark, phase: before, run: 'printf \"[%s]<%s %s>\" \"$DEPLOY_TOKEN\" \"$KILN_PULL_REQUEST\" \"$KILN_PULL_REQUEST_HEAD\"; exit 1'}]\n"
         )
-        let run = try runProcess(
+        let run = try await runProcess(
             Executables.kiln, ["run", "app", "--pull", "2"], in: home.path,
             environment: ProcessInfo.processInfo.environment.merging(["DEPLOY_TOKEN": "s3cret"]) { _, new in new })
         #expect(run.status == 1, "a failing trigger fails the run")
@@ -228,7 +228,7 @@ struct PullRequestTests {
         let log = try String(contentsOfFile: home.url(".kiln/logs/app/1.log"), encoding: .utf8)
         #expect(log.contains("[]") && !log.contains("s3cret"), "no secrets for a pull request nothing vouches for")
         #expect(log.contains("<2 pull/2>"), "scripts see which pull request they integrate")
-        let missing = try runProcess(Executables.kiln, ["run", "app", "--pull", "7"], in: home.path)
+        let missing = try await runProcess(Executables.kiln, ["run", "app", "--pull", "7"], in: home.path)
         #expect(missing.status == 1 && missing.standardOutput.contains("refs/pull/7/head not found"), "\(missing.standardOutput)")
     }
 
@@ -276,7 +276,7 @@ struct PullRequestTests {
         let page = try await Self.get("/bots/lab", port: port)
         #expect(page.contains("Commit statuses refused") && page.contains("HTTP 401") && page.contains("401 Unauthorized"), "\(page)")
         #expect(try await !Self.get("/bots/app", port: port).contains("Commit statuses refused"))
-        let status = try runProcess(Executables.kiln, ["status"], in: served.home.path)
+        let status = try await runProcess(Executables.kiln, ["status"], in: served.home.path)
         #expect(
             status.standardOutput.contains("commit statuses refused") && status.standardOutput.contains("401 Unauthorized"),
             "\(status.standardOutput)")

@@ -68,7 +68,7 @@ struct KillRecoveryTests {
         try await restarted.eventually("the webhook queued before the kill to be integrated") {
             try await restarted.integrations("next").first?.step == .completed
         }
-        _ = try runProcess(Executables.kiln, ["trigger", "slow"], in: home.path)
+        _ = try await runProcess(Executables.kiln, ["trigger", "slow"], in: home.path)
         try await restarted.eventually("the next trigger to integrate") {
             try await restarted.integrations("slow").first { $0.number == 2 }?.step == .completed
         }
@@ -99,7 +99,7 @@ struct HostileBuildTests {
             "garbage": script("garbage", "head -c 3000000 /dev/urandom; exit 0", ""),
         ]
         let served = try await ServedHome(bots: bots, config: "executors: 2\n")
-        for bot in bots.keys { _ = try runProcess(Executables.kiln, ["trigger", bot], in: served.home.path) }
+        for bot in bots.keys { _ = try await runProcess(Executables.kiln, ["trigger", bot], in: served.home.path) }
         try await served.eventually("every hostile integration to end", timeout: .seconds(90)) {
             for bot in bots.keys where try await served.integrations(bot).first?.step != .completed { return false }
             return true
@@ -111,7 +111,7 @@ struct HostileBuildTests {
         #expect(try await leftoverProcesses(matching: "sleep 434[34]") == "", "the daemon was killed with its integration")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/fill"), "the sandbox's /tmp is private")
         // The server carries on: the workspace that deleted itself integrates again.
-        _ = try runProcess(Executables.kiln, ["trigger", "suicide"], in: served.home.path)
+        _ = try await runProcess(Executables.kiln, ["trigger", "suicide"], in: served.home.path)
         try await served.eventually("the next integration") { try await served.integrations("suicide").first { $0.number == 2 }?.step == .completed }
         let garbageLog = try Data(contentsOf: URL(fileURLWithPath: served.home.url(".kiln/logs/garbage/1.log")))
         #expect(garbageLog.count > 1_000_000)

@@ -16,8 +16,8 @@ struct RunCommandTests {
         let repo = package.repository
         let bob = GitFixture.Author.bob
 
-        func run() throws -> (status: Int32, output: String) {
-            let result = try runProcess(Executables.kiln, ["run", "app"], in: home.path)
+        func run() async throws -> (status: Int32, output: String) {
+            let result = try await runProcess(Executables.kiln, ["run", "app"], in: home.path)
             return (result.status, result.standardOutput + result.standardError)
         }
         func detail(_ number: Int) async throws -> IntegrationDetail {
@@ -26,7 +26,7 @@ struct RunCommandTests {
         }
 
         // 1. A clean success.
-        let first = try run()
+        let first = try await run()
         #expect(first.status == 0, "\(first.output)")
         #expect(first.output.contains("result: succeeded"))
         let one = try await detail(1)
@@ -39,7 +39,7 @@ struct RunCommandTests {
         // 2. Bob adds a warning.
         let warned = try repo.commit(
             "Add an unused value", files: ["Sources/Lib/Lib.swift": FixturePackage.library(body: "    let unused = 1")], author: bob)
-        let second = try run()
+        let second = try await run()
         #expect(second.status == 0, "warnings still pass")
         #expect(second.output.contains("result: warnings"))
         #expect(second.output.contains("new warning: Sources/Lib/Lib.swift:2: initialization of immutable value 'unused' was never used"))
@@ -51,7 +51,7 @@ struct RunCommandTests {
 
         // 3. Alice breaks the build.
         try repo.commit("Break it", files: ["Sources/Lib/Lib.swift": FixturePackage.library(body: "    let unused = 1\n    missing()")])
-        let third = try run()
+        let third = try await run()
         #expect(third.status == 1)
         #expect(third.output.contains("result: build-errors"))
         let three = try await detail(3)
@@ -68,7 +68,7 @@ struct RunCommandTests {
                 "Tests/LibTests/LibTests.swift": FixturePackage.xctests(failing: true),
                 "Tests/LibSwiftTests/LibSwiftTests.swift": FixturePackage.swiftTests(failing: true),
             ], author: bob)
-        let fourth = try run()
+        let fourth = try await run()
         #expect(fourth.status == 1)
         #expect(fourth.output.contains("result: test-failures"))
         #expect(fourth.output.contains("failed: MathTests.testMaybeFails (Tests/LibTests/LibTests.swift:6)"))
@@ -87,7 +87,7 @@ struct RunCommandTests {
                 "Tests/LibTests/LibTests.swift": FixturePackage.xctests(),
                 "Tests/LibSwiftTests/LibSwiftTests.swift": FixturePackage.swiftTests(),
             ])
-        let fifth = try run()
+        let fifth = try await run()
         #expect(fifth.status == 0, "\(fifth.output)")
         #expect(fifth.output.contains("result: warnings"))
         let five = try await detail(5)
@@ -97,7 +97,7 @@ struct RunCommandTests {
         #expect(Set(five.issues.filter { $0.status == .resolved }.map(\.type)) == [.testFailure])
 
         // 6. Nothing new: the warning is still reported although nothing is recompiled.
-        let sixth = try run()
+        let sixth = try await run()
         #expect(sixth.output.contains("result: warnings"), "\(sixth.output)")
         await #expect(try detail(6).issues.map(\.status) == [.unresolved])
     }
@@ -127,7 +127,7 @@ struct RunCommandTests {
             """)
         var environment = ProcessInfo.processInfo.environment
         environment["DEPLOY_TOKEN"] = "tok-4f9a-secret"
-        let secret = try runProcess(Executables.kiln, ["run", "secret"], in: home.path, environment: environment)
+        let secret = try await runProcess(Executables.kiln, ["run", "secret"], in: home.path, environment: environment)
         #expect(secret.status == 1)
         #expect(secret.standardOutput.contains("result: trigger-error"))
         #expect(secret.standardOutput.contains("before trigger 'leak' failed with exit status 3"))
@@ -136,7 +136,7 @@ struct RunCommandTests {
         #expect(!log.contains("tok-4f9a-secret"))
 
         let start = ContinuousClock.now
-        let slow = try runProcess(Executables.kiln, ["run", "slow"], in: home.path)
+        let slow = try await runProcess(Executables.kiln, ["run", "slow"], in: home.path)
         #expect(slow.status == 1)
         #expect(slow.standardOutput.contains("result: timeout"))
         #expect(ContinuousClock.now - start < .seconds(20))
@@ -160,7 +160,7 @@ struct RunCommandTests {
                 run: 'touch "$KILN_WORKSPACE/made-here" "$HOME/made-here" && echo inside-ok; touch \(escape) 2>/dev/null && echo ESCAPED || echo DENIED; grep -l KILN_SERVER_SECRET /proc/[0-9]*/environ 2>/dev/null | wc -l | sed "s/^/secret-holders /"'
 
             """)
-        let result = try runProcess(
+        let result = try await runProcess(
             Executables.kiln, ["run", "boxed"], in: home.path,
             environment: ProcessInfo.processInfo.environment.merging(["KILN_SERVER_SECRET": "another bot's"]) { _, new in new })
         let log = try String(contentsOfFile: home.url(".kiln/logs/boxed/1.log"), encoding: .utf8)
@@ -195,7 +195,7 @@ struct RunCommandTests {
 
                 """
             ])
-        let crashed = try runProcess(Executables.kiln, ["run", "app"], in: home.path)
+        let crashed = try await runProcess(Executables.kiln, ["run", "app"], in: home.path)
         #expect(crashed.status == 1)
         #expect(crashed.standardOutput.contains("result: test-failures"), "\(crashed.standardOutput)")
         let store = try SQLiteStore.open(dataDirectory: home.url(".kiln"))
@@ -227,7 +227,7 @@ struct RunCommandTests {
             ])
         try home.write("Bots/app.yml", "repository: {url: '\(repo.url)'}\ntimeout: 40s\n")
         let start = ContinuousClock.now
-        let hung = try runProcess(Executables.kiln, ["run", "app"], in: home.path)
+        let hung = try await runProcess(Executables.kiln, ["run", "app"], in: home.path)
         #expect(hung.standardOutput.contains("result: timeout"), "\(hung.standardOutput)")
         #expect(hung.standardOutput.contains("ran longer than its timeout of 40s"))
         #expect(ContinuousClock.now - start < .seconds(60))
@@ -248,7 +248,7 @@ struct RunCommandTests {
 
             """)
         // python3 reports the peak resident memory of kiln run (ru_maxrss of its children, in KiB).
-        let measured = try runProcess(
+        let measured = try await runProcess(
             "/usr/bin/python3",
             [
                 "-c", "import resource,subprocess,sys; subprocess.run(sys.argv[1:]); print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)",

@@ -34,14 +34,14 @@ struct ServeCommandTests {
         try home.write("Bots/app.yml", "repository: {url: /srv/git/app.git}\nschedule: {poll: 0}\n")
         let first = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
         _ = try await first.waitForPort()
-        let second = try await runProcessAsync(Executables.kiln, ["serve", "--listen", "127.0.0.1:0"], in: home.path)
+        let second = try await runProcess(Executables.kiln, ["serve", "--listen", "127.0.0.1:0"], in: home.path)
         #expect(second.status == 1)
         let lines = second.standardError.split(separator: "\n")
         #expect(lines.count == 1, "\(second.standardError)")
         #expect(second.standardError.hasPrefix("error: the data directory \(home.path)/.kiln is in use by kiln serve (pid "))
         #expect(second.standardError.contains("listening on 127.0.0.1:0"))
         // kiln trigger and kiln status run beside the server.
-        #expect(try runProcess(Executables.kiln, ["trigger", "app"], in: home.path).status == 0)
+        #expect(try await runProcess(Executables.kiln, ["trigger", "app"], in: home.path).status == 0)
         first.kill()
         try await Task.sleep(for: .milliseconds(300))
         let third = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
@@ -58,7 +58,7 @@ struct ServeCommandTests {
         defer { holder.kill() }
         let home = try TemporaryDirectory()
         try home.write("Bots/app.yml", "repository: {url: /srv/git/app.git}\nschedule: {poll: 0}\n")
-        let result = try await runProcessAsync(Executables.kiln, ["serve", "--listen", "127.0.0.1:\(port)"], in: home.path)
+        let result = try await runProcess(Executables.kiln, ["serve", "--listen", "127.0.0.1:\(port)"], in: home.path)
         #expect(result.status == 1)
         #expect(
             result.standardError.hasSuffix(

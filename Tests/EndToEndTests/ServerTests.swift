@@ -80,7 +80,7 @@ struct ServerTests {
         #expect(ContinuousClock.now - pushedAt < .seconds(22))
 
         let triggeredAt = ContinuousClock.now
-        let trigger = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        let trigger = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
         #expect(trigger.standardOutput == "queued app #3\n")
         // Well before the next poll (10 s): the trigger woke the scheduler. The whole suite runs
         // at once on two cores, so the bound leaves room for a slow start of the kiln process.
@@ -96,10 +96,12 @@ struct ServerTests {
     @Test("Two bots on one executor run one after the other; a third trigger while one is queued coalesces")
     func oneExecutor() async throws {
         let repo = try Self.quickRepository()
+        // Long enough that b's second trigger arrives while b still waits, even when each kiln
+        // trigger takes a second to start on a loaded machine.
         let slow =
-            "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers: [{name: wait, phase: before, run: 'sleep 1'}]\n"
+            "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers: [{name: wait, phase: before, run: 'sleep 4'}]\n"
         let served = try await ServedHome(bots: ["a": slow, "b": slow])
-        for bot in ["a", "b", "b"] { _ = try runProcess(Executables.kiln, ["trigger", bot], in: served.home.path) }
+        for bot in ["a", "b", "b"] { _ = try await runProcess(Executables.kiln, ["trigger", bot], in: served.home.path) }
         try await served.eventually("both integrations") {
             let a = try await served.integrations("a").first?.step
             let b = try await served.integrations("b").first?.step
@@ -122,20 +124,20 @@ struct ServerTests {
         let repo = try Self.quickRepository()
         let bot = "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"
         let served = try await ServedHome(bots: ["app": bot])
-        func status() throws -> [String: String] {
-            let result = try runProcess(Executables.kiln, ["status", "--json"], in: served.home.path)
+        func status() async throws -> [String: String] {
+            let result = try await runProcess(Executables.kiln, ["status", "--json"], in: served.home.path)
             let bots = try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]] ?? []
             return Dictionary(uniqueKeysWithValues: bots.compactMap { bot in (bot["name"] as? String).map { ($0, bot["status"] as? String ?? "") } })
         }
         try served.home.write("Bots/new.yml", bot)
-        try await served.eventually("the added bot", timeout: .seconds(5)) { try status()["new"] == "idle" }
+        try await served.eventually("the added bot", timeout: .seconds(5)) { try await status()["new"] == "idle" }
         try served.home.write("Bots/new.yml", bot + "timeout: soon\n")
-        try await served.eventually("the broken bot", timeout: .seconds(5)) { try status()["new"] == "broken" }
-        #expect(try status()["app"] == "idle", "the other bot keeps running")
+        try await served.eventually("the broken bot", timeout: .seconds(5)) { try await status()["new"] == "broken" }
+        await #expect(try status()["app"] == "idle", "the other bot keeps running")
         try served.home.write("Bots/new.yml", bot + "timeout: 5m\n")
-        try await served.eventually("the fixed bot", timeout: .seconds(5)) { try status()["new"] == "idle" }
+        try await served.eventually("the fixed bot", timeout: .seconds(5)) { try await status()["new"] == "idle" }
         try FileManager.default.removeItem(atPath: served.home.url("Bots/new.yml"))
-        try await served.eventually("the deleted bot", timeout: .seconds(5)) { try status()["new"] == nil }
+        try await served.eventually("the deleted bot", timeout: .seconds(5)) { try await status()["new"] == nil }
         _ = try await served.server.terminate()
     }
 
@@ -145,7 +147,7 @@ struct ServerTests {
         let served = try await ServedHome(bots: [
             "app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntriggers: [{name: hang, phase: before, run: 'sleep 321'}]\n"
         ])
-        _ = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
         try await served.eventually("the trigger to run", timeout: .seconds(10)) {
             try await served.integrations("app").first?.step == .beforeTriggers
         }
@@ -166,7 +168,7 @@ struct ServerTests {
             bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"],
             config: "executors: 1\nretention: {integrations: 1}\n")
         for number in 1...2 {
-            _ = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+            _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
             try await served.eventually("integration \(number)") {
                 try await served.integrations("app").first { $0.number == number }?.step == .completed
             }
@@ -236,12 +238,12 @@ struct ServedMailTests {
                 """
             ],
             config: "executors: 1\npublic-url: http://ci.example.com\nsmtp: {url: '\(smtp.url)', from: 'Kiln <kiln@example.com>'}\n")
-        _ = try runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
         let mail = try #require(try await smtp.waitForMessages(1, timeout: .seconds(30)).first)
         #expect(mail.subject == "[app] #1 build-errors")
         #expect(mail.from == "kiln@example.com" && mail.to == ["team@example.com"])
         #expect(mail.parts["text/plain"]?.contains("http://ci.example.com/bots/app/integrations/1") == true)
-        let status = try runProcess(Executables.kiln, ["status"], in: served.home.path)
+        let status = try await runProcess(Executables.kiln, ["status"], in: served.home.path)
         #expect(status.standardOutput.contains("mail: 0 queued, 0 failed, 1 sent"))
         _ = try await served.server.terminate()
     }

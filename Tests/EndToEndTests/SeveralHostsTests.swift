@@ -170,7 +170,7 @@ struct SeveralHostsTests {
         #expect(again.number == 2 && again.commit == commit && again.host == "build-2" && again.result == .buildErrors)
         let hosts = try await store.hosts()
         #expect(hosts.first { $0.name == "build-1" }?.gone == true)
-        let status = try runProcess(Executables.kiln, ["status"], in: second.home.path)
+        let status = try await runProcess(Executables.kiln, ["status"], in: second.home.path)
         #expect(status.standardOutput.contains("build-1  gone"), "\(status.standardOutput)")
         _ = try await second.server.terminate()
     }

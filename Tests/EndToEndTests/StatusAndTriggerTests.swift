@@ -21,35 +21,35 @@ struct StatusAndTriggerTests {
         _ = try SQLiteStore.open(dataDirectory: home.url(".kiln"))
         let holder = try ServerProcess(executable: Executables.storeStress, arguments: ["hold", database, "app"], in: home.path)
         try await holder.waitForOutput("claimed 1")
-        let alive = try runProcess(Executables.kiln, ["status"], in: home.path)
+        let alive = try await runProcess(Executables.kiln, ["status"], in: home.path)
         #expect(alive.standardOutput.contains("running #1 (building)\n"), "\(alive.standardOutput)")
         holder.kill()
-        let status = try runProcess(Executables.kiln, ["status"], in: home.path)
+        let status = try await runProcess(Executables.kiln, ["status"], in: home.path)
         #expect(
             status.standardOutput.contains("running #1 (building) — its process is gone; a server ends it when it starts"), "\(status.standardOutput)"
         )
     }
 
     @Test("kiln trigger queues once, and a second trigger joins the queued integration")
-    func trigger() throws {
+    func trigger() async throws {
         let home = try home()
-        let first = try runProcess(Executables.kiln, ["trigger", "app"], in: home.path)
+        let first = try await runProcess(Executables.kiln, ["trigger", "app"], in: home.path)
         #expect(first.status == 0, "\(first.standardError)")
         #expect(first.standardOutput == "queued app #1\n")
-        let second = try runProcess(Executables.kiln, ["trigger", "app"], in: home.path)
+        let second = try await runProcess(Executables.kiln, ["trigger", "app"], in: home.path)
         #expect(second.standardOutput == "app #1 was already queued; the trigger joins it\n")
-        let other = try runProcess(Executables.kiln, ["trigger", "lib"], in: home.path)
+        let other = try await runProcess(Executables.kiln, ["trigger", "lib"], in: home.path)
         #expect(other.standardOutput == "queued lib #1\n")
         #expect(FileManager.default.fileExists(atPath: home.url(".kiln/kiln.sqlite")))
     }
 
     @Test("kiln trigger refuses unknown and broken bots with one clear line")
-    func triggerErrors() throws {
+    func triggerErrors() async throws {
         let home = try home()
-        let unknown = try runProcess(Executables.kiln, ["trigger", "nope"], in: home.path)
+        let unknown = try await runProcess(Executables.kiln, ["trigger", "nope"], in: home.path)
         #expect(unknown.status == 1)
         #expect(unknown.standardError == "error: no bot named 'nope' in Bots (bots: app, lib)\n")
-        let broken = try runProcess(Executables.kiln, ["trigger", "broken"], in: home.path)
+        let broken = try await runProcess(Executables.kiln, ["trigger", "broken"], in: home.path)
         #expect(broken.status == 1)
         #expect(broken.standardError == "error: bot 'broken' cannot integrate: Bots/broken.yml has problems (run kiln validate)\n")
     }
@@ -61,9 +61,9 @@ struct StatusAndTriggerTests {
         let server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
         _ = try await server.waitForPort()
         _ = try await server.terminate()
-        _ = try runProcess(Executables.kiln, ["trigger", "app"], in: home.path)
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: home.path)
 
-        let result = try runProcess(Executables.kiln, ["status", "--json"], in: home.path)
+        let result = try await runProcess(Executables.kiln, ["status", "--json"], in: home.path)
         #expect(result.status == 0, "\(result.standardError)")
         #expect(!result.standardOutput.contains("s3cret"))
         let bots = try #require(try JSONSerialization.jsonObject(with: Data(result.standardOutput.utf8)) as? [[String: Any]])
@@ -95,8 +95,8 @@ struct StatusAndTriggerTests {
         let server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
         _ = try await server.waitForPort()
         _ = try await server.terminate()
-        _ = try runProcess(Executables.kiln, ["trigger", "lib"], in: home.path)
-        let result = try runProcess(Executables.kiln, ["status"], in: home.path)
+        _ = try await runProcess(Executables.kiln, ["trigger", "lib"], in: home.path)
+        let result = try await runProcess(Executables.kiln, ["status"], in: home.path)
         #expect(
             result.standardOutput == """
                 app     idle      never integrated
@@ -121,7 +121,7 @@ struct StatusAndTriggerTests {
             queued[0].id, error: "cannot reach the SMTP server smtp://127.0.0.1:25", retryAt: now.addingTimeInterval(120), now: now)
         try await store.mailFailed(queued[1].id, error: "the SMTP server answered 550: no such user", retryAt: nil, now: now)
         try await store.mailSent(queued[2].id, now: now)
-        let result = try runProcess(Executables.kiln, ["status"], in: home.path)
+        let result = try await runProcess(Executables.kiln, ["status"], in: home.path)
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.contains("mail: 1 queued, 1 failed, 1 sent"))
@@ -134,16 +134,16 @@ struct StatusAndTriggerTests {
     }
 
     @Test("kiln run shows the running step with its elapsed time on a terminal, and a line per step otherwise")
-    func runProgress() throws {
+    func runProgress() async throws {
         let home = try TemporaryDirectory()
         let repo = try GitFixture()
         try repo.commit("Not a package", files: ["README.md": "hello\n"])
         try home.write("Bots/app.yml", "repository: {url: '\(repo.url)'}\ntest: {enabled: false}\n")
         // `script` gives kiln a terminal.
-        let terminal = try runProcess("/usr/bin/script", ["-qc", "\(Executables.kiln) run app", "/dev/null"], in: home.path)
+        let terminal = try await runProcess("/usr/bin/script", ["-qc", "\(Executables.kiln) run app", "/dev/null"], in: home.path)
         #expect(terminal.standardOutput.contains("\r\u{1B}[K  building "))
         #expect(terminal.standardOutput.contains("result: build-errors"))
-        let piped = try runProcess(Executables.kiln, ["run", "app"], in: home.path)
+        let piped = try await runProcess(Executables.kiln, ["run", "app"], in: home.path)
         #expect(!piped.standardOutput.contains("\u{1B}"))
         let lines = piped.standardOutput.split(separator: "\n").map(String.init)
         #expect(lines.contains { $0.hasPrefix("  building         ") && $0.hasSuffix("s") })

@@ -5,23 +5,23 @@ import Testing
 @Suite("kiln validate, run as a real process")
 struct ValidateCommandTests {
     @Test("Good files: exit 0, no problem lines")
-    func goodDirectory() throws {
+    func goodDirectory() async throws {
         let home = try TemporaryDirectory()
         try home.write("Bots/app.yml", "repository: {url: https://github.com/example/app.git}\n")
         try home.write("Bots/lib.yml", "repository: {url: /srv/git/lib.git, branch: develop}\nschedule: {periodic: daily 02:00}\n")
-        let result = try runProcess(Executables.kiln, ["validate"], in: home.path)
+        let result = try await runProcess(Executables.kiln, ["validate"], in: home.path)
         #expect(result.status == 0)
         #expect(result.standardOutput == "")
         #expect(result.standardError == "checked 2 bot files: 2 valid\n")
     }
 
     @Test("Bad files: one compiler-style line per problem on stdout, exit 1")
-    func badDirectory() throws {
+    func badDirectory() async throws {
         let home = try TemporaryDirectory()
         try home.write("Bots/app.yml", "repository: {url: https://github.com/example/app.git}\n")
         try home.write("Bots/x.yml", "repository:\n  url: /srv/git/x.git\n\n\n\n\n\n\n\n\n\nschedule:\n  poll: 2m\nshedule: {}\n")
         try home.write("Bots/y.yml", "repository: {url: /srv/git/y.git}\ntimeout: soon\nsandbox: docker\n")
-        let result = try runProcess(Executables.kiln, ["validate", "Bots/"], in: home.path)
+        let result = try await runProcess(Executables.kiln, ["validate", "Bots/"], in: home.path)
         #expect(result.status == 1)
         #expect(
             result.standardOutput == """
@@ -34,12 +34,12 @@ struct ValidateCommandTests {
     }
 
     @Test("Single files can be named; the server config is checked too")
-    func filesAndConfig() throws {
+    func filesAndConfig() async throws {
         let home = try TemporaryDirectory()
         try home.write("kiln.yml", "bots: bots.d\nexecutors: none\n")
         try home.write("bots.d/a.yml", "repository: {url: /srv/git/a.git}\n")
         try home.write("elsewhere/b.yml", "repository: {url: /srv/git/b.git}\nname: B\n")
-        let result = try runProcess(Executables.kiln, ["validate", "elsewhere/b.yml"], in: home.path)
+        let result = try await runProcess(Executables.kiln, ["validate", "elsewhere/b.yml"], in: home.path)
         #expect(result.status == 1)
         #expect(
             result.standardOutput == """
@@ -47,28 +47,29 @@ struct ValidateCommandTests {
                 elsewhere/b.yml:2:7: error: 'B' is not a valid bot name (lowercase letters, digits, '.', '_' and '-', starting with a letter or digit)
 
                 """)
-        let fine = try runProcess(Executables.kiln, ["validate", "--config", "kiln.yml", "--bots", "bots.d", "--data", "/tmp/x"], in: home.path)
+        let fine = try await runProcess(
+            Executables.kiln, ["validate", "--config", "kiln.yml", "--bots", "bots.d", "--data", "/tmp/x"], in: home.path)
         #expect(fine.status == 1, "the config's own problem still counts")
         #expect(fine.standardOutput.hasPrefix("kiln.yml:2:12: error:"))
     }
 
     @Test("A missing bots directory is one clear line, not a stack trace")
-    func missingDirectory() throws {
+    func missingDirectory() async throws {
         let home = try TemporaryDirectory()
-        let result = try runProcess(Executables.kiln, ["validate"], in: home.path)
+        let result = try await runProcess(Executables.kiln, ["validate"], in: home.path)
         #expect(result.status == 1)
         #expect(result.standardOutput == "Bots:1:1: error: cannot read: no such file or directory\n")
     }
 
     @Test("The example bots of this repository validate")
-    func exampleBots() throws {
-        let result = try runProcess(Executables.kiln, ["validate", "Bots"], in: Executables.packageRoot)
+    func exampleBots() async throws {
+        let result = try await runProcess(Executables.kiln, ["validate", "Bots"], in: Executables.packageRoot)
         #expect(result.status == 0, "\(result.standardOutput)")
     }
 
     @Test("--help shows examples")
-    func help() throws {
-        let result = try runProcess(Executables.kiln, ["validate", "--help"])
+    func help() async throws {
+        let result = try await runProcess(Executables.kiln, ["validate", "--help"])
         #expect(result.status == 0)
         #expect(result.standardOutput.contains("Examples:\n  kiln validate"))
     }

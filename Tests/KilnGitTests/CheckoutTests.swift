@@ -33,7 +33,7 @@ struct CheckoutTests {
         #expect(harness.read("stray.txt") == nil)
         #expect(harness.read(".build/debug/app") == "binary")
         #expect(harness.read("output/report.txt") == "report")
-        #expect(try runProcess("/usr/bin/git", ["rev-parse", "HEAD"], in: workspace).standardOutput == second + "\n")
+        #expect(try await runProcess("/usr/bin/git", ["rev-parse", "HEAD"], in: workspace).standardOutput == second + "\n")
 
         // Going back to an older commit works the same way.
         try await harness.mirrors.checkout(first, of: harness.repository, into: workspace)
@@ -51,7 +51,7 @@ struct CheckoutTests {
         #expect(alternates == harness.mirrors.path(for: harness.repository.url) + "/objects\n")
         let packs = try FileManager.default.contentsOfDirectory(atPath: harness.workspace() + "/.git/objects")
         #expect(Set(packs) == ["info", "pack"], "no objects of its own")
-        let origin = try runProcess("/usr/bin/git", ["config", "remote.origin.url"], in: harness.workspace())
+        let origin = try await runProcess("/usr/bin/git", ["config", "remote.origin.url"], in: harness.workspace())
         #expect(origin.standardOutput == harness.repository.url.redacted + "\n")
     }
 
@@ -104,9 +104,9 @@ struct CheckoutTests {
         _ = try await harness.mirrors.update(harness.repository)
         try await harness.mirrors.checkout(head, of: harness.repository, into: harness.workspace())
         #expect(harness.read("Library/lib.txt") == "v1\n")
-        let status = try runProcess("/usr/bin/git", ["submodule", "status"], in: harness.workspace()).standardOutput
+        let status = try await runProcess("/usr/bin/git", ["submodule", "status"], in: harness.workspace()).standardOutput
         #expect(status.hasPrefix(" \(pinned) Library"), "git submodule status: \(status)")
-        let clean = try runProcess("/usr/bin/git", ["status", "--porcelain"], in: harness.workspace()).standardOutput
+        let clean = try await runProcess("/usr/bin/git", ["status", "--porcelain"], in: harness.workspace()).standardOutput
         #expect(clean.isEmpty, "git status: \(clean)")
     }
 

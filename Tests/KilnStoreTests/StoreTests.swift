@@ -16,13 +16,14 @@ struct StoreMigrationTests {
             #expect(
                 try await store.appliedMigrations() == [
                     "v1", "v2: notifications", "v3: hosts and claims", "v4: pull requests and commit statuses", "v5: one schema",
-                    "v6: issue counts by kind",
+                    "v6: issue counts by kind", "v7: test history",
                 ])
             #expect(try await store.integrityCheck() == "ok")
         case let store as PostgresStore:
             #expect(
                 try await store.appliedMigrations() == [
                     "v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema", "v6: issue counts by kind",
+                    "v7: test history",
                 ])
         default:
             Issue.record("not a store of either engine")
@@ -121,6 +122,7 @@ struct StoreMigrationTests {
             #expect(
                 try await store.appliedMigrations() == [
                     "v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema", "v6: issue counts by kind",
+                    "v7: test history",
                 ])
         }
         _ = try await stores[0].enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
@@ -133,8 +135,8 @@ struct StoreMigrationTests {
         for _ in 0..<4 {
             let directory = try TemporaryDirectory("kiln-store")
             let location = engine == .sqlite ? DataDirectory(directory.path).database : try await PostgresServer.shared.database()
-            async let first = runProcessAsync(Executables.storeStress, ["cycle", location, "app", "5"])
-            async let second = runProcessAsync(Executables.storeStress, ["cycle", location, "app", "5"])
+            async let first = runProcess(Executables.storeStress, ["cycle", location, "app", "5"])
+            async let second = runProcess(Executables.storeStress, ["cycle", location, "app", "5"])
             let outputs = try await [first, second]
             for output in outputs { #expect(output.status == 0, "\(output.standardError)") }
             #expect(outputs.flatMap { $0.standardOutput.split(separator: "\n").compactMap { Int($0) } }.sorted() == Array(1...10))
@@ -272,8 +274,8 @@ struct QueueTests {
     @Test("Two real processes on one store: numbers unique and gapless", arguments: Engine.allCases)
     func twoProcesses(engine: Engine) async throws {
         let test = try await TestStore(engine)
-        async let first = runProcessAsync(Executables.storeStress, ["cycle", test.location, "app", "40"])
-        async let second = runProcessAsync(Executables.storeStress, ["cycle", test.location, "app", "40"])
+        async let first = runProcess(Executables.storeStress, ["cycle", test.location, "app", "40"])
+        async let second = runProcess(Executables.storeStress, ["cycle", test.location, "app", "40"])
         let outputs = try await [first, second]
         for output in outputs { #expect(output.status == 0, "\(output.standardError)") }
         let printed = outputs.flatMap { $0.standardOutput.split(separator: "\n").compactMap { Int($0) } }.sorted()

@@ -24,11 +24,11 @@ public struct ProcessOutput: Sendable {
     public var standardError: String
 }
 
-/// Runs `executable` with `arguments` in `directory` and waits for it.
-///
-/// Tests run processes from a dedicated thread (`Process` blocks); nothing here is used by the product,
+/// Runs `executable` with `arguments` in `directory` and waits for it, blocking the calling
+/// thread: for synchronous code only (set-up and tear-down that cannot await). An async test
+/// calls `runProcess`, which waits on a thread of its own. Nothing here is used by the product,
 /// which starts its processes through swift-subprocess.
-public func runProcess(_ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil) throws
+public func runProcessSync(_ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil) throws
     -> ProcessOutput
 {
     let process = Process()
@@ -60,15 +60,16 @@ public func runProcess(_ executable: String, _ arguments: [String], in directory
         standardError: String(decoding: errorData, as: UTF8.self))
 }
 
-/// `runProcess` on a thread of its own, awaited. A test that waits for processes this way never
-/// holds one of the few threads Swift concurrency runs every test on, so a flood of them cannot
-/// starve the tests running beside it.
-public func runProcessAsync(_ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil)
+/// Runs `executable` with `arguments` in `directory` on a thread of its own, and awaits it. A
+/// test that waits for a process (a whole `kiln run` takes half a minute) never holds one of
+/// the two threads Swift concurrency runs every test on here, so it cannot starve the tests
+/// running beside it (their servers' polls, their deadlines).
+public func runProcess(_ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil)
     async throws -> ProcessOutput
 {
     try await withCheckedThrowingContinuation { continuation in
         Thread.detachNewThread {
-            continuation.resume(with: Result { try runProcess(executable, arguments, in: directory, environment: environment) })
+            continuation.resume(with: Result { try runProcessSync(executable, arguments, in: directory, environment: environment) })
         }
     }
 }
@@ -86,7 +87,7 @@ public func leftoverProcesses(matching pattern: String, timeout: Duration = .sec
     let deadline = ContinuousClock.now + timeout
     while true {
         // A killed process that nobody has reaped yet (a zombie) runs nothing: it does not count.
-        let found = try runProcess("/usr/bin/pgrep", ["-f", pattern]).standardOutput.split(separator: "\n").filter { pid in
+        let found = try await runProcess("/usr/bin/pgrep", ["-f", pattern]).standardOutput.split(separator: "\n").filter { pid in
             let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
             guard let close = stat.lastIndex(of: ")") else { return false }
             return !stat[stat.index(after: close)...].hasPrefix(" Z")

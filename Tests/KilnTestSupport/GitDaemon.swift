@@ -19,7 +19,7 @@ public final class GitDaemon: @unchecked Sendable {
         guard let port = chosen else { throw GitFixtureError.failed("daemon", "no free port found") }
         self.port = port
         // The daemon itself rather than the `git daemon` wrapper, so that killing it leaves no child.
-        let execPath = try runProcess("/usr/bin/git", ["--exec-path"]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
+        let execPath = try runProcessSync("/usr/bin/git", ["--exec-path"]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         process.executableURL = URL(fileURLWithPath: execPath + "/git-daemon")
         process.arguments = [
             "--reuseaddr", "--export-all", "--listen=127.0.0.1", "--port=\(port)", "--base-path=\(directory)", directory,

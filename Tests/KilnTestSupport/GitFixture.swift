@@ -47,7 +47,7 @@ public final class GitFixture: Sendable {
             environment["GIT_AUTHOR_DATE"] = date
             environment["GIT_COMMITTER_DATE"] = date
         }
-        let result = try runProcess("/usr/bin/git", ["-c", "protocol.file.allow=always"] + arguments, in: path, environment: environment)
+        let result = try runProcessSync("/usr/bin/git", ["-c", "protocol.file.allow=always"] + arguments, in: path, environment: environment)
         guard result.status == 0 else { throw GitFixtureError.failed(arguments.joined(separator: " "), result.standardError) }
         return result.standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -111,9 +111,9 @@ public final class NetworkLab: Sendable {
     /// Deletes the lab's namespaces (their interfaces go with them).
     public func remove() {
         for namespace in Self.namespaces() where namespace.hasPrefix(name + "-") {
-            _ = try? runProcess(Self.ip, ["netns", "delete", namespace])
+            _ = try? runProcessSync(Self.ip, ["netns", "delete", namespace])
         }
-        _ = try? runProcess(Self.ip, ["link", "delete", "\(name)t"])
+        _ = try? runProcessSync(Self.ip, ["link", "delete", "\(name)t"])
     }
 
     deinit {
@@ -121,7 +121,7 @@ public final class NetworkLab: Sendable {
     }
 
     private static func namespaces() -> [String] {
-        let listed = (try? runProcess(ip, ["netns", "list"]).standardOutput) ?? ""
+        let listed = (try? runProcessSync(ip, ["netns", "list"]).standardOutput) ?? ""
         return listed.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
     }
 
@@ -131,7 +131,7 @@ public final class NetworkLab: Sendable {
             guard let x = namespace.firstIndex(of: "x"), let pid = Int32(namespace[namespace.index(namespace.startIndex, offsetBy: 2)..<x]),
                 pid != getpid(), kill(pid, 0) != 0
             else { continue }
-            _ = try? runProcess(ip, ["netns", "delete", namespace])
+            _ = try? runProcessSync(ip, ["netns", "delete", namespace])
         }
     }
 
@@ -154,7 +154,7 @@ public final class NetworkLab: Sendable {
     }
 
     private static func run(_ arguments: [String]) throws {
-        let result = try runProcess(ip, arguments)
+        let result = try runProcessSync(ip, arguments)
         guard result.status == 0 else { throw LabError.command(arguments.joined(separator: " "), result.standardError) }
     }
 }

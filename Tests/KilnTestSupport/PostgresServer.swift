@@ -54,7 +54,7 @@ public actor PostgresServer {
     public func query(_ sql: String, database: String) async throws -> [String] {
         let (port, socketDirectory) = try address()
         let name = database.split(separator: "/").last.map { String($0.split(separator: "?")[0]) } ?? database
-        let result = try await runProcessAsync(
+        let result = try await runProcess(
             "/usr/bin/psql", ["-h", socketDirectory, "-p", "\(port)", "-U", Self.superuser, "-d", name, "-v", "ON_ERROR_STOP=1", "-tAqc", sql])
         guard result.status == 0 else { throw StartError.failed("psql \(sql): \(result.standardError)") }
         return result.standardOutput.split(separator: "\n").map(String.init)
@@ -65,7 +65,7 @@ public actor PostgresServer {
     }
 
     static func psql(_ sql: String, port: Int, socketDirectory: String, database: String = "postgres") async throws {
-        let result = try await runProcessAsync(
+        let result = try await runProcess(
             "/usr/bin/psql", ["-h", socketDirectory, "-p", "\(port)", "-U", superuser, "-d", database, "-v", "ON_ERROR_STOP=1", "-qc", sql])
         guard result.status == 0 else { throw StartError.failed("psql \(sql): \(result.standardError)") }
     }
@@ -142,11 +142,11 @@ public actor PostgresServer {
         let asRoot = getuid() == 0
         func run(_ tool: String, _ arguments: [String]) throws -> ProcessOutput {
             asRoot
-                ? try runProcess("/usr/sbin/runuser", ["-u", "postgres", "--", "\(bin)/\(tool)"] + arguments)
-                : try runProcess("\(bin)/\(tool)", arguments)
+                ? try runProcessSync("/usr/sbin/runuser", ["-u", "postgres", "--", "\(bin)/\(tool)"] + arguments)
+                : try runProcessSync("\(bin)/\(tool)", arguments)
         }
         if asRoot {
-            let chown = try runProcess("/usr/bin/chown", ["-R", "postgres:postgres", base])
+            let chown = try runProcessSync("/usr/bin/chown", ["-R", "postgres:postgres", base])
             guard chown.status == 0 else {
                 throw StartError.failed("chown: \(chown.standardError) (is the postgres user there? apt-get install postgresql)")
             }
@@ -182,7 +182,7 @@ public actor PostgresServer {
             try server.run()
             let deadline = Date().addingTimeInterval(30)
             while server.isRunning, Date() < deadline {
-                if try runProcess("\(bin)/pg_isready", ["-q", "-h", socketDirectory, "-p", "\(port)"]).status == 0 {
+                if try runProcessSync("\(bin)/pg_isready", ["-q", "-h", socketDirectory, "-p", "\(port)"]).status == 0 {
                     try "\(getpid())".write(toFile: base + "/test-process", atomically: true, encoding: .utf8)
                     started(data)
                     return Isolated(address: listen, port: port, socketDirectory: socketDirectory, data: data)

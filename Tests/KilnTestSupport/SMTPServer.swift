@@ -54,7 +54,7 @@ public final class SMTPServer: @unchecked Sendable {
 
     /// Starts a server and waits (without blocking a thread) until it accepts connections.
     public static func start(_ options: Options = Options()) async throws -> SMTPServer {
-        guard (try? runProcess(python, ["-c", "import aiosmtpd"]).status) == 0 else {
+        guard (try? await runProcess(python, ["-c", "import aiosmtpd"]).status) == 0 else {
             throw SMTPServerError.missing("python3-aiosmtpd is not installed: apt-get install python3-aiosmtpd (make test installs it)")
         }
         let directory = try TemporaryDirectory("kiln-smtp")
@@ -126,7 +126,7 @@ public final class SMTPServer: @unchecked Sendable {
     public static func certificate(in directory: TemporaryDirectory) throws -> (certificate: String, key: String) {
         let certificate = directory.url("cert.pem")
         let key = directory.url("key.pem")
-        let made = try runProcess(
+        let made = try runProcessSync(
             "/usr/bin/openssl",
             [
                 "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1", "-addext",

@@ -20,13 +20,13 @@ public final class SSHServer: @unchecked Sendable {
         strangerKey = directory.url("stranger")
         for key in [directory.url("host"), clientKey, strangerKey] {
             // ECDSA in PEM form: what Debian's libssh2 1.10 both reads and negotiates with OpenSSH 9.
-            let made = try runProcess("/usr/bin/ssh-keygen", ["-q", "-t", "ecdsa", "-b", "256", "-m", "PEM", "-N", "", "-f", key])
+            let made = try runProcessSync("/usr/bin/ssh-keygen", ["-q", "-t", "ecdsa", "-b", "256", "-m", "PEM", "-N", "", "-f", key])
             guard made.status == 0 else { throw GitFixtureError.failed("ssh-keygen", made.standardError) }
         }
         try FileManager.default.copyItem(atPath: clientKey + ".pub", toPath: directory.url("authorized_keys"))
         user =
             ProcessInfo.processInfo.environment["USER"]
-            ?? (try? runProcess("/usr/bin/id", ["-un"]).standardOutput
+            ?? (try? runProcessSync("/usr/bin/id", ["-un"]).standardOutput
                 .trimmingCharacters(in: .whitespacesAndNewlines)) ?? "root"
         var chosen = 0
         for _ in 0..<20 {
@@ -55,7 +55,7 @@ public final class SSHServer: @unchecked Sendable {
         try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
         // Not a child of the test process (sshd daemonizes without -D): Foundation's Process in
         // this process loses track of its own children's exits while a child sshd serves a session.
-        let started = try runProcess(sshd, ["-f", directory.url("sshd_config")])
+        let started = try runProcessSync(sshd, ["-f", directory.url("sshd_config")])
         guard started.status == 0 else { throw GitFixtureError.failed("sshd", started.standardError) }
         for _ in 0..<300 {
             if !GitDaemon.isFree(port) { return }
