@@ -8,7 +8,7 @@ import Testing
 struct FlakyTestTests {
     /// A test of each framework that takes its verdict from a plan file: each run pops the
     /// file's first line ("fail" or "pass"); an empty or missing plan passes.
-    static func plannedTests(xctest: String, swiftTesting: String) -> [String: String] {
+    static func plannedTests(xctest: String, steady: String, swiftTesting: String) -> [String: String] {
         let pop = """
             func verdict(_ path: String) -> Bool {
                 let lines = ((try? String(contentsOfFile: path, encoding: .utf8)) ?? "").split(separator: "\\n")
@@ -27,6 +27,7 @@ struct FlakyTestTests {
             final class MathTests: XCTestCase {
                 func testAdds() { XCTAssertEqual(add(1, 2), 3) }
                 func testPlanned() { XCTAssertTrue(verdict("\(xctest)"), "the plan said fail") }
+                func testSteady() { XCTAssertTrue(verdict("\(steady)"), "the steady plan said fail") }
             }
 
             """,
@@ -49,13 +50,15 @@ struct FlakyTestTests {
     func rerunBeforeBlaming() async throws {
         let home = try TemporaryDirectory()
         let package = try FixturePackage()
-        let (xctest, swiftTesting) = (home.url("plan-xctest"), home.url("plan-swift-testing"))
-        try package.repository.commit("Tests that follow a plan", files: Self.plannedTests(xctest: xctest, swiftTesting: swiftTesting))
+        let (xctest, steady, swiftTesting) = (home.url("plan-xctest"), home.url("plan-steady"), home.url("plan-swift-testing"))
+        try package.repository.commit(
+            "Tests that follow a plan", files: Self.plannedTests(xctest: xctest, steady: steady, swiftTesting: swiftTesting))
         try home.write("Bots/app.yml", "repository: {url: '\(package.repository.url)'}\n")
-        func run(xctest xcPlan: [String], swiftTesting stPlan: [String]) throws -> String {
+        func run(xctest xcPlan: [String], steady steadyPlan: [String] = [], swiftTesting stPlan: [String]) async throws -> String {
             try home.write("plan-xctest", xcPlan.joined(separator: "\n"))
+            try home.write("plan-steady", steadyPlan.joined(separator: "\n"))
             try home.write("plan-swift-testing", stPlan.joined(separator: "\n"))
-            let result = try runProcess(Executables.kiln, ["run", "app"], in: home.path)
+            let result = try await runProcess(Executables.kiln, ["run", "app"], in: home.path)
             return result.standardOutput + result.standardError
         }
         let store = try SQLiteStore.open(dataDirectory: home.url(".kiln"))
@@ -66,12 +69,12 @@ struct FlakyTestTests {
         func status(_ detail: IntegrationDetail, _ name: String) -> TestStatus? { detail.tests.first { $0.name.hasPrefix(name) }?.status }
 
         // 1. Everything passes.
-        let first = try run(xctest: [], swiftTesting: [])
+        let first = try await run(xctest: [], swiftTesting: [])
         #expect(first.contains("result: succeeded"), "\(first)")
 
         // 2. Each planned test fails once, then passes when run again: flaky, and the
         //    integration succeeds with no issue to blame anyone for.
-        let second = try run(xctest: ["fail"], swiftTesting: ["fail"])
+        let second = try await run(xctest: ["fail"], swiftTesting: ["fail"])
         #expect(second.contains("result: succeeded"), "\(second)")
         #expect(second.contains("flaky: MathTests.testPlanned (failed, then passed when run again)"), "\(second)")
         let two = try await detail(2)
@@ -83,24 +86,46 @@ struct FlakyTestTests {
 
         // 3. The same under --parallel, failing twice before it passes: still flaky.
         try home.write("Bots/app.yml", "repository: {url: '\(package.repository.url)'}\ntest: {arguments: [--parallel]}\n")
-        let third = try run(xctest: ["fail", "fail"], swiftTesting: ["fail"])
+        let third = try await run(xctest: ["fail", "fail"], swiftTesting: ["fail"])
         #expect(third.contains("result: succeeded"), "\(third)")
         let three = try await detail(3)
         #expect(status(three, "testPlanned") == .flaky && status(three, "planned()") == .flaky, "\(three.tests)")
 
-        // 4. A test that fails every time (the first run and both re-runs) is a failure, with
-        //    its issue, as without re-runs.
-        let fourth = try run(xctest: ["fail", "fail", "fail"], swiftTesting: [])
+        // 4. A test that fails every time (the first run and both re-runs) is a failure, with its
+        //    issue, as without re-runs. The planned test fails every time too, but its history
+        //    says it is flaky (#2, #3): its failure is a flaky one, blaming nobody.
+        // (A new commit: a test that passes and fails on one commit is flaky by that alone.)
+        try package.repository.commit("Touch the readme", files: ["README.md": "four\n"])
+        let fourth = try await run(xctest: ["fail", "fail", "fail"], steady: ["fail", "fail", "fail"], swiftTesting: [])
         #expect(fourth.contains("result: test-failures"), "\(fourth)")
         let four = try await detail(4)
-        #expect(status(four, "testPlanned") == .failed && status(four, "planned()") == .passed)
+        #expect(status(four, "testSteady") == .failed && status(four, "planned()") == .passed)
+        #expect(status(four, "testPlanned") == .flaky)
+        let forgiven = four.tests.first { $0.name == "testPlanned" }?.message ?? ""
+        #expect(forgiven.hasPrefix("flaky by its history (it failed, then passed when run again, in #3)"), "\(forgiven)")
         #expect(four.issues.map(\.type) == [.testFailure])
-        #expect(four.issues.first?.message.contains("the plan said fail") == true)
+        #expect(four.issues.first?.message.contains("the steady plan said fail") == true)
+        let rerunLine = try log(4).split(separator: "\n").first { $0.contains("(2 of 2)") } ?? ""
+        #expect(rerunLine.contains("MathTests.testPlanned") && rerunLine.contains("MathTests.testSteady"), "\(rerunLine)")
 
         // 5. It failed in #4, so it is not re-run now: a failure that was there before is no
         //    news, and re-running it would only cost time.
-        let fifth = try run(xctest: ["fail", "pass"], swiftTesting: [])
+        try package.repository.commit("Touch the readme again", files: ["README.md": "five\n"])
+        let fifth = try await run(xctest: [], steady: ["fail", "pass"], swiftTesting: [])
         #expect(fifth.contains("result: test-failures"), "\(fifth)")
         #expect(try log(5).contains("re-running") == false)
+        #expect(try await detail(5).issues.map(\.status) == [.unresolved])
+
+        // 6. Quarantined, its failure is recorded but fails nothing and blames nobody.
+        try home.write(
+            "Bots/app.yml", "repository: {url: '\(package.repository.url)'}\ntest: {quarantine: [LibTests.MathTests/testSteady]}\n")
+        let sixth = try await run(xctest: [], steady: ["fail"], swiftTesting: [])
+        #expect(sixth.contains("result: succeeded"), "\(sixth)")
+        #expect(sixth.contains("failed (quarantined: fails nothing): MathTests.testSteady"))
+        let six = try await detail(6)
+        let quarantined = six.tests.first { $0.name == "testSteady" }
+        #expect(quarantined?.status == .failed && quarantined?.quarantined == true)
+        #expect(six.issues.map(\.status) == [.resolved], "its failure is no issue any more")
+        #expect(try log(6).contains("re-running") == false, "a quarantined test is not re-run")
     }
 }

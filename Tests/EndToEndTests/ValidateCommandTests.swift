@@ -15,6 +15,29 @@ struct ValidateCommandTests {
         #expect(result.standardError == "checked 2 bot files: 2 valid\n")
     }
 
+    @Test("A quarantine that has ended is a warning with its position; the file stays valid")
+    func endedQuarantine() async throws {
+        let home = try TemporaryDirectory()
+        try home.write(
+            "Bots/app.yml",
+            """
+            repository: {url: https://github.com/example/app.git}
+            test:
+              quarantine:
+                - MathTests/testForever
+                - {test: MathTests/testRace, until: 2020-01-31}
+                - {test: MathTests/testLater, until: 2999-12-31}
+
+            """)
+        let result = try await runProcess(Executables.kiln, ["validate"], in: home.path)
+        #expect(result.status == 0, "a warning changes nothing")
+        #expect(
+            result.standardOutput
+                == "Bots/app.yml:5:14: warning: the quarantine of 'MathTests/testRace' ended on 2020-01-31, so its failures count again: remove the entry, or extend 'until'\n"
+        )
+        #expect(result.standardError == "checked 1 bot file: 1 valid\n")
+    }
+
     @Test("Bad files: one compiler-style line per problem on stdout, exit 1")
     func badDirectory() async throws {
         let home = try TemporaryDirectory()

@@ -23,6 +23,7 @@ struct BotFileDecodingTests {
         #expect(bot.test.arguments.isEmpty)
         #expect(!bot.test.coverage)
         #expect(bot.test.retries == 2, "failed tests that passed before are run twice more before anyone is blamed")
+        #expect(bot.test.quarantine.isEmpty)
         #expect(bot.timeout == .seconds(1800))
         #expect(bot.sandbox == .none)
         #expect(bot.environment.isEmpty)
@@ -54,6 +55,7 @@ struct BotFileDecodingTests {
               arguments: [--parallel]
               coverage: true
               retries: 0
+              quarantine: ["MathTests/testRace", {test: "LibTests.SwiftMath/adds()", until: 2026-12-31}]
             timeout: 90s
             sandbox: bubblewrap
             environment:
@@ -92,7 +94,14 @@ struct BotFileDecodingTests {
         #expect(bot.clean == .weekly)
         #expect(!bot.cancelSuperseded)
         #expect(bot.build == BuildSettings(configuration: .release, arguments: ["--static-swift-stdlib", "-Xswiftc", "-Onone"]))
-        #expect(bot.test == TestSettings(enabled: false, arguments: ["--parallel"], coverage: true, retries: 0))
+        #expect(
+            bot.test
+                == TestSettings(
+                    enabled: false, arguments: ["--parallel"], coverage: true, retries: 0,
+                    quarantine: [
+                        QuarantinedTest(test: "MathTests/testRace", line: 20, column: 16),
+                        QuarantinedTest(test: "LibTests.SwiftMath/adds()", until: Date(timeIntervalSince1970: 1_798_761_600), line: 20, column: 45),
+                    ]))
         #expect(bot.timeout == .seconds(90))
         #expect(bot.sandbox == .bubblewrap)
         #expect(

@@ -36,4 +36,20 @@ struct TestHistoryTests {
         #expect(flipping.flakiness == "its result changed 4 times in its last 5 integrations")
         #expect(Self.history([.passed, .failed, .passed, .failed]).flakiness == nil, "three changes are not yet enough")
     }
+
+    @Test("A quarantine names a test as Suite/test, with or without the module or display name, and holds through its last day")
+    func quarantine() {
+        let xctest = TestCase(suite: "MathTests", name: "testRace", status: .failed, duration: 1)
+        let swiftTesting = TestCase(suite: "LibTests.SwiftMath", name: "adds() \"Adds\"", status: .failed, duration: 1)
+        #expect(QuarantinedTest(test: "MathTests/testRace").matches(xctest))
+        #expect(QuarantinedTest(test: "LibTests.MathTests/testRace").matches(xctest), "as swift test --list-tests prints it")
+        #expect(!QuarantinedTest(test: "OtherMathTests/testRace").matches(xctest))
+        #expect(!QuarantinedTest(test: "MathTests/testRaceAgain").matches(xctest))
+        #expect(QuarantinedTest(test: "LibTests.SwiftMath/adds()").matches(swiftTesting))
+        #expect(QuarantinedTest(test: "LibTests.SwiftMath/adds() \"Adds\"").matches(swiftTesting))
+        let ends = Date(timeIntervalSince1970: 1_798_761_600)  // 2027-01-01T00:00:00Z: until 2026-12-31
+        let entry = QuarantinedTest(test: "MathTests/testRace", until: ends)
+        #expect([entry].holding(xctest, at: ends.addingTimeInterval(-1)) != nil, "the last day is still under quarantine")
+        #expect([entry].holding(xctest, at: ends) == nil)
+    }
 }

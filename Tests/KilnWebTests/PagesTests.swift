@@ -145,6 +145,33 @@ struct PagesTests {
         #expect(try await web.get("/api/bots/nobody/tests/S/t").status == 404)
     }
 
+    @Test("A quarantined failure is shown apart and counted as such; the bot page lists quarantined tests with their last results")
+    func quarantinedTests() async throws {
+        let web = try await WebFixture.start(bots: ["app": Bots.app])
+        defer { Task { await web.stop() } }
+        for status in [TestStatus.passed, .failed] {
+            let tests = [
+                TestCase(
+                    suite: "MathTests", name: "testRace", status: status, duration: 0.2, message: status == .failed ? "lost" : nil, quarantined: true),
+                TestCase(suite: "MathTests", name: "testAdds", status: .passed, duration: 0.1),
+            ]
+            try await web.integrate("app", result: .succeeded, outcome: IntegrationOutcome(result: .succeeded, tests: tests))
+        }
+        let page = try await web.get("/bots/app/integrations/2").text
+        #expect(page.contains("<span class=\"neutral\">1 quarantined failure</span>"))
+        #expect(page.contains("<h2>Quarantined failures</h2>"))
+        #expect(!page.contains("Failing tests"), "a quarantined failure is no failing test")
+        let bot = try await web.get("/bots/app").text
+        #expect(bot.contains("<h2>Quarantined tests</h2>"))
+        #expect(
+            bot.contains(
+                "<td><a href=\"/bots/app/tests/MathTests/testRace\">MathTests/testRace</a></td><td><a class=\"bad\" href=\"/bots/app/integrations/2\" title=\"#2\">failed</a> <a class=\"good\" href=\"/bots/app/integrations/1\" title=\"#1\">passed</a> </td>"
+            ), "\(bot)")
+        let api = try await web.get("/api/bots/app/integrations/2").text
+        let json = try JSONSerialization.jsonObject(with: Data(api.utf8)) as? [String: Any]
+        #expect((json?["tests"] as? [[String: Any]])?.compactMap { $0["quarantined"] as? Bool } == [true, false])
+    }
+
     @Test("Commit messages, authors, issue messages and test names come out escaped on every page")
     func escaping() async throws {
         let web = try await WebFixture.start(bots: ["app": Bots.app])

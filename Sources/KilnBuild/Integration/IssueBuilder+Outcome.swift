@@ -12,7 +12,7 @@ extension IssueBuilder {
         let issues = Self.issues(diagnostics: diagnostics, tests: tests.tests)
         let errors = issues.filter { $0.type == .error }.count
         let warnings = issues.filter { $0.type == .warning }.count
-        let failures = tests.tests.filter { $0.status == .failed }.count
+        let failures = tests.tests.filter(\.counts).count
         let result = IntegrationResult.decide(buildFailed: !build.succeeded, errors: errors, testFailures: failures, warnings: warnings)
         return IntegrationOutcome(result: result, errors: errors, warnings: warnings, tests: tests.tests, coverage: tests.coverage, issues: issues)
     }

@@ -21,7 +21,7 @@ public enum IssueBuilder {
                     type: type, message: diagnostic.message + notes, file: diagnostic.file, line: diagnostic.line,
                     fingerprint: hash("\(base)|\(occurrence)")))
         }
-        for test in tests where test.status == .failed {
+        for test in tests where test.counts {
             let message = "\(test.suite).\(test.name): \(test.message ?? "failed")"
             issues.append(
                 IntegrationIssue(

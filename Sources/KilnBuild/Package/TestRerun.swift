@@ -7,13 +7,14 @@ import KilnCore
 /// again, alone, up to `retries` times. One that passes on a re-run is `flaky`: not a failure,
 /// so no issue and no mail. One that fails every time is a failure, as without re-runs.
 public enum TestRerun {
-    /// The failed tests worth running again: those that passed (or were flaky) in `previous`.
+    /// The failed tests worth running again: those that passed (or were flaky) in `previous`,
+    /// and are not quarantined (their failures count for nothing anyway).
     /// A test that is new, or failed before too, is not: re-running it would only cost time.
     /// The failure `swift test` itself stands for when it died without a test failing has no
     /// test to re-run.
     public static func candidates(_ tests: [TestCase], previous: [TestCase]) -> [TestCase] {
         let passedBefore = Set(previous.filter { $0.status == .passed || $0.status == .flaky }.map(\.key))
-        return tests.filter { $0.status == .failed && passedBefore.contains($0.key) && $0.suite != "swift test" }
+        return tests.filter { $0.counts && passedBefore.contains($0.key) && $0.suite != "swift test" }
     }
 
     /// `swift test` arguments that run exactly `tests`: one `--filter` per test (SwiftPM runs the

@@ -27,6 +27,21 @@ public struct BotCatalog: Sendable {
 
     public var diagnostics: [ConfigDiagnostic] { broken.flatMap(\.problems) }
 
+    /// What is worth a look in the good bots at `now`, changing nothing: quarantines that have ended.
+    public func warnings(at now: Date) -> [ConfigDiagnostic] {
+        bots.flatMap { entry in
+            entry.bot.test.quarantine.enumerated().compactMap { index, quarantine -> ConfigDiagnostic? in
+                guard let ends = quarantine.ends, ends <= now else { return nil }
+                let day = ends.addingTimeInterval(-86_400).formatted(.iso8601.year().month().day())
+                return ConfigDiagnostic(
+                    file: entry.file, line: quarantine.line, column: quarantine.column, keyPath: "test.quarantine[\(index)]",
+                    message:
+                        "the quarantine of '\(quarantine.test)' ended on \(day), so its failures count again: remove the entry, or extend 'until'",
+                    severity: .warning)
+            }
+        }
+    }
+
     public func bot(named name: String) -> Bot? { bots.first { $0.bot.name == name }?.bot }
 
     /// The `.yml` and `.yaml` files directly in `directory`, sorted by name.

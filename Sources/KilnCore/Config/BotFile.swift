@@ -186,14 +186,6 @@ public enum BotFile {
         if let node = fields["arguments"], let value = reader.strings(node, path: fields.path("arguments")) { build.arguments = value }
     }
 
-    private static func decodeTest(_ node: Node, path: ConfigPath, into test: inout TestSettings, reader: ConfigReader) {
-        guard let fields = reader.mapping(node, path: path, keys: ["enabled", "arguments", "coverage", "retries"]) else { return }
-        if let node = fields["enabled"], let value = reader.bool(node, path: fields.path("enabled")) { test.enabled = value }
-        if let node = fields["arguments"], let value = reader.strings(node, path: fields.path("arguments")) { test.arguments = value }
-        if let node = fields["coverage"], let value = reader.bool(node, path: fields.path("coverage")) { test.coverage = value }
-        if let node = fields["retries"], let value = reader.integer(node, path: fields.path("retries"), range: 0...10) { test.retries = value }
-    }
-
     private static func decodePullRequests(_ node: Node, path: ConfigPath, reader: ConfigReader) -> PullRequestPolicy {
         if case .scalar = node, let enabled = reader.bool(node, path: path) { return PullRequestPolicy(enabled: enabled) }
         guard case .mapping = node, let fields = reader.mapping(node, path: path, keys: ["enabled", "forks"]) else { return PullRequestPolicy() }

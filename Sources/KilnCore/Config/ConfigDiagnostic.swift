@@ -11,16 +11,23 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
     public var keyPath: String
     /// What is wrong, including what would be right.
     public var message: String
+    /// An error makes the file unusable; a warning is worth a look and changes nothing.
+    public var severity: Severity
 
-    public init(file: String, line: Int, column: Int, keyPath: String, message: String) {
+    public enum Severity: String, Sendable, Hashable {
+        case error, warning
+    }
+
+    public init(file: String, line: Int, column: Int, keyPath: String, message: String, severity: Severity = .error) {
         self.file = file
         self.line = line
         self.column = column
         self.keyPath = keyPath
         self.message = message
+        self.severity = severity
     }
 
-    public var description: String { "\(file):\(line):\(column): error: \(message)" }
+    public var description: String { "\(file):\(line):\(column): \(severity.rawValue): \(message)" }
 }
 
 /// Why configuration could not be loaded.

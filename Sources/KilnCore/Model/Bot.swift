@@ -133,12 +133,15 @@ public struct TestSettings: Sendable, Hashable {
     /// How many times a test that failed here and passed in the previous integration is run
     /// again before it counts as failed; passing on a re-run makes it `flaky`. 0: never.
     public var retries: Int
+    /// Tests whose failures fail nothing and mail nobody, while their quarantine holds.
+    public var quarantine: [QuarantinedTest]
 
-    public init(enabled: Bool = true, arguments: [String] = [], coverage: Bool = false, retries: Int = 2) {
+    public init(enabled: Bool = true, arguments: [String] = [], coverage: Bool = false, retries: Int = 2, quarantine: [QuarantinedTest] = []) {
         self.enabled = enabled
         self.arguments = arguments
         self.coverage = coverage
         self.retries = retries
+        self.quarantine = quarantine
     }
 }
 

@@ -8,8 +8,13 @@ public struct TestCase: Sendable, Hashable {
     public var message: String?
     public var file: String?
     public var line: Int?
+    /// It ran under quarantine (`test.quarantine`): a failure fails nothing and mails nobody.
+    public var quarantined: Bool
 
-    public init(suite: String, name: String, status: TestStatus, duration: Double, message: String? = nil, file: String? = nil, line: Int? = nil) {
+    public init(
+        suite: String, name: String, status: TestStatus, duration: Double, message: String? = nil, file: String? = nil, line: Int? = nil,
+        quarantined: Bool = false
+    ) {
         self.suite = suite
         self.name = name
         self.status = status
@@ -17,7 +22,11 @@ public struct TestCase: Sendable, Hashable {
         self.message = message
         self.file = file
         self.line = line
+        self.quarantined = quarantined
     }
+
+    /// A failure that counts: failed, and not under quarantine.
+    public var counts: Bool { status == .failed && !quarantined }
 
     /// What identifies a test across runs and integrations: its suite and name.
     public var key: String { suite + "/" + name }

@@ -83,40 +83,6 @@ extension IntegrationSteps {
         return built
     }
 
-    mutating func test(_ package: PackageBuild, built: BuildOutput) async throws(Stop) -> TestOutput {
-        guard bot.test.enabled, built.succeeded else { return TestOutput() }
-        try await enter(.testing)
-        var tested = try await attempt { [commit] in try await package.test(commit: commit) }
-        _ = try ended(tested.end)
-        try await rerunFailures(package, tested: &tested)
-        return tested
-    }
-
-    /// Runs the tests that failed here but passed in the previous integration again, up to
-    /// `test.retries` times, before they count as failures: those that pass become `flaky`.
-    mutating func rerunFailures(_ package: PackageBuild, tested: inout TestOutput) async throws(Stop) {
-        guard bot.test.retries > 0, tested.tests.contains(where: { $0.status == .failed }) else { return }
-        let previous = await previousDetail()
-        var candidates = TestRerun.candidates(tested.tests, previous: previous?.tests ?? [])
-        guard let previous, !candidates.isEmpty else { return }
-        for round in 1...bot.test.retries where !candidates.isEmpty {
-            let names = candidates.map { "\($0.suite).\($0.name)" }.joined(separator: ", ")
-            await log.header(
-                "re-running \(candidates.count) test\(candidates.count == 1 ? "" : "s") that passed in #\(previous.integration.number) (\(round) of \(bot.test.retries)): \(names)"
-            )
-            let rerun = try await attempt { [commit, candidates] in try await package.rerun(candidates, commit: commit) }
-            _ = try ended(rerun.end)
-            tested.tests = TestRerun.settle(tested.tests, rerun: rerun.tests)
-            candidates = candidates.filter { candidate in !tested.tests.contains { $0.key == candidate.key && $0.status == .flaky } }
-        }
-        let flaky = tested.tests.filter { $0.status == .flaky }
-        if !flaky.isEmpty {
-            await log.note(
-                "\(flaky.count) flaky test\(flaky.count == 1 ? "" : "s") (failed, then passed): \(flaky.map { "\($0.suite).\($0.name)" }.joined(separator: ", "))"
-            )
-        }
-    }
-
     mutating func process(_ package: PackageBuild, built: BuildOutput, tested: TestOutput) async throws(Stop) -> IntegrationOutcome {
         try await enter(.processing)
         let carried = package.carriedWarnings(from: await previousIssues(), build: built)

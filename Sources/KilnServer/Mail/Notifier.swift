@@ -123,7 +123,7 @@ public struct Notifier: Sendable {
         let to = trigger.to.filter(trigger.allows)
         guard !to.isEmpty else { return [] }
         let newIssues = detail.issues.filter { $0.status == .new }
-        let failing = detail.tests.filter { $0.status == .failed }
+        let failing = detail.tests.filter(\.counts)
         let flaky = detail.tests.filter { $0.status == .flaky }
         let result = integration.result?.rawValue ?? ""
         let view = ReportMail(

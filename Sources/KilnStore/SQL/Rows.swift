@@ -110,7 +110,7 @@ extension TestCase {
     init(row: SQLRow) {
         self.init(
             suite: row["suite"], name: row["name"], status: row["status"], duration: row["duration"], message: row["message"],
-            file: row["file"], line: row["line"])
+            file: row["file"], line: row["line"], quarantined: row["quarantined"])
     }
 }
 

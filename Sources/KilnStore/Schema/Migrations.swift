@@ -8,7 +8,7 @@ enum Migrations {
         let statements: @Sendable (SQLDialect) -> [String]
     }
 
-    static let shared: [Migration] = [oneSchema, issueKindsAsData, testHistory]
+    static let shared: [Migration] = [oneSchema, issueKindsAsData, testHistory, quarantine]
 
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times
     /// as seconds since 1970 everywhere, hosts' and leases' included.
@@ -53,6 +53,14 @@ enum Migrations {
     /// v7: a test's results across integrations are found by its name (the test pages).
     static let testHistory = Migration(name: "v7: test history") { _ in
         ["CREATE INDEX test_case_name ON test_case (suite, name)"]
+    }
+
+    /// v8: a test's result says whether it ran under quarantine (`test.quarantine`).
+    static let quarantine = Migration(name: "v8: quarantined tests") { dialect in
+        switch dialect {
+        case .sqlite: ["ALTER TABLE test_case ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0"]
+        case .postgres: ["ALTER TABLE test_case ADD COLUMN quarantined boolean NOT NULL DEFAULT false"]
+        }
     }
 
     /// SQLite's camelCase tables and columns of v1–v4.

@@ -19,7 +19,7 @@ extension API {
                     type: $0.type, message: $0.message, file: $0.file, line: $0.line, status: $0.status,
                     introducedBy: $0.introducedBy.map { Committer(name: $0.name, email: $0.email, commit: $0.commit) })
             }
-            tests = detail.tests.map { Test(suite: $0.suite, name: $0.name, status: $0.status, duration: $0.duration) }
+            tests = detail.tests.map { Test(suite: $0.suite, name: $0.name, status: $0.status, duration: $0.duration, quarantined: $0.quarantined) }
         }
 
         enum CodingKeys: String, CodingKey { case steps, commits, issues, tests }
@@ -68,6 +68,8 @@ extension API {
         public var name: String
         public var status: TestStatus
         public var duration: Double
+        /// It ran under `test.quarantine`: a failure fails nothing.
+        public var quarantined: Bool
     }
 
     /// `GET /api/bots/{bot}/tests/{suite}/{name}`: a test's results on the bot's branch, newest

@@ -1,5 +1,7 @@
 // What a bot's page renders (Web/bot.mustache). The rules of ViewModels.swift hold here.
 
+import KilnCore
+
 struct TrendChart {
     var title: String
     var latest: String
@@ -55,4 +57,30 @@ struct BotPage {
     var pullRequests: [PullRequestView]
     var hasPullRequests: Bool
     var statusProblem: StatusProblemView?
+    var quarantined: [QuarantinedTestView]
+    var hasQuarantined: Bool
+}
+
+/// A quarantined test on its bot's page: its name, linked to its history, and its last results.
+struct QuarantinedTestView {
+    struct Result {
+        var number: Int
+        var url: String
+        var status: String
+        var tone: String
+    }
+
+    var name: String
+    var url: String
+    var results: [Result]
+
+    init(bot: String, history: TestHistory) {
+        name = "\(history.suite)/\(history.name)"
+        url = TestAddress.path(bot: bot, suite: history.suite, name: history.name)
+        results = history.runs.map {
+            Result(
+                number: $0.number, url: "/bots/\(bot)/integrations/\($0.number)", status: $0.test.status.rawValue, tone: TestPage.tone($0.test.status)
+            )
+        }
+    }
 }

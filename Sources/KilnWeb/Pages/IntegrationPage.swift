@@ -77,6 +77,10 @@ struct IntegrationPage {
     var flakyTests: [TestView]
     /// "1 flaky test", for the summary; nil without any.
     var flakyText: String?
+    /// Failures of quarantined tests: shown, but failing nothing.
+    var quarantinedFailures: [TestView]
+    /// "1 quarantined failure", for the summary; nil without any.
+    var quarantinedText: String?
     var tests: [TestView]
     var hasTests: Bool
     var testsShown: Int

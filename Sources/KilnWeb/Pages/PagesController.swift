@@ -14,6 +14,9 @@ struct PagesController {
     static let chartSpan = 50
     /// Tests listed on an integration page; the API has them all.
     static let testsShown = 2000
+    /// Quarantined tests listed on a bot page, and how many of each one's results.
+    static let quarantinedShown = 50
+    static let quarantinedResults = 10
 
     func addRoutes(to router: Router<some RequestContext>) {
         router.get("/") { request, _ in
@@ -99,6 +102,7 @@ struct PagesController {
             PullRequestView($0.pullRequest, latest: $0.latest, now: now)
         }
         let problem = try await store.statusProblems().first { $0.bot == name }
+        let quarantined = try await quarantinedTests(of: overview)
         let view = BotPage(
             title: "\(name) · Kiln", name: name, repository: overview.state.repository, branch: overview.state.branch,
             status: overview.status.rawValue,
@@ -107,8 +111,20 @@ struct PagesController {
             integrations: shown.map { IntegrationSummaryView($0, now: now) }, hasIntegrations: !shown.isEmpty, charts: charts,
             olderURL: history.count > page.limit ? shown.last.map { "/bots/\(name)?before=\($0.number)" } : nil,
             newestURL: page.before != nil ? "/bots/\(name)" : nil, badgeURL: "/bots/\(name)/badge.svg", pullRequests: pullRequests,
-            hasPullRequests: !pullRequests.isEmpty, statusProblem: problem.map { StatusProblemView($0, now: now) })
+            hasPullRequests: !pullRequests.isEmpty, statusProblem: problem.map { StatusProblemView($0, now: now) }, quarantined: quarantined,
+            hasQuarantined: !quarantined.isEmpty)
         return assets.render(view, "bot")
+    }
+
+    /// The tests the bot's last integration ran under quarantine, with their latest results.
+    func quarantinedTests(of overview: BotOverview) async throws -> [QuarantinedTestView] {
+        guard let last = overview.last, let detail = try await store.integration(bot: last.bot, number: last.number) else { return [] }
+        var views: [QuarantinedTestView] = []
+        for test in detail.tests.filter(\.quarantined).prefix(Self.quarantinedShown) {
+            let history = try await store.testHistory(bot: last.bot, suite: test.suite, name: test.name, limit: Self.quarantinedResults)
+            views.append(QuarantinedTestView(bot: last.bot, history: history))
+        }
+        return views
     }
 
     func integrationPage(_ detail: IntegrationDetail) async -> String {
@@ -135,8 +151,9 @@ struct PagesController {
                 message: test.status == .failed || test.status == .flaky ? test.message : nil,
                 url: TestAddress.path(bot: integration.bot, suite: test.suite, name: test.name))
         }
-        let failing = detail.tests.filter { $0.status == .failed }.map(testView)
+        let failing = detail.tests.filter(\.counts).map(testView)
         let flaky = detail.tests.filter { $0.status == .flaky }.map(testView)
+        let quarantined = detail.tests.filter { $0.status == .failed && $0.quarantined }.map(testView)
         let tail = await LogController.tail(of: integration, in: store)
         let page = IntegrationPage(
             title: "\(integration.bot) #\(integration.number) · Kiln", bot: integration.bot, botURL: "/bots/\(integration.bot)",
@@ -155,7 +172,8 @@ struct PagesController {
                     subject: $0.subject)
             }, hasCommits: !detail.commits.isEmpty, issueGroups: issueGroups, hasIssues: !issueGroups.isEmpty, failingTests: failing,
             hasFailingTests: !failing.isEmpty, flakyTests: flaky,
-            flakyText: flaky.isEmpty ? nil : "\(flaky.count) flaky test\(flaky.count == 1 ? "" : "s")",
+            flakyText: flaky.isEmpty ? nil : "\(flaky.count) flaky test\(flaky.count == 1 ? "" : "s")", quarantinedFailures: quarantined,
+            quarantinedText: quarantined.isEmpty ? nil : "\(quarantined.count) quarantined failure\(quarantined.count == 1 ? "" : "s")",
             tests: detail.tests.prefix(Self.testsShown).map(testView), hasTests: !detail.tests.isEmpty,
             testsShown: min(detail.tests.count, Self.testsShown), testsTotal: detail.tests.count, testsCut: detail.tests.count > Self.testsShown,
             triggers: detail.triggers.map {

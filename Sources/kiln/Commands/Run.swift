@@ -147,8 +147,9 @@ struct Run: AsyncParsableCommand {
         }
         if let detail {
             for test in detail.tests where test.status == .failed {
+                let quarantined = test.quarantined ? " (quarantined: fails nothing)" : ""
                 let location = test.file.map { " (\($0)\(test.line.map { ":\($0)" } ?? ""))" } ?? ""
-                lines.append("failed: \(test.suite).\(test.name)\(location): \(test.message ?? "")")
+                lines.append("failed\(quarantined): \(test.suite).\(test.name)\(location): \(test.message ?? "")")
             }
             for test in detail.tests where test.status == .flaky {
                 lines.append("flaky: \(test.suite).\(test.name) (failed, then passed when run again): \(test.message ?? "")")

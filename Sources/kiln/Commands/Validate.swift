@@ -7,7 +7,8 @@ struct Validate: ParsableCommand {
         abstract: "Check bot files and the server config.",
         discussion: """
             Prints one line per problem, `file:line:col: error: message`, and exits 1 if there is any; \
-            exits 0 when every file is valid. With no paths, checks the bots directory.
+            exits 0 when every file is valid. Warnings (`file:line:col: warning: message`, such as a \
+            quarantine that has ended) change nothing. With no paths, checks the bots directory.
 
             Examples:
               kiln validate
@@ -47,7 +48,7 @@ struct Validate: ParsableCommand {
         }
         let catalog = BotCatalog.load(files: files)
         problems += catalog.diagnostics
-        for problem in problems { Console.out(problem.description) }
+        for problem in problems + catalog.warnings(at: Date()) { Console.out(problem.description) }
         let summary =
             "checked \(files.count) bot file\(files.count == 1 ? "" : "s"): \(catalog.bots.count) valid"
             + (catalog.broken.isEmpty ? "" : ", \(catalog.broken.count) with problems")

@@ -1,0 +1,54 @@
+import Foundation
+import Yams
+
+extension BotFile {
+    static func decodeTest(_ node: Node, path: ConfigPath, into test: inout TestSettings, reader: ConfigReader) {
+        guard let fields = reader.mapping(node, path: path, keys: ["enabled", "arguments", "coverage", "retries", "quarantine"]) else { return }
+        if let node = fields["enabled"], let value = reader.bool(node, path: fields.path("enabled")) { test.enabled = value }
+        if let node = fields["arguments"], let value = reader.strings(node, path: fields.path("arguments")) { test.arguments = value }
+        if let node = fields["coverage"], let value = reader.bool(node, path: fields.path("coverage")) { test.coverage = value }
+        if let node = fields["retries"], let value = reader.integer(node, path: fields.path("retries"), range: 0...10) { test.retries = value }
+        if let node = fields["quarantine"], let value = decodeQuarantine(node, path: fields.path("quarantine"), reader: reader) {
+            test.quarantine = value
+        }
+    }
+
+    /// `["Suite/test", {test: "Suite/other", until: 2026-12-31}]`: each entry a test's name as
+    /// `Suite/test`, or a mapping with the last day it holds.
+    private static func decodeQuarantine(_ node: Node, path: ConfigPath, reader: ConfigReader) -> [QuarantinedTest]? {
+        guard case .sequence(let items) = node else {
+            reader.error("'quarantine' must be a list of tests (\"Suite/test\" or {test: \"Suite/test\", until: 2026-12-31})", at: node, path: path)
+            return nil
+        }
+        var entries: [QuarantinedTest] = []
+        for (index, item) in items.enumerated() {
+            let itemPath = path.index(index)
+            var nameNode = item
+            var until: Date?
+            if case .mapping = item {
+                guard let fields = reader.mapping(item, path: itemPath, keys: ["test", "until"], what: "a quarantined test"),
+                    let node = fields.required("test", in: reader, hint: ": the test's name, as \"Suite/test\"")
+                else { continue }
+                nameNode = node
+                if let node = fields["until"] {
+                    guard let text = reader.string(node, path: fields.path("until"), expected: "a day such as 2026-12-31"),
+                        let day = QuarantinedTest.day(text)
+                    else {
+                        reader.error("'until' must be a day such as 2026-12-31", at: node, path: fields.path("until"))
+                        continue
+                    }
+                    until = day
+                }
+            }
+            guard let name = reader.string(nameNode, path: itemPath, expected: "a test's name such as \"Suite/test\"") else { continue }
+            guard QuarantinedTest.isValidName(name) else {
+                reader.error(
+                    "'\(name)' is not a test's name: write it as \"Suite/test\" (as kiln shows it on the test's page)", at: nameNode, path: itemPath)
+                continue
+            }
+            let mark = nameNode.mark
+            entries.append(QuarantinedTest(test: name, until: until, line: mark?.line ?? 1, column: mark?.column ?? 1))
+        }
+        return entries
+    }
+}
