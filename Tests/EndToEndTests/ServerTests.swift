@@ -96,12 +96,20 @@ struct ServerTests {
     @Test("Two bots on one executor run one after the other; a third trigger while one is queued coalesces")
     func oneExecutor() async throws {
         let repo = try Self.quickRepository()
-        // Long enough that b's second trigger arrives while b still waits, even when each kiln
-        // trigger takes a second to start on a loaded machine.
-        let slow =
-            "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers: [{name: wait, phase: before, run: 'sleep 4'}]\n"
+        // Each integration waits in its before trigger until the test lets it go, so b is still
+        // queued when its second trigger arrives, however slowly each kiln trigger starts.
+        let gate = try TemporaryDirectory()
+        let release = gate.url("release")
+        let slow = """
+            repository: {url: '\(repo.url)'}
+            schedule: {poll: 0}
+            test: {enabled: false}
+            triggers: [{name: wait, phase: before, run: 'until [ -e \(release) ]; do sleep 0.1; done; sleep 0.5'}]
+
+            """
         let served = try await ServedHome(bots: ["a": slow, "b": slow])
         for bot in ["a", "b", "b"] { _ = try await runProcess(Executables.kiln, ["trigger", bot], in: served.home.path) }
+        try gate.write("release", "")
         try await served.eventually("both integrations") {
             let a = try await served.integrations("a").first?.step
             let b = try await served.integrations("b").first?.step

@@ -91,15 +91,17 @@ public final class PostgresEngine: StoreEngine {
     /// included, to claim again.
     ///
     /// It is not canceled with the caller, only by `limit` (`TransactionOutcome`): then the
-    /// caller hears the database is unreachable.
+    /// caller hears the database is unreachable. The limit runs from when a thread of the lane
+    /// takes the transaction: waiting behind this host's own work says nothing of the database.
     private func transaction<T: Sendable>(
         _ what: String, on lane: PostgresLane, begin: String, notify: ChangeKind?, limit: Duration,
         _ body: @escaping @Sendable (any SQLConnection) throws -> T
     ) async throws(StoreError) -> T {
         let logger = logger
         let outcome = TransactionOutcome<T>(on: lane.eventLoop)
-        let timer = lane.eventLoop.scheduleTask(in: .nanoseconds(Int64(limit.seconds * 1e9))) { outcome.expire() }
         lane.submit {
+            let timer = lane.eventLoop.scheduleTask(in: .nanoseconds(Int64(limit.seconds * 1e9))) { outcome.expire() }
+            defer { timer.cancel() }
             outcome.finish(
                 Result {
                     try lane.withConnection { connection in
@@ -121,7 +123,6 @@ public final class PostgresEngine: StoreEngine {
                 })
         }
         let result = await outcome.result
-        timer.cancel()
         switch result {
         case .success(let value): return value
         case .failure(LaneError.expired): throw .unreachable(url: location, reason: "\(what) did not end within \(limit)")
