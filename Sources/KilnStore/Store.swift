@@ -107,6 +107,9 @@ public protocol Store: MailStore, WebhookStore, StatusStore {
     /// One integration with its steps, commits, issues and tests.
     func integration(bot: String, number: Int) async throws(StoreError) -> IntegrationDetail?
 
+    /// The bisection started by integration `integrationID`, if any.
+    func bisection(of integrationID: Int64) async throws(StoreError) -> Bisection?
+
     /// One test's results in the last `limit` integrations of `bot`'s branch, newest first.
     func testHistory(bot: String, suite: String, name: String, limit: Int) async throws(StoreError) -> TestHistory
 

@@ -24,6 +24,7 @@ struct BotFileDecodingTests {
         #expect(!bot.test.coverage)
         #expect(bot.test.retries == 2, "failed tests that passed before are run twice more before anyone is blamed")
         #expect(bot.test.quarantine.isEmpty)
+        #expect(bot.bisect == BisectSettings(enabled: true, maxIntegrations: 8, wait: .seconds(1800)))
         #expect(bot.timeout == .seconds(1800))
         #expect(bot.sandbox == .none)
         #expect(bot.environment.isEmpty)
@@ -57,6 +58,7 @@ struct BotFileDecodingTests {
               retries: 0
               quarantine: ["MathTests/testRace", {test: "LibTests.SwiftMath/adds()", until: 2026-12-31}]
             timeout: 90s
+            bisect: {max-integrations: 5, wait: 10m}
             sandbox: bubblewrap
             environment:
               LANG: C.UTF-8
@@ -103,6 +105,8 @@ struct BotFileDecodingTests {
                         QuarantinedTest(test: "LibTests.SwiftMath/adds()", until: Date(timeIntervalSince1970: 1_798_761_600), line: 20, column: 45),
                     ]))
         #expect(bot.timeout == .seconds(90))
+        #expect(bot.bisect == BisectSettings(enabled: true, maxIntegrations: 5, wait: .seconds(600)))
+        #expect(try BotFile.decode("repository: {url: /srv/git/app.git}\nbisect: false\n", file: "Bots/app.yml").bisect.enabled == false)
         #expect(bot.sandbox == .bubblewrap)
         #expect(
             bot.environment == [

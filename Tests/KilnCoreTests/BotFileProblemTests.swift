@@ -14,6 +14,16 @@ struct InvalidBotFile: Sendable, CustomTestStringConvertible {
 struct BotFileProblemTests {
     static let cases: [InvalidBotFile] = [
         InvalidBotFile(
+            label: "bisect bounds",
+            yaml: """
+                repository: {url: https://github.com/example/app.git}
+                bisect: {max-integrations: 0, wait: soon}
+                """,
+            expected: [
+                "2:28: error: 'max-integrations' must be from 1 to 64, not 0",
+                "2:37: error: 'wait' must be a duration such as 90s, 2m or 1h30m, not 'soon'",
+            ]),
+        InvalidBotFile(
             label: "test retries out of range",
             yaml: """
                 repository: {url: https://github.com/example/app.git}

@@ -51,4 +51,18 @@ extension BotFile {
         }
         return entries
     }
+
+    /// `bisect: true | false | {max-integrations: 8, wait: 30m}`.
+    static func decodeBisect(_ node: Node, path: ConfigPath, into bisect: inout BisectSettings, reader: ConfigReader) {
+        if case .scalar = node {
+            if let enabled = reader.bool(node, path: path) { bisect.enabled = enabled }
+            return
+        }
+        guard let fields = reader.mapping(node, path: path, keys: ["enabled", "max-integrations", "wait"]) else { return }
+        if let node = fields["enabled"], let value = reader.bool(node, path: fields.path("enabled")) { bisect.enabled = value }
+        if let node = fields["max-integrations"], let value = reader.integer(node, path: fields.path("max-integrations"), range: 1...64) {
+            bisect.maxIntegrations = value
+        }
+        if let node = fields["wait"], let value = reader.duration(node, path: fields.path("wait"), allowZero: true) { bisect.wait = value }
+    }
 }

@@ -5,7 +5,7 @@ import Yams
 public enum BotFile {
     static let rootKeys = [
         "name", "repository", "schedule", "clean", "cancel-superseded", "build", "test", "timeout", "sandbox", "environment",
-        "secrets", "webhook-secret-file", "triggers", "pull-requests", "forge",
+        "secrets", "webhook-secret-file", "triggers", "pull-requests", "forge", "bisect",
     ]
 
     /// Reads and decodes the bot file at `path`, named as the user gave it (for diagnostics).
@@ -107,6 +107,7 @@ public enum BotFile {
         if let node = fields["pull-requests"] {
             bot.pullRequests = decodePullRequests(node, path: fields.path("pull-requests"), reader: reader)
         }
+        if let node = fields["bisect"] { decodeBisect(node, path: fields.path("bisect"), into: &bot.bisect, reader: reader) }
         if let node = fields["forge"], let repository {
             bot.forge = decodeForge(node, path: fields.path("forge"), repository: repository, reader: reader)
         }

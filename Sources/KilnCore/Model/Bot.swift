@@ -23,6 +23,8 @@ public struct Bot: Sendable, Hashable {
     public var pullRequests: PullRequestPolicy
     /// Where commit statuses go; nil: none are posted.
     public var forge: ForgeSettings?
+    /// Whether a failure of several commits is bisected to the one that brought it.
+    public var bisect: BisectSettings
 
     public init(
         name: String,
@@ -39,7 +41,8 @@ public struct Bot: Sendable, Hashable {
         webhookSecretFile: String? = nil,
         triggers: [Trigger] = [],
         pullRequests: PullRequestPolicy = PullRequestPolicy(),
-        forge: ForgeSettings? = nil
+        forge: ForgeSettings? = nil,
+        bisect: BisectSettings = BisectSettings()
     ) {
         self.name = name
         self.repository = repository
@@ -56,6 +59,7 @@ public struct Bot: Sendable, Hashable {
         self.triggers = triggers
         self.pullRequests = pullRequests
         self.forge = forge
+        self.bisect = bisect
     }
 
     /// The forge that keeps its pull requests: the configured one, else what its host implies,

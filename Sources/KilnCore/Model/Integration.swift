@@ -29,11 +29,14 @@ public struct Integration: Sendable, Hashable {
     public var owner: String?
     /// The pull request it integrates; nil for an integration of the branch.
     public var pullRequest: PullRequest?
+    /// The bisection it is a step of (cause `bisect`); nil for the branch's and pull requests'.
+    public var bisectionID: Int64?
 
     public init(
         id: Int64, bot: String, number: Int, cause: IntegrationCause, commit: String?, branch: String, step: IntegrationStep = .pending,
         result: IntegrationResult? = nil, queuedAt: Date, startedAt: Date? = nil, endedAt: Date? = nil, summary: Summary? = nil,
-        reason: String? = nil, expired: Bool = false, host: String? = nil, owner: String? = nil, pullRequest: PullRequest? = nil
+        reason: String? = nil, expired: Bool = false, host: String? = nil, owner: String? = nil, pullRequest: PullRequest? = nil,
+        bisectionID: Int64? = nil
     ) {
         self.id = id
         self.bot = bot
@@ -52,6 +55,7 @@ public struct Integration: Sendable, Hashable {
         self.host = host
         self.owner = owner
         self.pullRequest = pullRequest
+        self.bisectionID = bisectionID
     }
 
     /// Seconds from start to end; nil until it has both.

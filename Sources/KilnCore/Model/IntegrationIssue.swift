@@ -38,11 +38,22 @@ public struct Committer: Sendable, Hashable, Codable {
     public var name: String
     public var email: String
     public var commit: String
+    /// Found by bisection (integrating the commits of the range one by one), not by blame.
+    public var bisected: Bool
 
-    public init(name: String, email: String, commit: String) {
+    public init(name: String, email: String, commit: String, bisected: Bool = false) {
         self.name = name
         self.email = email
         self.commit = commit
+        self.bisected = bisected
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        name = try container.decode(String.self, forKey: .name)
+        email = try container.decode(String.self, forKey: .email)
+        commit = try container.decode(String.self, forKey: .commit)
+        bisected = try container.decodeIfPresent(Bool.self, forKey: .bisected) ?? false
     }
 }
 

@@ -10,6 +10,8 @@ public struct IntegrationOutcome: Sendable {
     public var issues: [IntegrationIssue]
     public var commits: [Commit]
     public var triggers: [TriggerRun]
+    /// When set, new failures that blame could not pin on one of several commits are bisected.
+    public var bisect: BisectRequest?
 
     public init(
         result: IntegrationResult, reason: String? = nil, errors: Int = 0, warnings: Int = 0, tests: [TestCase] = [], coverage: Double? = nil,
@@ -47,5 +49,18 @@ public struct TriggerRun: Sendable, Hashable {
         self.phase = phase
         self.exitStatus = exitStatus
         self.duration = duration
+    }
+}
+
+/// How a bisection started (or continued) by an integration's completion may run.
+public struct BisectRequest: Sendable, Hashable {
+    /// The most bisect integrations the search may run.
+    public var maxIntegrations: Int
+    /// How many commits to integrate at once: the executors idle now.
+    public var parallel: Int
+
+    public init(maxIntegrations: Int, parallel: Int) {
+        self.maxIntegrations = maxIntegrations
+        self.parallel = parallel
     }
 }

@@ -55,4 +55,7 @@ public enum IntegrationCause: String, CaseIterable, Codable, Sendable, Hashable 
     case poll
     case periodic
     case manual
+    /// A commit inside another integration's range, integrated on idle executors to find the
+    /// one that broke it (`Bisection`); never part of the branch's history.
+    case bisect
 }

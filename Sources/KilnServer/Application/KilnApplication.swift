@@ -70,10 +70,12 @@ public struct KilnApplication: Sendable {
         }
         for integration in recovered { Workspace.killLeftovers(of: integration, in: layout) }
         let registry = BotRegistry(directory: config.bots, store: store, logger: logger)
+        let serving = if case .server = role { true } else { false }
         let sequencer = IntegrationSequencer(
             store: store, mirrors: Mirrors(directory: layout.mirrors, sshKeyFile: config.sshKeyFile), layout: layout,
             serverEnvironment: settings.environment,
-            secretFiles: { config.secretFiles + (await registry.catalog.bots.compactMap { $0.bot.forge?.tokenFile }) }, logger: logger)
+            secretFiles: { config.secretFiles + (await registry.catalog.bots.compactMap { $0.bot.forge?.tokenFile }) }, bisects: serving,
+            logger: logger)
         guard case .server(let onListening) = role else {
             return KilnApplication(
                 settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: nil, services: [], lock: nil,

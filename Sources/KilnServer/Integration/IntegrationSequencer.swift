@@ -19,12 +19,16 @@ public struct IntegrationSequencer: Sendable {
     public let serverEnvironment: [String: String]
     /// What a fork's code must not read (see `Workspace.hidden`), asked when one starts.
     let secretFiles: @Sendable () async -> [String]
+    /// Whether its integrations start bisections: a server's do, since its executors run the
+    /// bisect integrations; `kiln run`'s do not, since nothing would.
+    let bisects: Bool
     public let logger: Logger
 
     public init(
         store: any Store, mirrors: Mirrors, layout: DataDirectory, serverEnvironment: [String: String],
-        secretFiles: @escaping @Sendable () async -> [String], logger: Logger
+        secretFiles: @escaping @Sendable () async -> [String], bisects: Bool = true, logger: Logger
     ) {
+        self.bisects = bisects
         self.store = store
         self.mirrors = mirrors
         self.layout = layout
@@ -67,12 +71,23 @@ public struct IntegrationSequencer: Sendable {
             if let request = requests.first { outcome.reason = request.reason }
         }
         await log.note("result: \(outcome.result.rawValue)\(outcome.reason.map { " (\($0))" } ?? "")")
+        if bisects, bot.bisect.enabled {
+            outcome.bisect = BisectRequest(maxIntegrations: bot.bisect.maxIntegrations, parallel: await idleExecutors())
+        }
         await log.close()
         guard let recorded = await record(claim, outcome: outcome) else {
             await log.noteLocally("stopped: the result was not recorded: this host no longer holds the integration")
             return nil
         }
         return recorded
+    }
+
+    /// The executors free across every host once this integration ends (its own included): how
+    /// many commits a bisection integrates at once.
+    func idleExecutors() async -> Int {
+        let hosts = (try? await store.hosts()) ?? []
+        let idle = hosts.filter { !$0.gone }.reduce(0) { $0 + max(0, $1.executors - $1.busy) }
+        return min(8, max(1, idle + 1))
     }
 
     /// Completes the integration, waiting for the store while it cannot be reached: a result is

@@ -49,8 +49,9 @@ struct IntegrationSteps {
             let built = try await build(package)
             let tested = try await test(package, built: built)
             var outcome = try await process(package, built: built, tested: tested)
-            // An after trigger cannot change the result; how it ended is in the log and the trigger list.
-            try? await runTriggers(.after, result: outcome.result)
+            // An after trigger cannot change the result; how it ended is in the log and the trigger
+            // list. A bisect integration runs none: it only looks at an old commit.
+            if integration.bisectionID == nil { try? await runTriggers(.after, result: outcome.result) }
             outcome.triggers = triggers
             progress(.stepEnded(currentStep, seconds: (ContinuousClock.now - stepStart).seconds))
             return outcome

@@ -26,6 +26,8 @@ struct NewIssuesMail {
     var pullRequest: PullRequestLine?
     var url: String
     var issues: [IssueLine]
+    /// What bisection found, or why it could not say whose commit it was; nil without one.
+    var bisection: String?
 }
 
 struct PullRequestLine {

@@ -42,20 +42,30 @@ public struct Notifier: Sendable {
     public func notifyCompleted(bots: [Bot], now: Date) async throws(StoreError) -> Int {
         var queued = 0
         let byName = Dictionary(bots.map { ($0.name, $0) }) { a, _ in a }
+        // Integrations whose bisection is still looking for the culprit: their mail waits.
+        var waiting: Set<Int64> = []
         while true {
-            let integrations = try await store.integrationsToNotify(limit: 50)
+            let integrations = try await store.integrationsToNotify(limit: 50 + waiting.count).filter { !waiting.contains($0.id) }
             guard !integrations.isEmpty else { return queued }
+            var notified: [Int64] = []
             for integration in integrations {
-                guard let bot = byName[integration.bot] else { continue }
-                for mail in try await mails(after: integration, of: bot, now: now) {
-                    if try await store.queueMail(mail, now: now) { queued += 1 }
+                if let bot = byName[integration.bot] {
+                    let bisection = try await store.bisection(of: integration.id)
+                    if let bisection, bisection.state == .running, now < bisection.createdAt.addingTimeInterval(bot.bisect.wait.seconds) {
+                        waiting.insert(integration.id)
+                        continue
+                    }
+                    for mail in try await mails(after: integration, of: bot, bisection: bisection, now: now) {
+                        if try await store.queueMail(mail, now: now) { queued += 1 }
+                    }
                 }
+                notified.append(integration.id)
             }
-            try await store.markNotified(integrations.map(\.id), now: now)
+            try await store.markNotified(notified, now: now)
         }
     }
 
-    func mails(after integration: Integration, of bot: Bot, now: Date) async throws(StoreError) -> [OutgoingMail] {
+    func mails(after integration: Integration, of bot: Bot, bisection: Bisection? = nil, now: Date) async throws(StoreError) -> [OutgoingMail] {
         let triggers = bot.triggers.enumerated().compactMap { index, trigger -> (Int, EmailTrigger)? in
             if case .email(let email) = trigger { return (index, email) }
             return nil
@@ -70,7 +80,8 @@ public struct Notifier: Sendable {
             if case .report = trigger.kind, integration.pullRequest != nil { continue }
             switch trigger.kind {
             case .newIssues(let types):
-                mails += newIssueMails(detail, trigger: trigger, types: types, key: "new-issues:\(integration.id):\(index)", now: now)
+                mails += newIssueMails(
+                    detail, trigger: trigger, types: types, bisection: bisection, key: "new-issues:\(integration.id):\(index)", now: now)
             case .report(.integration):
                 mails += reportMail(detail, trigger: trigger, headline: nil, key: "report:\(integration.id):\(index)", now: now)
             case .report(.change):
@@ -86,7 +97,9 @@ public struct Notifier: Sendable {
         return mails
     }
 
-    private func newIssueMails(_ detail: IntegrationDetail, trigger: EmailTrigger, types: Set<IssueType>, key: String, now: Date) -> [OutgoingMail] {
+    private func newIssueMails(
+        _ detail: IntegrationDetail, trigger: EmailTrigger, types: Set<IssueType>, bisection: Bisection?, key: String, now: Date
+    ) -> [OutgoingMail] {
         let integration = detail.integration
         let introduced = detail.issues.filter { $0.status == .new && types.contains($0.type) }
         var byCommitter: [String: (name: String, address: String, issues: [(IntegrationIssue, String)])] = [:]
@@ -105,7 +118,7 @@ public struct Notifier: Sendable {
                 pullRequest: integration.pullRequest.map { PullRequestLine(number: $0.number, title: $0.title) }, url: url(of: integration),
                 issues: entry.issues.map { issue, commit in
                     IssueLine(type: issue.type.rawValue, location: Self.location(issue), message: issue.message, commit: String(commit.prefix(10)))
-                })
+                }, bisection: bisection.map(Self.bisectionLine))
             let (text, html) = templates.render("new-issues", view)
             let subject =
                 "[\(integration.bot)] #\(integration.number)\(integration.pullRequest.map { " (pull request #\($0.number))" } ?? ""): \(CountText.of(entry.issues.count, "new issue")) from your commits"
@@ -115,6 +128,22 @@ public struct Notifier: Sendable {
             return OutgoingMail(
                 dedupeKey: key + ":" + address, bot: integration.bot, integrationId: integration.id, recipients: message.recipients, subject: subject,
                 message: message.rendered())
+        }
+    }
+
+    /// What a new-issue mail says of the bisection of its integration.
+    static func bisectionLine(_ bisection: Bisection) -> String {
+        let count = CountText.of(bisection.integrations.count, "integration")
+        switch bisection.state {
+        case .found:
+            let culprit = bisection.culpritCommit.map { "\($0.sha.prefix(10)) (\($0.author))" } ?? "one commit"
+            return "Kiln integrated the commits one by one (\(count)): the failure came with \(culprit)."
+        case .failed:
+            return
+                "Kiln could not find the one commit that brought it (\(bisection.reason ?? "no reason given")), so everyone who committed hears of it."
+        case .running:
+            return
+                "Kiln is still integrating the commits one by one (\(count) so far) to find the one that brought it; this mail could not wait longer."
         }
     }
 

@@ -28,7 +28,7 @@ extension DatabaseStore {
         if let previous, previous.result == .buildErrors,
             let tested: Int64 = try db.value(
                 """
-                SELECT id FROM integration WHERE bot = ? AND number < ? AND step = 'completed' AND pull_number IS NULL
+                SELECT id FROM integration WHERE bot = ? AND number < ? AND step = 'completed' AND \(Self.branchOnly)
                     AND result IN \(sqlList(StoreRules.testedResults)) ORDER BY number DESC LIMIT 1
                 """, integration.bot, previous.number)
         {
@@ -70,7 +70,14 @@ extension DatabaseStore {
                 id, trigger.name, trigger.phase.rawValue, trigger.exitStatus, trigger.duration)
         }
         guard let completed = try db.row("SELECT * FROM integration WHERE id = ?", id) else { throw StoreError.notFound(what: "integration \(id)") }
-        return Integration(row: completed)
+        let ended = Integration(row: completed)
+        if ended.bisectionID != nil {
+            try recordBisectStep(
+                db, ended, found: Set(outcome.issues.map(\.fingerprint)), result: outcome.result, parallel: outcome.bisect?.parallel ?? 1, now: now)
+        } else if let request = outcome.bisect {
+            try startBisection(db, ended, issues: issues, commits: outcome.commits, request: request, now: now)
+        }
+        return ended
     }
 
     static func issues(_ db: any SQLConnection, integration id: Int64) throws -> [IntegrationIssue] {

@@ -54,8 +54,10 @@ extension DatabaseStore {
 
     public func integrationsToNotify(limit: Int) async throws(StoreError) -> [Integration] {
         try await read("reading integrations to notify") { db in
-            try db.rows("SELECT * FROM integration WHERE notified_at IS NULL AND step = 'completed' ORDER BY id LIMIT ?", limit)
-                .map(Integration.init(row:))
+            try db.rows(
+                "SELECT * FROM integration WHERE notified_at IS NULL AND step = 'completed' AND bisection_id IS NULL ORDER BY id LIMIT ?", limit
+            )
+            .map(Integration.init(row:))
         }
     }
 
@@ -76,7 +78,7 @@ extension DatabaseStore {
         try await read("reading the digest of '\(bot)'") { db in
             let range: [any SQLBindable] = [bot, from, to]
             let inPeriod =
-                "integration.bot = ? AND integration.step = 'completed' AND integration.ended_at >= ? AND integration.ended_at < ? AND integration.pull_number IS NULL"
+                "integration.bot = ? AND integration.step = 'completed' AND integration.ended_at >= ? AND integration.ended_at < ? AND integration.pull_number IS NULL AND integration.bisection_id IS NULL"
             var results: [IntegrationResult: Int] = [:]
             for row in try db.rows("SELECT result, count(*) AS n FROM integration WHERE \(inPeriod) GROUP BY result", range) {
                 if let result: IntegrationResult = row["result"] { results[result] = row["n"] }
@@ -103,7 +105,7 @@ extension DatabaseStore {
                 }
             }
             let last = try db.row(
-                "SELECT * FROM integration WHERE bot = ? AND step = 'completed' AND ended_at < ? AND pull_number IS NULL ORDER BY number DESC LIMIT 1",
+                "SELECT * FROM integration WHERE bot = ? AND step = 'completed' AND ended_at < ? AND \(Self.branchOnly) ORDER BY number DESC LIMIT 1",
                 bot, to
             ).map(Integration.init(row:))
             return DigestFigures(

@@ -9,7 +9,7 @@ extension DatabaseStore {
             let bots = try db.rows(
                 """
                 SELECT bot.*, (
-                    SELECT id FROM integration WHERE integration.bot = bot.name AND step = 'completed' AND pull_number IS NULL
+                    SELECT id FROM integration WHERE integration.bot = bot.name AND step = 'completed' AND \(Self.branchOnly)
                     ORDER BY number DESC LIMIT 1) AS last_id
                 FROM bot ORDER BY bot.name
                 """)
@@ -36,8 +36,12 @@ extension DatabaseStore {
 
     public func integrations(bot: String, limit: Int, before: Int?) async throws(StoreError) -> [Integration] {
         try await read("reading the integrations of '\(bot)'") { db in
-            try db.rows("SELECT * FROM integration WHERE bot = ? AND number < ? ORDER BY number DESC LIMIT ?", bot, before ?? Int.max, max(0, limit))
-                .map(Integration.init(row:))
+            try db.rows(
+                "SELECT * FROM integration WHERE bot = ? AND number < ? AND bisection_id IS NULL ORDER BY number DESC LIMIT ?", bot,
+                before ?? Int.max,
+                max(0, limit)
+            )
+            .map(Integration.init(row:))
         }
     }
 
@@ -78,7 +82,7 @@ extension DatabaseStore {
             case .ended: "step = 'completed' AND result IS NOT NULL AND result <> 'canceled'"
             }
         return try db.row(
-            "SELECT * FROM integration WHERE bot = ? AND number < ? AND pull_number IS NULL AND \(condition) ORDER BY number DESC LIMIT 1",
+            "SELECT * FROM integration WHERE bot = ? AND number < ? AND \(Self.branchOnly) AND \(condition) ORDER BY number DESC LIMIT 1",
             bot, number ?? Int.max
         ).map(Integration.init(row:))
     }

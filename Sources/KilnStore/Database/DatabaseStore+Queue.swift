@@ -34,7 +34,7 @@ extension DatabaseStore {
                 """
                 UPDATE integration SET cancel_requested = ?
                 WHERE bot = ? AND step NOT IN ('pending', 'completed') AND step <> 'completed' AND commit_sha IS NOT NULL AND commit_sha <> ?
-                    AND cancel_requested IS NULL AND pull_number IS NOT DISTINCT FROM ?
+                    AND cancel_requested IS NULL AND pull_number IS NOT DISTINCT FROM ? AND bisection_id IS NULL
                 RETURNING id
                 """, StoreRules.supersededReason(commit), request.bot, commit, lane
             ).map { $0["id"] }
@@ -42,7 +42,10 @@ extension DatabaseStore {
         }
         if let pullRequest = request.pullRequest { try record(db, pullRequest, bot: request.bot, open: true, now: now) }
         if let queued = try db.row(
-            "SELECT * FROM integration WHERE bot = ? AND step = 'pending' AND step <> 'completed' AND pull_number IS NOT DISTINCT FROM ?",
+            """
+            SELECT * FROM integration
+            WHERE bot = ? AND step = 'pending' AND step <> 'completed' AND pull_number IS NOT DISTINCT FROM ? AND bisection_id IS NULL
+            """,
             request.bot, lane)
         {
             var integration = Integration(row: queued)
@@ -59,7 +62,10 @@ extension DatabaseStore {
             return QueueOutcome(integration: integration, coalesced: true, superseded: superseded)
         }
         if let latest = try db.row(
-            "SELECT * FROM integration WHERE bot = ? AND step <> 'pending' AND pull_number IS NOT DISTINCT FROM ? ORDER BY number DESC LIMIT 1",
+            """
+            SELECT * FROM integration WHERE bot = ? AND step <> 'pending' AND pull_number IS NOT DISTINCT FROM ? AND bisection_id IS NULL
+            ORDER BY number DESC LIMIT 1
+            """,
             request.bot, lane),
             StoreRules.reaches(request, latest: Integration(row: latest), cancelRequested: latest.value("cancel_requested") != .null)
         {
@@ -116,7 +122,8 @@ extension DatabaseStore {
     public func claimNext(owner: String, now: Date) async throws(StoreError) -> Claim? {
         try await write("claiming a queued integration") { db in
             // The queued row and its bot's row are locked together, skipping those another host
-            // holds: a bot being queued or claimed elsewhere waits for the next look.
+            // holds: a bot being queued or claimed elsewhere waits for the next look. Bisect
+            // integrations come after every other: they only use executors nothing else wants.
             guard
                 let id: Int64 = try db.value(
                     """
@@ -124,7 +131,7 @@ extension DatabaseStore {
                     WHERE queued.step = 'pending' AND queued.step <> 'completed' AND NOT EXISTS (
                         SELECT 1 FROM integration AS running
                         WHERE running.bot = queued.bot AND running.step NOT IN ('pending', 'completed') AND running.step <> 'completed')
-                    ORDER BY queued.queued_at, queued.id
+                    ORDER BY queued.bisection_id IS NOT NULL, queued.queued_at, queued.id
                     LIMIT 1\(db.dialect.lockSkippingLocked(of: "queued, bot"))
                     """)
             else { return nil }

@@ -8,7 +8,7 @@ extension DatabaseStore {
                 """
                 SELECT integration.number, integration.commit_sha, integration.host, integration.ended_at, test_case.*
                 FROM test_case JOIN integration ON integration.id = test_case.integration_id
-                WHERE test_case.suite = ? AND test_case.name = ? AND integration.bot = ? AND integration.pull_number IS NULL
+                WHERE test_case.suite = ? AND test_case.name = ? AND integration.bot = ? AND integration.pull_number IS NULL AND integration.bisection_id IS NULL
                 ORDER BY integration.number DESC LIMIT ?
                 """, suite, name, bot, max(0, limit)
             ).map { row in

@@ -8,7 +8,7 @@ enum Migrations {
         let statements: @Sendable (SQLDialect) -> [String]
     }
 
-    static let shared: [Migration] = [oneSchema, issueKindsAsData, testHistory, quarantine]
+    static let shared: [Migration] = [oneSchema, issueKindsAsData, testHistory, quarantine, bisection]
 
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times
     /// as seconds since 1970 everywhere, hosts' and leases' included.
@@ -61,6 +61,36 @@ enum Migrations {
         case .sqlite: ["ALTER TABLE test_case ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0"]
         case .postgres: ["ALTER TABLE test_case ADD COLUMN quarantined boolean NOT NULL DEFAULT false"]
         }
+    }
+
+    /// v9: bisections, and the integrations that are their steps (never the branch's history).
+    static let bisection = Migration(name: "v9: bisection") { dialect in
+        let (key, integer, real) =
+            switch dialect {
+            case .sqlite: ("INTEGER PRIMARY KEY", "INTEGER", "REAL")
+            case .postgres: ("bigserial PRIMARY KEY", "bigint", "double precision")
+            }
+        return [
+            """
+            CREATE TABLE bisection (
+                id \(key),
+                bot text NOT NULL,
+                integration_id \(integer) NOT NULL REFERENCES integration(id),
+                commits text NOT NULL,
+                fingerprints text NOT NULL,
+                verdicts text NOT NULL DEFAULT '{}',
+                integrations text NOT NULL DEFAULT '[]',
+                max_integrations \(integer) NOT NULL,
+                state text NOT NULL,
+                culprit text,
+                reason text,
+                created_at \(real) NOT NULL,
+                ended_at \(real)
+            )
+            """,
+            "CREATE INDEX bisection_integration ON bisection (integration_id)",
+            "ALTER TABLE integration ADD COLUMN bisection_id \(integer)",
+        ]
     }
 
     /// SQLite's camelCase tables and columns of v1–v4.

@@ -17,7 +17,7 @@ extension API {
             issues = detail.issues.map {
                 Issue(
                     type: $0.type, message: $0.message, file: $0.file, line: $0.line, status: $0.status,
-                    introducedBy: $0.introducedBy.map { Committer(name: $0.name, email: $0.email, commit: $0.commit) })
+                    introducedBy: $0.introducedBy.map { Committer(name: $0.name, email: $0.email, commit: $0.commit, bisected: $0.bisected) })
             }
             tests = detail.tests.map { Test(suite: $0.suite, name: $0.name, status: $0.status, duration: $0.duration, quarantined: $0.quarantined) }
         }
@@ -61,6 +61,8 @@ extension API {
         public var name: String
         public var email: String
         public var commit: String
+        /// Found by bisection, not by blame.
+        public var bisected: Bool
     }
 
     public struct Test: Encodable, Sendable {

@@ -1,5 +1,7 @@
 // What an integration's page renders (Web/integration.mustache). The rules of ViewModels.swift hold here.
 
+import KilnCore
+
 struct StepView {
     var name: String
     var duration: String
@@ -92,4 +94,32 @@ struct IntegrationPage {
     var logTruncated: Bool
     var logURL: String
     var expired: Bool
+    /// The search for the commit that brought its failures, when there is one.
+    var bisection: BisectionView?
+}
+
+/// What an integration page says of its bisection: the culprit, or why it stopped, and the
+/// bisect integrations it ran.
+struct BisectionView {
+    struct Step {
+        var number: Int
+        var url: String
+    }
+
+    var text: String
+    var steps: [Step]
+
+    init(_ bisection: Bisection, bot: String) {
+        let count = CountText.of(bisection.integrations.count, "integration")
+        switch bisection.state {
+        case .found:
+            let culprit = bisection.culpritCommit.map { "\(Formatting.shortSHA($0.sha)) (\($0.author))" } ?? "one commit"
+            text = "bisected to \(culprit) in \(count)"
+        case .failed:
+            text = "bisection stopped after \(count): \(bisection.reason ?? "no reason given")"
+        case .running:
+            text = "bisecting: \(count) so far"
+        }
+        steps = bisection.integrations.map { Step(number: $0, url: "/bots/\(bot)/integrations/\($0)") }
+    }
 }

@@ -42,7 +42,8 @@ struct PagesController {
             guard let detail = try await store.integration(bot: overview.state.name, number: number) else {
                 throw WebError.notFound("integration \(number) of bot '\(overview.state.name)'")
             }
-            return Self.html(ByteBuffer(string: await integrationPage(detail)))
+            let bisection = try await store.bisection(of: detail.integration.id)
+            return Self.html(ByteBuffer(string: await integrationPage(detail, bisection: bisection)))
         }
         router.get("bots/{bot}/tests/**") { request, context in
             let bot = try await store.overview(of: try context.parameters.require("bot")).state.name
@@ -127,7 +128,7 @@ struct PagesController {
         return views
     }
 
-    func integrationPage(_ detail: IntegrationDetail) async -> String {
+    func integrationPage(_ detail: IntegrationDetail, bisection: Bisection? = nil) async -> String {
         let now = Date()
         let integration = detail.integration
         let base = "/bots/\(integration.bot)/integrations/\(integration.number)"
@@ -142,7 +143,9 @@ struct PagesController {
                         type: issue.type.rawValue, message: issue.message,
                         location: issue.file.map { file in issue.line.map { "\(file):\($0)" } ?? file },
                         introducedBy: issue.introducedBy.isEmpty
-                            ? nil : issue.introducedBy.map { "\($0.name) (\(Formatting.shortSHA($0.commit)))" }.joined(separator: ", "))
+                            ? nil
+                            : issue.introducedBy.map { "\($0.name) (\(Formatting.shortSHA($0.commit))\($0.bisected ? ", bisected" : ""))" }.joined(
+                                separator: ", "))
                 }, count: issues.count)
         }
         let testView = { (test: TestCase) in
@@ -181,7 +184,8 @@ struct PagesController {
                     name: $0.name, phase: $0.phase.rawValue, exitStatus: $0.exitStatus, failed: $0.exitStatus != 0,
                     duration: DurationText.prose($0.duration))
             }, hasTriggers: !detail.triggers.isEmpty, logTail: tail?.text ?? (integration.expired ? "(deleted by retention)" : "(no log yet)"),
-            logTruncated: tail?.truncated ?? false, logURL: base + "/log", expired: integration.expired)
+            logTruncated: tail?.truncated ?? false, logURL: base + "/log", expired: integration.expired,
+            bisection: bisection.map { BisectionView($0, bot: integration.bot) })
         return assets.render(page, "integration")
     }
 }

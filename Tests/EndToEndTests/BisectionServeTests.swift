@@ -1,0 +1,77 @@
+import Foundation
+import KilnCore
+import KilnStore
+import KilnTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("Bisection: a failure of several commits is pinned on the one that brought it")
+struct BisectionServeTests {
+    @Test("Eight commits by four authors, the fifth (Carol's) breaking tests in files nobody touched: bisected to Carol, one mail, to her")
+    func eightCommits() async throws {
+        let smtp = try await SMTPServer.start()
+        let package = try FixturePackage()
+        let repo = package.repository
+        let served = try await ServedHome(
+            bots: [
+                "app": """
+                repository: {url: '\(repo.url)'}
+                schedule: {poll: 0}
+                triggers: [{email: new-issues}]
+
+                """
+            ],
+            config: "executors: 1\npublic-url: http://ci.example.com\nsmtp: {url: '\(smtp.url)', from: 'Kiln <kiln@example.com>'}\n")
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        try await served.eventually("the first integration", timeout: .seconds(240)) {
+            try await served.integrations("app").first?.result == .succeeded
+        }
+
+        let carol = GitFixture.Author("Carol Coder", "carol@example.com")
+        let dave = GitFixture.Author("Dave Dev", "dave@example.com")
+        let authors = [GitFixture.Author.alice, .bob, dave, .alice, carol, .bob, dave, .alice]
+        var culprit = ""
+        for (index, author) in authors.enumerated() {
+            var files = ["Notes/\(index + 1).md": "note \(index + 1)\n"]
+            // The fifth commit breaks add(1, 2), which two tests check in a file nobody touches.
+            if index == 4 { files["Sources/Lib/Lib.swift"] = FixturePackage.library(body: "    if a == 1 { return 0 }") }
+            let sha = try repo.commit("Commit \(index + 1)", files: files, author: author)
+            if index == 4 { culprit = sha }
+        }
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        let store = try served.store()
+        try await served.eventually("the pushed integration", timeout: .seconds(240)) {
+            try await store.integration(bot: "app", number: 2)?.integration.step == .completed
+        }
+        let broken = try #require(try await store.integration(bot: "app", number: 2))
+        #expect(broken.integration.result == .testFailures)
+        try await served.eventually("the bisection", timeout: .seconds(300)) {
+            try await store.bisection(of: broken.integration.id)?.state != .running
+        }
+        let bisection = try #require(try await store.bisection(of: broken.integration.id))
+        #expect(bisection.state == .found && bisection.culprit == culprit, "\(bisection)")
+        #expect(bisection.integrations.count <= 4, "\(bisection.integrations)")
+        let issues = try #require(try await store.integration(bot: "app", number: 2)).issues
+        #expect(issues.count == 2 && issues.allSatisfy { $0.type == .testFailure })
+        #expect(
+            issues.allSatisfy { $0.introducedBy == [Committer(name: "Carol Coder", email: "carol@example.com", commit: culprit, bisected: true)] })
+
+        // Exactly one new-issue mail, to Carol alone, saying how she was found.
+        let mail = try #require(try await smtp.waitForMessages(1, timeout: .seconds(60)).first)
+        #expect(mail.to == ["carol@example.com"])
+        #expect(mail.parts["text/plain"]?.contains("the failure came with \(culprit.prefix(10)) (Carol Coder)") == true)
+        try await Task.sleep(for: .seconds(3))
+        #expect(try smtp.messages().count == 1)
+
+        // The bisect integrations are not the branch's history.
+        #expect(try await served.integrations("app").map(\.number) == [2, 1])
+        let port = try await served.server.waitForPort()
+        let (data, _) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/bots/app/integrations/2")))
+        let page = String(decoding: data, as: UTF8.self)
+        #expect(page.contains("bisected to \(culprit.prefix(10)) (Carol Coder) in \(bisection.integrations.count) integration"), "\(page)")
+        _ = try await served.server.terminate()
+    }
+}

@@ -1,0 +1,92 @@
+import Foundation
+import KilnCore
+import KilnStore
+import KilnTestSupport
+import Testing
+
+@Suite("Store: bisection")
+struct BisectionStoreTests {
+    static let authors = ["alice", "bob", "carol", "dave"]
+
+    /// Eight commits, oldest first, by four authors in turn.
+    static let range = (1...8).map { index in
+        let author = authors[(index - 1) % 4]
+        return Commit(
+            sha: "c\(index)", author: author.capitalized, email: "\(author)@example.com", date: Date(timeIntervalSince1970: 0), subject: "\(index)")
+    }
+
+    @Test(
+        "A failure of eight commits is bisected on idle executors after branch work, out of the branch's history, to the one commit",
+        arguments: Engine.allCases)
+    func bisect(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        let store = test.store
+        try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), commit: "c0")
+        let failure = IntegrationIssue(
+            type: .testFailure, message: "S.t: broken", fingerprint: "t",
+            introducedBy: Self.authors.map { Committer(name: $0.capitalized, email: "\($0)@example.com", commit: "c8") })
+        let request = BisectRequest(maxIntegrations: 8, parallel: 1)
+        let broken = try await test.integrate(
+            "app",
+            outcome: {
+                var outcome = IntegrationOutcome(result: .testFailures, issues: [failure], commits: Self.range.reversed())
+                outcome.bisect = request
+                return outcome
+            }(), at: 100, commit: "c8")
+        var bisection = try #require(try await store.bisection(of: broken.id))
+        #expect(bisection.state == .running && bisection.integrations == [3])
+
+        // Branch work queued later still goes first; the bisect integration waits for it.
+        _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, commit: "c9", branch: "main"), now: test.at(200))
+        let branch = try #require(try await store.claimNext(owner: "h", now: test.at(201)))
+        #expect(branch.integration.cause == .manual)
+        try await store.complete(branch, outcome: IntegrationOutcome(result: .testFailures, issues: [failure]), now: test.at(202))
+
+        // Each bisect integration shows the failure from c5 on.
+        var probes = 0
+        while let claim = try await store.claimNext(owner: "h", now: test.at(300)) {
+            probes += 1
+            #expect(claim.integration.cause == .bisect && claim.integration.bisectionID == bisection.id)
+            let index = Int(claim.integration.commit?.dropFirst() ?? "") ?? 0
+            var outcome = IntegrationOutcome(result: index >= 5 ? .testFailures : .succeeded, issues: index >= 5 ? [failure] : [])
+            outcome.bisect = request
+            try await store.complete(claim, outcome: outcome, now: test.at(301))
+        }
+        bisection = try #require(try await store.bisection(of: broken.id))
+        #expect(bisection.state == .found && bisection.culprit == "c5")
+        #expect(probes == 3 && bisection.integrations.count == 3)
+        let detail = try #require(try await store.integration(bot: "app", number: broken.number))
+        #expect(detail.issues.first?.introducedBy == [Committer(name: "Alice", email: "alice@example.com", commit: "c5", bisected: true)])
+
+        // The bisect integrations are no part of the branch's history, its last result or its mail.
+        let history = try await store.integrations(bot: "app", limit: 50, before: nil)
+        #expect(history.allSatisfy { $0.cause != .bisect } && history.count == 3)
+        #expect(try await store.botOverviews().first?.last?.cause == .manual)
+        #expect(try await store.integrationsToNotify(limit: 50).allSatisfy { $0.cause != .bisect })
+        #expect(try await store.predecessor(.built, bot: "app", before: nil)?.cause == .manual)
+    }
+
+    @Test("No bisection for one commit, for failures pinned on one committer, or without a request", arguments: Engine.allCases)
+    func notNeeded(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), commit: "c0")
+        let everyone = IntegrationIssue(
+            type: .testFailure, message: "S.t: broken", fingerprint: "t",
+            introducedBy: Self.authors.map { Committer(name: $0, email: "\($0)@example.com", commit: "c8") })
+        var pinned = everyone
+        pinned.introducedBy = [Committer(name: "carol", email: "carol@example.com", commit: "c3")]
+        let cases: [(IntegrationIssue, [Commit], BisectRequest?)] = [
+            (everyone, [Self.range[7]], BisectRequest(maxIntegrations: 8, parallel: 1)),
+            (pinned, Self.range.reversed(), BisectRequest(maxIntegrations: 8, parallel: 1)),
+            (everyone, Self.range.reversed(), nil),
+        ]
+        for (index, (issue, commits, request)) in cases.enumerated() {
+            var outcome = IntegrationOutcome(result: .testFailures, issues: [issue], commits: commits)
+            outcome.bisect = request
+            // Each after a success, so that its failure is new.
+            try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), at: Double(index * 100), commit: "c0")
+            let integration = try await test.integrate("app", outcome: outcome, at: Double(index * 100 + 50), commit: "c8")
+            #expect(try await test.store.bisection(of: integration.id) == nil, "case \(index)")
+        }
+    }
+}
