@@ -213,7 +213,12 @@ struct MailTests {
                 "lib": "repository: {url: 'https://example.com/lib.git'}\nschedule: {poll: 0}\n\(report)",
             ], smtpURL: server.url)
         // 2026-11-20 10:00 onwards: three integrations of app, one of lib, all before the next 08:00.
-        try await fixture.integrate("app", .succeeded, tests: [TestCase(suite: "AppTests", name: "testSlow", status: .passed, duration: 4.5)])
+        try await fixture.integrate(
+            "app", .succeeded,
+            tests: [
+                TestCase(suite: "AppTests", name: "testSlow", status: .passed, duration: 4.5),
+                TestCase(suite: "AppTests", name: "testRace", status: .flaky, duration: 0.1),
+            ])
         try await fixture.integrate("app", .testFailures, issues: [issue(.error, "broken", by: [alice])])
         try await fixture.integrate("app", .succeeded)
         try await fixture.integrate("lib", .buildErrors)
@@ -230,6 +235,7 @@ struct MailTests {
         #expect(text.contains("3 integrations, 2 succeeded, 1 test-failures"))
         #expect(text.contains("issues introduced 1, resolved 1"))
         #expect(text.contains("AppTests.testSlow 4.5 s"))
+        #expect(text.contains("Flaky tests (failed, then passed when run again; not failures):\n- AppTests.testRace, once"), "\(text)")
         #expect(text.contains("== lib: now build-errors"))
 
         // A restarted server (a new mailer) at 09:00 the same day sends it again? No.

@@ -83,10 +83,12 @@ public struct DigestFigures: Sendable, Hashable {
     public var slowestTests: [TestCase]
     /// The bot's last completed integration up to the end of the period.
     public var last: Integration?
+    /// The tests that were flaky in the period (`Suite.name`), most often first, with how often.
+    public var flakyTests: [FlakyCount]
 
     public init(
         results: [IntegrationResult: Int], count: Int, averageDuration: Double?, issuesIntroduced: Int, issuesResolved: Int, slowestTests: [TestCase],
-        last: Integration?
+        last: Integration?, flakyTests: [FlakyCount] = []
     ) {
         self.results = results
         self.count = count
@@ -95,5 +97,18 @@ public struct DigestFigures: Sendable, Hashable {
         self.issuesResolved = issuesResolved
         self.slowestTests = slowestTests
         self.last = last
+        self.flakyTests = flakyTests
+    }
+}
+
+/// A test that was flaky in a digest's period, and how many times.
+public struct FlakyCount: Sendable, Hashable {
+    /// `Suite.name`.
+    public var name: String
+    public var times: Int
+
+    public init(name: String, times: Int) {
+        self.name = name
+        self.times = times
     }
 }

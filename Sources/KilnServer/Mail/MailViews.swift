@@ -74,6 +74,9 @@ struct DigestBot {
     var resolved: Int
     var slowest: [TestLine]
     var hasSlowest: Bool
+    /// Tests that were flaky in the period: failed, then passed when run again.
+    var flaky: [TestLine]
+    var hasFlaky: Bool
 }
 
 struct DigestMail {

@@ -253,7 +253,9 @@ public struct Notifier: Sendable {
             trend: trend, averageDuration: DurationText.prose(figures.averageDuration), introduced: figures.issuesIntroduced,
             resolved: figures.issuesResolved,
             slowest: figures.slowestTests.map { TestLine(name: "\($0.suite).\($0.name)", duration: DurationText.prose($0.duration)) },
-            hasSlowest: !figures.slowestTests.isEmpty)
+            hasSlowest: !figures.slowestTests.isEmpty,
+            flaky: figures.flakyTests.map { TestLine(name: $0.name, duration: $0.times == 1 ? "once" : "\($0.times) times") },
+            hasFlaky: !figures.flakyTests.isEmpty)
     }
 
     // MARK: Helpers

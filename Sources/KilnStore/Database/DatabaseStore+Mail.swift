@@ -108,9 +108,16 @@ extension DatabaseStore {
                 "SELECT * FROM integration WHERE bot = ? AND step = 'completed' AND ended_at < ? AND \(Self.branchOnly) ORDER BY number DESC LIMIT 1",
                 bot, to
             ).map(Integration.init(row:))
+            let flaky = try db.rows(
+                """
+                SELECT test_case.suite, test_case.name, count(*) AS n FROM test_case JOIN integration ON integration.id = test_case.integration_id
+                WHERE \(inPeriod) AND test_case.status = 'flaky' GROUP BY test_case.suite, test_case.name ORDER BY n DESC, test_case.suite, test_case.name
+                LIMIT 10
+                """, range
+            ).map { FlakyCount(name: "\($0["suite"] as String).\($0["name"] as String)", times: $0["n"]) }
             return DigestFigures(
                 results: results, count: results.values.reduce(0, +), averageDuration: average, issuesIntroduced: issues["new"] ?? 0,
-                issuesResolved: issues["resolved"] ?? 0, slowestTests: slowest ?? [], last: last)
+                issuesResolved: issues["resolved"] ?? 0, slowestTests: slowest ?? [], last: last, flakyTests: flaky)
         }
     }
 
