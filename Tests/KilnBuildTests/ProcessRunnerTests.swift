@@ -56,15 +56,35 @@ struct ProcessRunnerTests {
         let directory = try TemporaryDirectory()
         let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
         let start = ContinuousClock.now
+        let lines = Lines()
         let end = try await ProcessRunner.run(
-            .shell("sleep 300 & sleep 301 & echo started; sleep 302"), in: directory.path, environment: environment, log: log,
-            deadline: .now + .milliseconds(700))
+            .shell("sleep 300 & echo child $!; sleep 301 & echo child $!; sleep 302"), in: directory.path, environment: environment, log: log,
+            deadline: .now + .seconds(5), onLine: lines.append)
         #expect(end == .timedOut)
         // Killed at the deadline, not when `sleep 302` ends: any bound under 302 s shows it, and a
         // loose one holds when the whole suite (and a compiler) share two cores.
         #expect(ContinuousClock.now - start < .seconds(240))
-        let leftovers = try await leftoverProcesses(matching: "sleep 30[012]")
-        #expect(leftovers.isEmpty, "processes left behind: \(leftovers)")
+        // The children by their own PIDs, not by a pattern that any process of the machine (or a
+        // PID reused after 32768 others) could match.
+        let children = lines.all.compactMap { $0.hasPrefix("child ") ? Int32($0.dropFirst(6)) : nil }
+        #expect(children.count == 2, "the shell started both children before the deadline: \(lines.all)")
+        var alive = children
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !alive.isEmpty, ContinuousClock.now < deadline {
+            alive = alive.filter(Self.runsSleep)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(alive.isEmpty, "children left behind: \(alive)")
+    }
+
+    /// Whether `pid` is a live process running `sleep 30…` (not a zombie, not another process
+    /// that took the PID since).
+    static func runsSleep(_ pid: Int32) -> Bool {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8), let close = stat.lastIndex(of: ")"),
+            !stat[stat.index(after: close)...].hasPrefix(" Z"),
+            let commandLine = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline")
+        else { return false }
+        return String(decoding: commandLine, as: UTF8.self).hasPrefix("sleep\u{0}30")
     }
 
     @Test("Children left in the group after the step ends are killed with it")

@@ -60,8 +60,9 @@ extension DatabaseStore {
                 let reason = StoreRules.lostHostReason(host: integration.host ?? "?", lastHeard: row["host_heard"], step: integration.step)
                 try Self.appendNote(db, reason, to: integration.id)
                 recovered.append(try Self.complete(db, claim, outcome: IntegrationOutcome(result: .internalError, reason: reason), now: now))
-                // A re-queued integration that is lost in turn is not queued a third time.
-                guard row.value("requeue_of") == .null else { continue }
+                // A re-queued integration that is lost in turn is not queued a third time. A bisect
+                // integration is not queued again: its bisection takes the commit as skipped.
+                guard row.value("requeue_of") == .null, integration.bisectionID == nil else { continue }
                 let queued = try Self.enqueue(db, StoreRules.requeue(integration), now: now)
                 if !queued.coalesced { try db.execute("UPDATE integration SET requeue_of = ? WHERE id = ?", integration.id, queued.integration.id) }
             }
