@@ -74,4 +74,62 @@ struct BisectionServeTests {
         #expect(page.contains("bisected to \(culprit.prefix(10)) (Carol Coder) in \(bisection.integrations.count) integration"), "\(page)")
         _ = try await served.server.terminate()
     }
+
+    @Test("A pull request's new failure is bisected within its own commits; bisect integrations post no commit status")
+    func pullRequest() async throws {
+        let package = try FixturePackage()
+        let repo = package.repository
+        try repo.git("branch", "-m", "master")
+        let forge = try await ForgeDouble.start()
+        let home = try TemporaryDirectory()
+        try home.write("token", forge.token + "\n")
+        let bot =
+            "repository: {url: '\(repo.url)', branch: master}\nschedule: {poll: 0}\npull-requests: true\n"
+            + PullRequestTests.forge(forge, tokenFile: home.url("token"))
+        let served = try await ServedHome(bots: ["app": bot])
+        let port = try await served.server.waitForPort()
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        try await served.eventually("the branch's first integration", timeout: .seconds(240)) {
+            try await served.integrations("app").first?.result == .succeeded
+        }
+        let base = try repo.head()
+
+        // Four commits by four people; Carol's third breaks add(1, 2), checked in a file none touches.
+        try repo.git("checkout", "-q", "-b", "changes")
+        let carol = GitFixture.Author("Carol Coder", "carol@example.com")
+        let dave = GitFixture.Author("Dave Dev", "dave@example.com")
+        var shas: [String] = []
+        for (index, author) in [GitFixture.Author.alice, .bob, carol, dave].enumerated() {
+            var files = ["Notes/\(index + 1).md": "note \(index + 1)\n"]
+            if index == 2 { files["Sources/Lib/Lib.swift"] = FixturePackage.library(body: "    if a == 1 { return 0 }") }
+            shas.append(try repo.commit("Change \(index + 1)", files: files, author: author))
+        }
+        let head = try #require(shas.last)
+        try repo.git("checkout", "-q", "master")
+        try PullRequestTests.publish(head, in: repo)
+        let answer = try await PullRequestTests.post(
+            try PullRequestTests.delivery("pull_request-opened", repository: repo.url, head: head), port: port)
+        #expect(answer.status == 202, "\(answer.text)")
+
+        let store = try served.store()
+        try await served.eventually("the pull request's integration", timeout: .seconds(240)) {
+            try await served.integrations("app").first { $0.pullRequest != nil }?.step == .completed
+        }
+        let integration = try #require(try await served.integrations("app").first { $0.pullRequest != nil })
+        #expect(integration.result == .testFailures)
+        try await served.eventually("the bisection", timeout: .seconds(300)) {
+            try await store.bisection(of: integration.id)?.state != .running
+        }
+        let bisection = try #require(try await store.bisection(of: integration.id))
+        #expect(bisection.state == .found && bisection.culprit == shas[2], "\(bisection)")
+        #expect(bisection.commits.map(\.sha) == shas, "the range is the pull request's own commits")
+        let issues = try #require(try await store.integration(bot: "app", number: integration.number)).issues
+        #expect(
+            !issues.isEmpty && issues.allSatisfy { $0.introducedBy.map(\.email) == ["carol@example.com"] && $0.introducedBy.first?.bisected == true })
+
+        // Statuses went to the branch's commit and the pull request's head only.
+        let calls = try await forge.waitForCalls { calls in calls.contains { $0.sha == head && $0.state == "failure" } }
+        #expect(Set(calls.map(\.sha)).isSubset(of: [base, head]), "\(calls.map(\.sha))")
+        _ = try await served.server.terminate()
+    }
 }
