@@ -107,6 +107,10 @@ public protocol Store: MailStore, WebhookStore, StatusStore {
     /// One integration with its steps, commits, issues and tests.
     func integration(bot: String, number: Int) async throws(StoreError) -> IntegrationDetail?
 
+    /// The tests (at most `limit`) that `bot`'s last completed branch integration ran under
+    /// quarantine, each with its last `results` results.
+    func quarantinedTests(bot: String, limit: Int, results: Int) async throws(StoreError) -> [TestHistory]
+
     /// The bisection started by integration `integrationID`, if any.
     func bisection(of integrationID: Int64) async throws(StoreError) -> Bisection?
 

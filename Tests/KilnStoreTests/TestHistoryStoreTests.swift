@@ -42,4 +42,21 @@ struct TestHistoryStoreTests {
         let unknown = try await store.testHistory(bot: "app", suite: "AppTests", name: "testNothing", limit: 50)
         #expect(unknown.runs.isEmpty)
     }
+
+    @Test("The quarantined tests of a bot's last branch integration come with their last results", arguments: Engine.allCases)
+    func quarantined(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        for status in [TestStatus.failed, .passed, .failed] {
+            let tests = [
+                TestCase(suite: "AppTests", name: "testRace", status: status, duration: 1, quarantined: true),
+                TestCase(suite: "AppTests", name: "testOther", status: .passed, duration: 1),
+            ]
+            try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded, tests: tests))
+        }
+        let quarantined = try await test.store.quarantinedTests(bot: "app", limit: 50, results: 2)
+        #expect(quarantined.map(\.name) == ["testRace"])
+        #expect(quarantined.first?.runs.map(\.number) == [3, 2])
+        #expect(quarantined.first?.runs.map(\.test.status) == [.failed, .passed])
+        #expect(try await test.store.quarantinedTests(bot: "lib", limit: 50, results: 2).isEmpty)
+    }
 }

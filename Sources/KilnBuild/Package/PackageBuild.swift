@@ -67,7 +67,7 @@ public struct PackageBuild: Sendable {
         var output = TestOutput(tests: tests, coverage: bot.test.coverage ? coverage() : nil, end: end)
         if !end.succeeded, tests.allSatisfy({ $0.status != .failed }) {
             // The test process failed without any test failing: report it as one failed test.
-            output.tests.append(TestCase(suite: "swift test", name: "run", status: .failed, duration: 0, message: "swift test \(end.description)"))
+            output.tests.append(.processFailure("swift test \(end.description)"))
         }
         return output
     }

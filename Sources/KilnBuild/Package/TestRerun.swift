@@ -14,7 +14,7 @@ public enum TestRerun {
     /// test to re-run.
     public static func candidates(_ tests: [TestCase], previous: [TestCase]) -> [TestCase] {
         let passedBefore = Set(previous.filter { $0.status == .passed || $0.status == .flaky }.map(\.key))
-        return tests.filter { $0.counts && passedBefore.contains($0.key) && $0.suite != "swift test" }
+        return tests.filter { $0.counts && passedBefore.contains($0.key) && !$0.isProcessFailure }
     }
 
     /// `swift test` arguments that run exactly `tests`: one `--filter` per test (SwiftPM runs the

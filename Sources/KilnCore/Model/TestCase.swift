@@ -28,6 +28,17 @@ public struct TestCase: Sendable, Hashable {
     /// A failure that counts: failed, and not under quarantine.
     public var counts: Bool { status == .failed && !quarantined }
 
+    /// The failure that stands for `swift test` itself when it ended badly without any test
+    /// failing: no test to re-run, and no history of its own.
+    public static func processFailure(_ message: String) -> TestCase {
+        TestCase(suite: processSuite, name: "run", status: .failed, duration: 0, message: message)
+    }
+
+    static let processSuite = "swift test"
+
+    /// Whether this is `processFailure`'s stand-in rather than a test.
+    public var isProcessFailure: Bool { suite == Self.processSuite }
+
     /// What identifies a test across runs and integrations: its suite and name.
     public var key: String { suite + "/" + name }
 }

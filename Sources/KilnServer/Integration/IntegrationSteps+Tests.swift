@@ -50,7 +50,7 @@ extension IntegrationSteps {
     /// both passed and failed on, a result that keeps changing) is a flaky failure: it blames
     /// nobody. Its message says why.
     func flakyByHistory(_ tests: inout [TestCase]) async {
-        let failed = tests.indices.filter { tests[$0].counts && tests[$0].suite != "swift test" }
+        let failed = tests.indices.filter { tests[$0].counts && !tests[$0].isProcessFailure }
         guard !failed.isEmpty, failed.count <= Self.historyLookups else { return }
         for index in failed {
             let test = tests[index]

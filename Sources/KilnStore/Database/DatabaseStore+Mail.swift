@@ -78,7 +78,7 @@ extension DatabaseStore {
         try await read("reading the digest of '\(bot)'") { db in
             let range: [any SQLBindable] = [bot, from, to]
             let inPeriod =
-                "integration.bot = ? AND integration.step = 'completed' AND integration.ended_at >= ? AND integration.ended_at < ? AND integration.pull_number IS NULL AND integration.bisection_id IS NULL"
+                "integration.bot = ? AND integration.step = 'completed' AND integration.ended_at >= ? AND integration.ended_at < ? AND \(Self.branchOnly)"
             var results: [IntegrationResult: Int] = [:]
             for row in try db.rows("SELECT result, count(*) AS n FROM integration WHERE \(inPeriod) GROUP BY result", range) {
                 if let result: IntegrationResult = row["result"] { results[result] = row["n"] }

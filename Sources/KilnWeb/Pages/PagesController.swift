@@ -103,7 +103,9 @@ struct PagesController {
             PullRequestView($0.pullRequest, latest: $0.latest, now: now)
         }
         let problem = try await store.statusProblems().first { $0.bot == name }
-        let quarantined = try await quarantinedTests(of: overview)
+        let quarantined = try await store.quarantinedTests(bot: name, limit: Self.quarantinedShown, results: Self.quarantinedResults).map {
+            QuarantinedTestView(bot: name, history: $0)
+        }
         let view = BotPage(
             title: "\(name) · Kiln", name: name, repository: overview.state.repository, branch: overview.state.branch,
             status: overview.status.rawValue,
@@ -115,17 +117,6 @@ struct PagesController {
             hasPullRequests: !pullRequests.isEmpty, statusProblem: problem.map { StatusProblemView($0, now: now) }, quarantined: quarantined,
             hasQuarantined: !quarantined.isEmpty)
         return assets.render(view, "bot")
-    }
-
-    /// The tests the bot's last integration ran under quarantine, with their latest results.
-    func quarantinedTests(of overview: BotOverview) async throws -> [QuarantinedTestView] {
-        guard let last = overview.last, let detail = try await store.integration(bot: last.bot, number: last.number) else { return [] }
-        var views: [QuarantinedTestView] = []
-        for test in detail.tests.filter(\.quarantined).prefix(Self.quarantinedShown) {
-            let history = try await store.testHistory(bot: last.bot, suite: test.suite, name: test.name, limit: Self.quarantinedResults)
-            views.append(QuarantinedTestView(bot: last.bot, history: history))
-        }
-        return views
     }
 
     func integrationPage(_ detail: IntegrationDetail, bisection: Bisection? = nil) async -> String {
