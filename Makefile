@@ -18,13 +18,14 @@ build: deps
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
 
-# Lints, builds the product and the tests once, then runs every suite (Swift Testing runs them in
-# parallel), then the many-hosts suite alone: its dozen servers and busy loops take every core on
-# purpose, which would starve the servers of the suites beside it.
+# Lints, builds the product and the tests once, then runs every suite (four tests at a time), then
+# the many-hosts suite alone: its dozen servers and busy loops take every core on purpose, which
+# would starve the servers of the suites beside it. scripts/run-tests bounds each run's time and
+# names the tests still running when a run fails.
 test: deps lint
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --disable-xctest --skip ManyHostsTests
-	$(SWIFT) test --skip-build --disable-xctest --filter ManyHostsTests
+	SWIFT=$(SWIFT) scripts/run-tests --skip ManyHostsTests
+	SWIFT=$(SWIFT) scripts/run-tests --filter ManyHostsTests
 
 # Builds and starts `kiln serve` on the example bots in Bots/, data in .kiln/, on 127.0.0.1:8080.
 run: build

@@ -17,7 +17,7 @@ final class Calls: @unchecked Sendable {
 @Suite("Watching the store for changes")
 struct ChangeWatcherTests {
     @Test(
-        "A commit from another store on the same database reaches every subscriber within milliseconds; reads and empty claims are no change",
+        "A commit from another store on the same database reaches every subscriber; reads and empty claims are no change",
         arguments: Engine.allCases)
     func seesCommits(engine: Engine) async throws {
         let test = try await TestStore(engine)
@@ -28,9 +28,9 @@ struct ChangeWatcherTests {
         if engine == .postgres {
             // PostgreSQL's listener wakes its subscribers once it is listening (it may have missed
             // changes while it connected): from then on, every commit is heard.
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(60)
             while calls.value == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
-            #expect(calls.value > 0, "the listener connected within 20 s")
+            #expect(calls.value > 0, "the listener connected within 60 s")
         }
         try await Task.sleep(for: .milliseconds(300))
         let before = calls.value
@@ -43,9 +43,10 @@ struct ChangeWatcherTests {
         // Another process, or host, would do the same: open the database and commit.
         let other = try await test.another()
         _ = try await other.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
-        let deadline = ContinuousClock.now + .milliseconds(500)
+        // Milliseconds on a quiet machine (`make bench` measures it); the bound is for a loaded one.
+        let deadline = ContinuousClock.now + .seconds(10)
         while calls.value < before + 2, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
-        #expect(calls.value >= before + 2, "both subscribers hear of the commit within 500 ms")
+        #expect(calls.value >= before + 2, "both subscribers hear of the commit")
     }
 
     @Test(
@@ -59,15 +60,16 @@ struct ChangeWatcherTests {
         defer { for listener in listeners { listener.cancel() } }
         if engine == .postgres {
             // The listener wakes everyone once it is listening: wait for that first.
-            let deadline = ContinuousClock.now + .seconds(20)
+            let deadline = ContinuousClock.now + .seconds(60)
             while data.value == 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         }
-        /// Runs `change` and says which subscribers (stop, queue, data) heard of it within 500 ms.
+        /// Runs `change` and says which subscribers (stop, queue, data) heard of it: everyone that
+        /// will hear does so with the data subscriber, which hears every change.
         func heard(_ change: () async throws -> Void) async throws -> [Bool] {
             try await Task.sleep(for: .milliseconds(300))
             let before = [stop.value, queue.value, data.value]
             try await change()
-            let deadline = ContinuousClock.now + .milliseconds(500)
+            let deadline = ContinuousClock.now + .seconds(10)
             while data.value == before[2], ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
             try await Task.sleep(for: .milliseconds(100))
             return zip([stop.value, queue.value, data.value], before).map { $0 > $1 }

@@ -26,52 +26,24 @@ public struct ProcessOutput: Sendable {
 
 /// Runs `executable` with `arguments` in `directory` and waits for it, blocking the calling
 /// thread: for synchronous code only (set-up and tear-down that cannot await). An async test
-/// calls `runProcess`, which waits on a thread of its own. Nothing here is used by the product,
-/// which starts its processes through swift-subprocess.
-public func runProcessSync(_ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil) throws
-    -> ProcessOutput
-{
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    if let environment { process.environment = environment }
-    let output = Pipe()
-    let error = Pipe()
-    process.standardOutput = output
-    process.standardError = error
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    // Read both pipes to the end before waiting, so a chatty child never blocks on a full pipe.
-    let group = DispatchGroup()
-    nonisolated(unsafe) var outputData = Data()
-    nonisolated(unsafe) var errorData = Data()
-    group.enter()
-    DispatchQueue.global().async {
-        outputData = output.fileHandleForReading.readDataToEndOfFile()
-        group.leave()
-    }
-    errorData = error.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
-    return ProcessOutput(
-        status: process.terminationStatus,
-        standardOutput: String(decoding: outputData, as: UTF8.self),
-        standardError: String(decoding: errorData, as: UTF8.self))
+/// calls `runProcess`, which never holds a thread. Either kills the process and throws after
+/// `timeout`, so a process that never ends fails its test instead of hanging the suite. Nothing
+/// here is used by the product, which starts its processes through swift-subprocess.
+public func runProcessSync(
+    _ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil,
+    timeout: Duration = .seconds(300)
+) throws -> ProcessOutput {
+    try ChildProcess(executable, arguments, in: directory, environment: environment).finishBlocking(within: timeout)
 }
 
-/// Runs `executable` with `arguments` in `directory` on a thread of its own, and awaits it. A
-/// test that waits for a process (a whole `kiln run` takes half a minute) never holds one of
-/// the two threads Swift concurrency runs every test on here, so it cannot starve the tests
-/// running beside it (their servers' polls, their deadlines).
-public func runProcess(_ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil)
-    async throws -> ProcessOutput
-{
-    try await withCheckedThrowingContinuation { continuation in
-        Thread.detachNewThread {
-            continuation.resume(with: Result { try runProcessSync(executable, arguments, in: directory, environment: environment) })
-        }
-    }
+/// Runs `executable` with `arguments` in `directory` and awaits its end. A test that waits for a
+/// process (a whole `kiln run` takes half a minute) never holds one of the two threads Swift
+/// concurrency runs every test on here, so it cannot starve the tests running beside it.
+public func runProcess(
+    _ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil,
+    timeout: Duration = .seconds(600)
+) async throws -> ProcessOutput {
+    try await ChildProcess(executable, arguments, in: directory, environment: environment).finish(within: timeout)
 }
 
 extension Executables {

@@ -88,8 +88,7 @@ public final class ForgeDouble: @unchecked Sendable {
     /// The forge goes down: connections to its port are refused.
     public func stop() {
         try? input.fileHandleForWriting.close()
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.killAndWait()
     }
 
     /// The forge comes back on the same port, keeping what it received before.

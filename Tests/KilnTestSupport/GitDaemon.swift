@@ -40,8 +40,7 @@ public final class GitDaemon: @unchecked Sendable {
 
     deinit {
         // SIGKILL: a child started from a Swift concurrency thread may have SIGTERM blocked.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.killAndWait()
     }
 
     /// Whether nothing listens on `port` on loopback.

@@ -58,7 +58,6 @@ public final class GitHTTPSServer: @unchecked Sendable {
     }
 
     deinit {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.killAndWait()
     }
 }

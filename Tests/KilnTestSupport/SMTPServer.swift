@@ -106,8 +106,7 @@ public final class SMTPServer: @unchecked Sendable {
 
     public func stop() {
         try? input.fileHandleForWriting.close()
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.killAndWait()
     }
 
     deinit { stop() }

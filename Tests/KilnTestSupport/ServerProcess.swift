@@ -1,39 +1,15 @@
 import Foundation
 
-/// A `kiln serve` child process, for end-to-end tests.
-public final class ServerProcess: @unchecked Sendable {
-    // `process` and the pipes are only touched from the test's task; the reader thread only appends
-    // to `output` under `lock`.
-    private let process = Process()
-    private let outputPipe = Pipe()
-    private let errorPipe = Pipe()
-    private let lock = NSLock()
-    private var output = Data()
-    private var errors = Data()
+/// A `kiln serve` child process (or another long-running one), for end-to-end tests.
+public final class ServerProcess: Sendable {
+    private let child: ChildProcess
 
     /// Starts `executable` with `arguments` in `directory`, with this process's environment and `environment` on top.
     public init(executable: String = Executables.kiln, arguments: [String], in directory: String, environment: [String: String] = [:]) throws {
-        process.executableURL = URL(fileURLWithPath: executable)
-        if !environment.isEmpty { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        process.standardOutput = outputPipe
-        process.standardError = errorPipe
-        process.standardInput = FileHandle.nullDevice
-        outputPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            self.lock.withLock { self.output.append(data) }
-        }
-        errorPipe.fileHandleForReading.readabilityHandler = { [weak self] handle in
-            let data = handle.availableData
-            guard let self else { return }
-            self.lock.withLock { self.errors.append(data) }
-        }
-        try process.run()
+        child = try ChildProcess(executable, arguments, in: directory, extraEnvironment: environment)
     }
 
-    public var standardOutput: String { lock.withLock { String(decoding: output, as: UTF8.self) } }
+    public var standardOutput: String { child.standardOutput }
 
     /// Waits for the "serving … on http://host:port" line and returns the port.
     public func waitForPort(timeout: Duration = ServerProcess.startTimeout) async throws -> Int {
@@ -61,7 +37,7 @@ public final class ServerProcess: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         while true {
             if let value = found(standardOutput) { return value }
-            guard process.isRunning else {
+            guard child.isRunning else {
                 if let value = found(standardOutput) { return value }
                 throw ServerProcessError.exited(standardOutput)
             }
@@ -78,40 +54,27 @@ public final class ServerProcess: @unchecked Sendable {
     public var privateMegabytes: Double { memoryMegabytes("RssAnon") }
 
     private func memoryMegabytes(_ field: String) -> Double {
-        let status = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/status", encoding: .utf8)) ?? ""
+        let status = (try? String(contentsOfFile: "/proc/\(child.processIdentifier)/status", encoding: .utf8)) ?? ""
         let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
         return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
     }
 
-    /// SIGKILL, as a crash or an out-of-memory kill would end it, and waits for it to be gone.
+    /// SIGKILL, as a crash or an out-of-memory kill would end it, and waits (a few seconds at
+    /// most) for it to be gone.
     public func kill() {
-        Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        child.send(SIGKILL)
+        let deadline = ContinuousClock.now + .seconds(15)
+        while child.isRunning, ContinuousClock.now < deadline { usleep(5_000) }
     }
 
-    /// Sends SIGTERM and waits for the process to exit.
+    /// Sends SIGTERM and waits for the process to exit; kills it and throws after 15 s.
     public func terminate() async throws -> ProcessOutput {
-        process.terminate()
-        let deadline = ContinuousClock.now + .seconds(15)
-        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
-        if process.isRunning {
-            Foundation.kill(process.processIdentifier, SIGKILL)
+        child.send(SIGTERM)
+        do {
+            return try await child.finish(within: .seconds(15))
+        } catch {
             throw ServerProcessError.timedOut(standardOutput)
         }
-        outputPipe.fileHandleForReading.readabilityHandler = nil
-        errorPipe.fileHandleForReading.readabilityHandler = nil
-        let rest = outputPipe.fileHandleForReading.readDataToEndOfFile()
-        let restErrors = errorPipe.fileHandleForReading.readDataToEndOfFile()
-        let standardError = lock.withLock {
-            output.append(rest)
-            errors.append(restErrors)
-            return String(decoding: errors, as: UTF8.self)
-        }
-        return ProcessOutput(status: process.terminationStatus, standardOutput: standardOutput, standardError: standardError)
-    }
-
-    deinit {
-        if process.isRunning { Foundation.kill(process.processIdentifier, SIGKILL) }
     }
 }
 
