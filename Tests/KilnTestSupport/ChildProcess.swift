@@ -74,6 +74,8 @@ public final class ChildProcess: Sendable {
 
     public var processIdentifier: Int32 { process.processIdentifier }
     public var isRunning: Bool { exitStatus == nil }
+    /// Whether Foundation has reaped it: no zombie is left that `kill(pid, 0)` would still find.
+    public var isReaped: Bool { !process.isRunning }
     public var standardOutput: String { collected.withLock { String(decoding: $0.output, as: UTF8.self) } }
     public var standardError: String { collected.withLock { String(decoding: $0.errors, as: UTF8.self) } }
 

@@ -59,12 +59,12 @@ public final class ServerProcess: Sendable {
         return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
     }
 
-    /// SIGKILL, as a crash or an out-of-memory kill would end it, and waits (a few seconds at
-    /// most) for it to be gone.
+    /// SIGKILL, as a crash or an out-of-memory kill would end it, and waits (15 s at most) for it
+    /// to be gone: reaped, not a zombie that a liveness check (`kill(pid, 0)`) would still find.
     public func kill() {
         child.send(SIGKILL)
         let deadline = ContinuousClock.now + .seconds(15)
-        while child.isRunning, ContinuousClock.now < deadline { usleep(5_000) }
+        while !child.isReaped, ContinuousClock.now < deadline { usleep(5_000) }
     }
 
     /// Sends SIGTERM and waits for the process to exit; kills it and throws after 15 s.
