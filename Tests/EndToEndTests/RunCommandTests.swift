@@ -16,20 +16,11 @@ struct RunCommandTests {
         let repo = package.repository
         let bob = GitFixture.Author.bob
 
-        func run() async throws -> (status: Int32, output: String) {
-            let result = try await runProcess(Executables.kiln, ["run", "app"], in: home.path)
-            return (result.status, result.standardOutput + result.standardError)
-        }
-        func detail(_ number: Int) async throws -> IntegrationDetail {
-            let store = try SQLiteStore.open(dataDirectory: home.url(".kiln"))
-            return try #require(try await store.integration(bot: "app", number: number))
-        }
-
         // 1. A clean success.
-        let first = try await run()
+        let first = try await home.kilnRun()
         #expect(first.status == 0, "\(first.output)")
         #expect(first.output.contains("result: succeeded"))
-        let one = try await detail(1)
+        let one = try await home.recorded(1)
         #expect(one.integration.summary?.tests == 4)
         #expect(Set(one.tests.map(\.suite)) == ["MathTests", "LibSwiftTests.SwiftMath"])
         #expect(one.tests.allSatisfy { $0.status == .passed })
@@ -39,11 +30,11 @@ struct RunCommandTests {
         // 2. Bob adds a warning.
         let warned = try repo.commit(
             "Add an unused value", files: ["Sources/Lib/Lib.swift": FixturePackage.library(body: "    let unused = 1")], author: bob)
-        let second = try await run()
+        let second = try await home.kilnRun()
         #expect(second.status == 0, "warnings still pass")
         #expect(second.output.contains("result: warnings"))
         #expect(second.output.contains("new warning: Sources/Lib/Lib.swift:2: initialization of immutable value 'unused' was never used"))
-        let two = try await detail(2)
+        let two = try await home.recorded(2)
         let warning = try #require(two.issues.first)
         #expect(warning.type == .warning && warning.status == .new && warning.file == "Sources/Lib/Lib.swift" && warning.line == 2)
         #expect(warning.introducedBy == [Committer(name: "Bob Builder", email: "bob@example.com", commit: warned)])
@@ -51,10 +42,10 @@ struct RunCommandTests {
 
         // 3. Alice breaks the build.
         try repo.commit("Break it", files: ["Sources/Lib/Lib.swift": FixturePackage.library(body: "    let unused = 1\n    missing()")])
-        let third = try await run()
+        let third = try await home.kilnRun()
         #expect(third.status == 1)
         #expect(third.output.contains("result: build-errors"))
-        let three = try await detail(3)
+        let three = try await home.recorded(3)
         let error = try #require(three.issues.first { $0.type == .error })
         #expect(error.file == "Sources/Lib/Lib.swift" && error.line == 3 && error.message.contains("cannot find 'missing' in scope"))
         #expect(error.introducedBy.map(\.name) == ["Alice Archer"])
@@ -68,12 +59,12 @@ struct RunCommandTests {
                 "Tests/LibTests/LibTests.swift": FixturePackage.xctests(failing: true),
                 "Tests/LibSwiftTests/LibSwiftTests.swift": FixturePackage.swiftTests(failing: true),
             ], author: bob)
-        let fourth = try await run()
+        let fourth = try await home.kilnRun()
         #expect(fourth.status == 1)
         #expect(fourth.output.contains("result: test-failures"))
         #expect(fourth.output.contains("failed: MathTests.testMaybeFails (Tests/LibTests/LibTests.swift:6)"))
         #expect(fourth.output.contains("failed: LibSwiftTests.SwiftMath.addsAgain() \"Adds again\" (Tests/LibSwiftTests/LibSwiftTests.swift:6)"))
-        let four = try await detail(4)
+        let four = try await home.recorded(4)
         #expect(four.integration.summary?.testFailures == 2)
         #expect(four.issues.filter { $0.type == .testFailure }.count == 2)
         #expect(four.issues.first { $0.type == .error }?.status == .resolved)
@@ -87,19 +78,19 @@ struct RunCommandTests {
                 "Tests/LibTests/LibTests.swift": FixturePackage.xctests(),
                 "Tests/LibSwiftTests/LibSwiftTests.swift": FixturePackage.swiftTests(),
             ])
-        let fifth = try await run()
+        let fifth = try await home.kilnRun()
         #expect(fifth.status == 0, "\(fifth.output)")
         #expect(fifth.output.contains("result: warnings"))
-        let five = try await detail(5)
+        let five = try await home.recorded(5)
         let moved = try #require(five.issues.first { $0.type == .warning && $0.status != .resolved })
         #expect(moved.status == .unresolved && moved.line == 12)
         #expect(moved.introducedBy.map(\.name) == ["Bob Builder"], "who introduced it does not change when it moves")
         #expect(Set(five.issues.filter { $0.status == .resolved }.map(\.type)) == [.testFailure])
 
         // 6. Nothing new: the warning is still reported although nothing is recompiled.
-        let sixth = try await run()
+        let sixth = try await home.kilnRun()
         #expect(sixth.output.contains("result: warnings"), "\(sixth.output)")
-        await #expect(try detail(6).issues.map(\.status) == [.unresolved])
+        #expect(try await home.recorded(6).issues.map(\.status) == [.unresolved])
     }
 
     @Test("Triggers: a failing before trigger is trigger-error; secrets are masked; a timeout kills the processes")

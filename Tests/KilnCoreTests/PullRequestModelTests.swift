@@ -81,6 +81,16 @@ struct PullRequestModelTests {
             issues: [issues[2]], publicURL: "http://x")
         #expect(warned.state == .failure && warned.description == "1 warning, none new")
         #expect(CommitStatus.state(of: .warnings, forge: forge) == .success && CommitStatus.state(of: .internalError, forge: forge) == .error)
+        let finding = IntegrationIssue(
+            type: .analyzerWarning, message: "[NeverForceUnwrap] …", fingerprint: "a1", status: .new, introducedBy: [alice])
+        let analyzed = CommitStatus(
+            of: Self.integration(.analyzerWarnings, summary: Summary(issues: [.analyzerWarning: 1])), bot: bot, forge: forge, stage: .completed,
+            sha: "abc", issues: [finding], publicURL: "http://x")
+        #expect(analyzed.state == .success && analyzed.description == "1 new analyzer warning (Alice)")
+        let analyzedStrictly = CommitStatus(
+            of: Self.integration(.analyzerWarnings, summary: Summary(issues: [.analyzerWarning: 2])), bot: bot, forge: strict, stage: .completed,
+            sha: "abc", issues: [], publicURL: "http://x")
+        #expect(analyzedStrictly.state == .failure && analyzedStrictly.description == "2 analyzer warnings, none new")
         let long = CommitStatus(
             of: Self.integration(.internalError, reason: String(repeating: "x", count: 400)), bot: bot, forge: forge, stage: .completed,
             sha: "abc", issues: [], publicURL: "http://x")

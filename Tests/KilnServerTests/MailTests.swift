@@ -161,6 +161,32 @@ struct MailTests {
         #expect(report.parts["text/html"]?.contains("<h3>Flaky tests</h3>") == true)
     }
 
+    @Test("issues: [analyzer-warnings] mails a committer their new analyzer warnings alone; the report counts them")
+    func analyzerWarnings() async throws {
+        let server = try await SMTPServer.start()
+        let bot = """
+            repository: {url: 'https://example.com/app.git'}
+            schedule: {poll: 0}
+            triggers: [{email: report, every: integration, to: [team@example.com]}, {email: new-issues, issues: [analyzer-warnings]}]
+
+            """
+        let fixture = try await MailFixture(bots: ["app": bot], smtpURL: server.url)
+        try await fixture.integrate(
+            "app", .analyzerWarnings,
+            issues: [
+                issue(.analyzerWarning, "[NeverForceUnwrap] do not force unwrap 'x'", by: [alice], line: 7),
+                issue(.warning, "unused variable", by: [alice], line: 30),  // warnings not selected
+            ])
+        #expect(await fixture.mailer.round() == 2, "the report, and Alice's new analyzer warning")
+        let messages = try await server.waitForMessages(2)
+        let report = try #require(messages.first { $0.to == ["team@example.com"] })
+        #expect(report.parts["text/plain"]?.contains("1 analyzer warning") == true, "\(report.parts["text/plain"] ?? "")")
+        let toAlice = try #require(messages.first { $0.to == ["alice@example.com"] })
+        let text = try #require(toAlice.parts["text/plain"])
+        #expect(text.contains("Sources/App/App.swift:7: [NeverForceUnwrap] do not force unwrap 'x'"), "\(text)")
+        #expect(!text.contains("unused variable"))
+    }
+
     @Test("The SMTP server down at first: the mail waits with its error, then is delivered exactly once")
     func outage() async throws {
         let port = SMTPServer.freePort()

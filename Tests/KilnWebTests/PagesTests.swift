@@ -88,6 +88,26 @@ struct PagesTests {
         #expect(page.contains("1 warning <span class=\"change\">−2</span>, 1 test failure <span class=\"change\">+1</span> of 2 tests"))
     }
 
+    @Test("Analyzer warnings: the page counts and lists them, the API has their type, count and result")
+    func analyzerWarnings() async throws {
+        let web = try await WebFixture.start(bots: ["app": Bots.app])
+        defer { Task { await web.stop() } }
+        let finding = IntegrationIssue(
+            type: .analyzerWarning, message: "[NeverForceUnwrap] do not force unwrap 'Int(\"1\")'", file: "Sources/Lib/Lib.swift", line: 2,
+            fingerprint: "f1")
+        let integration = try await web.integrate(
+            "app", result: .analyzerWarnings, outcome: IntegrationOutcome(result: .analyzerWarnings, issues: [finding]))
+        let page = try await web.get("/bots/app/integrations/\(integration.number)").text
+        #expect(page.contains("of 0 tests, 1 analyzer warning"), "\(page)")
+        #expect(page.contains("<span class=\"type\">analyzer-warning</span> <code>Sources/Lib/Lib.swift:2</code> [NeverForceUnwrap]"), "\(page)")
+        #expect(try await web.get("/bots/app").text.contains("analyzer-warnings"))
+        let api = try await web.get("/api/bots/app/integrations/\(integration.number)").text
+        let json = try JSONSerialization.jsonObject(with: Data(api.utf8)) as? [String: Any]
+        #expect(json?["result"] as? String == "analyzer-warnings")
+        #expect((json?["summary"] as? [String: Any])?["analyzerWarnings"] as? Int == 1, "\(api)")
+        #expect((json?["issues"] as? [[String: Any]])?.first?["type"] as? String == "analyzer-warning", "\(api)")
+    }
+
     @Test("A flaky test is shown apart, with its first failure, and counted in the summary; the API says flaky")
     func flakyTests() async throws {
         let web = try await WebFixture.start(bots: ["app": Bots.app])

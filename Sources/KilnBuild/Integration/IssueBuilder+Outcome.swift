@@ -2,18 +2,21 @@ import KilnCore
 
 extension IssueBuilder {
     /// The outcome of an integration that got as far as building: its issues (the build's
-    /// diagnostics with `carried` warnings, and failed tests), counts and result. A build that
-    /// failed without an error of its own gets one saying how `swift build` ended.
-    public static func outcome(build: BuildOutput, carried: [Diagnostic], tests: TestOutput) -> IntegrationOutcome {
+    /// diagnostics with `carried` warnings, the analyzer's `findings`, and failed tests), counts
+    /// and result. A build that failed without an error of its own gets one saying how `swift
+    /// build` ended.
+    public static func outcome(build: BuildOutput, carried: [Diagnostic], tests: TestOutput, findings: [Diagnostic] = []) -> IntegrationOutcome {
         var diagnostics = build.diagnostics + carried
         if !build.succeeded, !diagnostics.contains(where: { $0.severity == .error }) {
             diagnostics.append(Diagnostic(severity: .error, file: nil, line: nil, column: nil, message: "swift build \(build.end.description)"))
         }
-        let issues = Self.issues(diagnostics: diagnostics, tests: tests.tests)
+        let issues = Self.issues(diagnostics: diagnostics, findings: findings, tests: tests.tests)
         let errors = issues.filter { $0.type == .error }.count
         let warnings = issues.filter { $0.type == .warning }.count
+        let analyzerWarnings = issues.filter { $0.type == .analyzerWarning }.count
         let failures = tests.tests.filter(\.counts).count
-        let result = IntegrationResult.decide(buildFailed: !build.succeeded, errors: errors, testFailures: failures, warnings: warnings)
+        let result = IntegrationResult.decide(
+            buildFailed: !build.succeeded, errors: errors, testFailures: failures, warnings: warnings, analyzerWarnings: analyzerWarnings)
         return IntegrationOutcome(result: result, errors: errors, warnings: warnings, tests: tests.tests, coverage: tests.coverage, issues: issues)
     }
 

@@ -7,11 +7,14 @@ public enum IssueBuilder {
     /// A diagnostic's fingerprint is its type, file and message, plus its position among identical
     /// ones in that file (the second "unused variable 'x'" in a file stays the second): no line
     /// numbers, so code moving up or down keeps the issue the same.
-    public static func issues(diagnostics: [Diagnostic], tests: [TestCase]) -> [IntegrationIssue] {
+    public static func issues(diagnostics: [Diagnostic], findings: [Diagnostic] = [], tests: [TestCase]) -> [IntegrationIssue] {
         var occurrences: [String: Int] = [:]
         var issues: [IntegrationIssue] = []
-        for diagnostic in diagnostics.sorted(by: { ($0.file ?? "", $0.line ?? 0, $0.column ?? 0) < ($1.file ?? "", $1.line ?? 0, $1.column ?? 0) }) {
-            let type: IssueType = diagnostic.severity == .error ? .error : .warning
+        let located: (Diagnostic, Diagnostic) -> Bool = {
+            ($0.file ?? "", $0.line ?? 0, $0.column ?? 0) < ($1.file ?? "", $1.line ?? 0, $1.column ?? 0)
+        }
+        let kinds = diagnostics.sorted(by: located).map { ($0, $0.severity == .error ? IssueType.error : .warning) }
+        for (diagnostic, type) in kinds + findings.sorted(by: located).map({ ($0, IssueType.analyzerWarning) }) {
             let base = "\(type.rawValue)|\(diagnostic.file ?? "")|\(diagnostic.message)"
             let occurrence = occurrences[base, default: 0]
             occurrences[base] = occurrence + 1
@@ -45,11 +48,12 @@ public enum IssueBuilder {
 
 extension IntegrationResult {
     /// The result DESIGN.md's order gives: checkout and trigger failures first, then build errors
-    /// over test failures over warnings over success.
-    public static func decide(buildFailed: Bool, errors: Int, testFailures: Int, warnings: Int) -> IntegrationResult {
+    /// over test failures over warnings over analyzer warnings over success.
+    public static func decide(buildFailed: Bool, errors: Int, testFailures: Int, warnings: Int, analyzerWarnings: Int = 0) -> IntegrationResult {
         if buildFailed || errors > 0 { return .buildErrors }
         if testFailures > 0 { return .testFailures }
         if warnings > 0 { return .warnings }
+        if analyzerWarnings > 0 { return .analyzerWarnings }
         return .succeeded
     }
 }

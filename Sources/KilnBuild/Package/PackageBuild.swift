@@ -25,6 +25,16 @@ public struct TestOutput: Sendable {
     }
 }
 
+/// What the `analyze` step found: `swift format lint`'s findings, with how it ended.
+public struct AnalysisOutput: Sendable {
+    /// Located findings (`file:line:col: warning: [Rule] message`), relative to the repository.
+    public var findings: [Diagnostic]
+    /// Why the analysis could not be done (the linter missing, crashed, or unable to lint at
+    /// all); nil when it ran to its end.
+    public var failure: String?
+    public var end: ProcessEnd
+}
+
 /// `swift build` and `swift test` of the package in a workspace, as the bot configures them.
 public struct PackageBuild: Sendable {
     public let workspace: Workspace
@@ -60,6 +70,30 @@ public struct PackageBuild: Sendable {
             parser.withLock { $0.consume(line.utf8) }
         }
         return BuildOutput(diagnostics: parser.withLock { $0.diagnostics }, end: end, startedAt: started)
+    }
+
+    /// `swift format lint` of the whole package (swift-format skips hidden directories such as
+    /// `.build`, and finds the repository's `.swift-format` itself). Its findings are warnings
+    /// and exit 0; a file it cannot parse is a located error and exit 1. Any other end, or an
+    /// error without a place (no swift-format in the toolchain), means no analysis was done.
+    public func lint(commit: String?) async throws(ProcessError) -> AnalysisOutput {
+        let parser = Mutex(DiagnosticParser(root: workspace.directory))
+        let command = StepCommand("swift", ["format", "lint", "--recursive", "--parallel", "."])
+        let end = try await workspace.run(command, step: .analyzing, commit: commit) { line in
+            parser.withLock { $0.consume(line.utf8) }
+        }
+        let diagnostics = parser.withLock { $0.diagnostics }
+        let findings = diagnostics.filter { $0.file != nil }
+        var failure: String?
+        switch end {
+        case .exited(0): break
+        case .exited(1) where !findings.isEmpty: break
+        case .timedOut, .canceled: break
+        default:
+            let said = diagnostics.first { $0.file == nil }.map { ": \($0.message)" } ?? ""
+            failure = "swift format lint \(end.description)\(said) (swift-format ships with the Swift toolchain since 6.0)"
+        }
+        return AnalysisOutput(findings: findings, failure: failure, end: end)
     }
 
     public func test(commit: String?) async throws(ProcessError) -> TestOutput {

@@ -25,6 +25,8 @@ public struct Bot: Sendable, Hashable {
     public var forge: ForgeSettings?
     /// Whether a failure of several commits is bisected to the one that brought it.
     public var bisect: BisectSettings
+    /// What is analyzed after the tests.
+    public var analyze: AnalyzeSettings
 
     public init(
         name: String,
@@ -42,7 +44,8 @@ public struct Bot: Sendable, Hashable {
         triggers: [Trigger] = [],
         pullRequests: PullRequestPolicy = PullRequestPolicy(),
         forge: ForgeSettings? = nil,
-        bisect: BisectSettings = BisectSettings()
+        bisect: BisectSettings = BisectSettings(),
+        analyze: AnalyzeSettings = AnalyzeSettings()
     ) {
         self.name = name
         self.repository = repository
@@ -60,6 +63,7 @@ public struct Bot: Sendable, Hashable {
         self.pullRequests = pullRequests
         self.forge = forge
         self.bisect = bisect
+        self.analyze = analyze
     }
 
     /// The forge that keeps its pull requests: the configured one, else what its host implies,

@@ -96,7 +96,7 @@ public struct CommitStatus: Sendable, Hashable {
     public static func state(of result: IntegrationResult, forge: ForgeSettings) -> CommitState {
         switch result {
         case .succeeded: .success
-        case .warnings: forge.warnings == .success ? .success : .failure
+        case .analyzerWarnings, .warnings: forge.warnings == .success ? .success : .failure
         case .testFailures, .buildErrors, .triggerError, .timeout: .failure
         case .checkoutError, .canceled, .internalError: .error
         }
@@ -108,9 +108,11 @@ public struct CommitStatus: Sendable, Hashable {
         var parts: [String] = []
         let newErrors = new.filter { $0.type == .error }.count
         let newWarnings = new.filter { $0.type == .warning }.count
+        let newFindings = new.filter { $0.type == .analyzerWarning }.count
         let failing = issues.filter { $0.type == .testFailure && $0.status != .resolved }.count
         if newErrors > 0 { parts.append(CountText.of(newErrors, "new error")) }
         if newWarnings > 0 { parts.append(CountText.of(newWarnings, "new warning")) }
+        if newFindings > 0 { parts.append(CountText.of(newFindings, "new analyzer warning")) }
         if failing > 0 { parts.append(CountText.of(failing, "test", plural: "tests") + " failing") }
         var names: [String] = []
         for committer in new.flatMap(\.introducedBy) where !names.contains(committer.name) { names.append(committer.name) }
@@ -123,6 +125,7 @@ public struct CommitStatus: Sendable, Hashable {
         case .succeeded:
             let tests = summary?.tests ?? 0
             return tests > 0 ? "Succeeded: \(CountText.of(tests, "test")) passed" : "Succeeded"
+        case .analyzerWarnings: return "\(CountText.of(summary?[.analyzerWarning] ?? 0, "analyzer warning")), none new"
         case .warnings: return "\(CountText.of(summary?.warnings ?? 0, "warning")), none new"
         case .testFailures: return "Tests failing"
         case .buildErrors: return "\(CountText.of(summary?.errors ?? 0, "build error")), none new"

@@ -32,7 +32,10 @@ public struct IntegrationOutcome: Sendable {
     /// integration).
     public var summary: Summary {
         Summary(
-            issues: [.error: errors, .warning: warnings, .testFailure: tests.filter { $0.status == .failed }.count], tests: tests.count,
+            issues: [
+                .error: errors, .warning: warnings, .testFailure: tests.filter { $0.status == .failed }.count,
+                .analyzerWarning: issues.filter { $0.type == .analyzerWarning }.count,
+            ], tests: tests.count,
             coverage: coverage)
     }
 }

@@ -3,6 +3,8 @@
 /// The raw values are the public contract: they appear in bot files (`on:`), JSON and pages.
 public enum IntegrationResult: String, CaseIterable, Codable, Sendable, Hashable {
     case succeeded
+    /// Built and tested cleanly; only the `analyze` step found something.
+    case analyzerWarnings = "analyzer-warnings"
     case warnings
     case testFailures = "test-failures"
     case buildErrors = "build-errors"
@@ -12,13 +14,14 @@ public enum IntegrationResult: String, CaseIterable, Codable, Sendable, Hashable
     case canceled
     case internalError = "internal-error"
 
-    /// Succeeded and warnings count as passing (`kiln run` exits 0 for them; a report with
-    /// `every: change` calls a move between passing and not "broken" or "fixed").
-    public var isPassing: Bool { self == .succeeded || self == .warnings }
+    /// Succeeded and warnings (of the compiler or the analyzer) count as passing (`kiln run`
+    /// exits 0 for them; a report with `every: change` calls a move between passing and not
+    /// "broken" or "fixed").
+    public var isPassing: Bool { self == .succeeded || self == .analyzerWarnings || self == .warnings }
 
     /// Results of integrations that got as far as building: only their counts (errors, warnings,
     /// tests) mean something, so only they are compared with each other.
-    public static let built: Set<IntegrationResult> = [.succeeded, .warnings, .testFailures, .buildErrors]
+    public static let built: Set<IntegrationResult> = [.succeeded, .analyzerWarnings, .warnings, .testFailures, .buildErrors]
 
     public var isBuilt: Bool { Self.built.contains(self) }
 }
@@ -44,6 +47,8 @@ public enum IntegrationStep: String, CaseIterable, Codable, Sendable, Hashable {
     case beforeTriggers = "before-triggers"
     case building
     case testing
+    /// The `analyze` step: `swift format lint`.
+    case analyzing
     case processing
     case afterTriggers = "after-triggers"
     case completed

@@ -3,6 +3,8 @@ public enum IssueType: String, CaseIterable, Codable, Sendable, Hashable {
     case error
     case warning
     case testFailure = "test-failure"
+    /// A finding of the `analyze` step (`swift format lint`).
+    case analyzerWarning = "analyzer-warning"
 
     /// The plural spelling used in bot files (`issues: [errors, warnings, test-failures]`).
     public var pluralName: String {
@@ -10,6 +12,7 @@ public enum IssueType: String, CaseIterable, Codable, Sendable, Hashable {
         case .error: "errors"
         case .warning: "warnings"
         case .testFailure: "test-failures"
+        case .analyzerWarning: "analyzer-warnings"
         }
     }
 
@@ -19,6 +22,7 @@ public enum IssueType: String, CaseIterable, Codable, Sendable, Hashable {
         case .error: "errors"
         case .warning: "warnings"
         case .testFailure: "testFailures"
+        case .analyzerWarning: "analyzerWarnings"
         }
     }
 

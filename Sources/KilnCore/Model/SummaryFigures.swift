@@ -13,12 +13,17 @@ public struct SummaryFigures: Sendable, Hashable {
     public var testsChange: String?
     public var testFailures: Int
     public var testFailuresChange: String?
+    public var analyzerWarnings: Int
+    public var analyzerWarningsChange: String?
     public var coverage: String?
     /// The counts with their nouns, as English: `0 errors`, `1 warning`, `1 test failure`, `3 tests`.
     public var errorsText: String
     public var warningsText: String
     public var testFailuresText: String
     public var testsText: String
+    /// `2 analyzer warnings`; nil when there are none and were none before, so that bots
+    /// that do not analyze show nothing.
+    public var analyzerWarningsText: String?
 
     /// The figures of `summary`; all zero when the integration has none (it never built).
     public init(_ summary: Summary?) {
@@ -31,11 +36,14 @@ public struct SummaryFigures: Sendable, Hashable {
         testsChange = Self.change(summary.testsChange)
         testFailures = summary.testFailures
         testFailuresChange = Self.change(summary.change(.testFailure))
+        analyzerWarnings = summary[.analyzerWarning]
+        analyzerWarningsChange = Self.change(summary.change(.analyzerWarning))
         coverage = summary.coverageText
         errorsText = CountText.of(errors, "error")
         warningsText = CountText.of(warnings, "warning")
         testFailuresText = CountText.of(testFailures, "test failure")
         testsText = CountText.of(tests, "test")
+        analyzerWarningsText = analyzerWarnings == 0 && analyzerWarningsChange == nil ? nil : CountText.of(analyzerWarnings, "analyzer warning")
     }
 
     static func change(_ value: Int?) -> String? {

@@ -83,11 +83,28 @@ extension IntegrationSteps {
         return built
     }
 
-    mutating func process(_ package: PackageBuild, built: BuildOutput, tested: TestOutput) async throws(Stop) -> IntegrationOutcome {
+    /// The `analyze` step, when the bot asks for it: its findings become analyzer warnings. A
+    /// linter that could not run ends the integration as an internal error that says why,
+    /// never as a clean pass.
+    mutating func analyze(_ package: PackageBuild) async throws(Stop) -> [Diagnostic] {
+        guard bot.analyze.enabled else { return [] }
+        try await enter(.analyzing)
+        let analyzed = try await attempt { [commit] in try await package.lint(commit: commit) }
+        _ = try ended(analyzed.end)
+        if let failure = analyzed.failure {
+            await log.note(failure)
+            throw stop(.internalError, failure)
+        }
+        return analyzed.findings
+    }
+
+    mutating func process(_ package: PackageBuild, built: BuildOutput, tested: TestOutput, analyzed: [Diagnostic]) async throws(Stop)
+        -> IntegrationOutcome
+    {
         try await enter(.processing)
         let carried = package.carriedWarnings(from: await previousIssues(), build: built)
         if !carried.isEmpty { await log.note("\(carried.count) warning(s) kept from files this build did not recompile") }
-        var outcome = IssueBuilder.outcome(build: built, carried: carried, tests: tested)
+        var outcome = IssueBuilder.outcome(build: built, carried: carried, tests: tested, findings: analyzed)
         if let commit {
             let (mirrors, repository) = (sequencer.mirrors, bot.repository)
             await IssueBuilder.attribute(&outcome.issues, commits: commits) { file, line in

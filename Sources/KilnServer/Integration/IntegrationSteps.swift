@@ -48,7 +48,8 @@ struct IntegrationSteps {
             let package = PackageBuild(workspace: workspace, layout: sequencer.layout)
             let built = try await build(package)
             let tested = try await test(package, built: built)
-            var outcome = try await process(package, built: built, tested: tested)
+            let analyzed = try await analyze(package)
+            var outcome = try await process(package, built: built, tested: tested, analyzed: analyzed)
             // An after trigger cannot change the result; how it ended is in the log and the trigger
             // list. A bisect integration runs none: it only looks at an old commit.
             if integration.bisectionID == nil { try? await runTriggers(.after, result: outcome.result) }

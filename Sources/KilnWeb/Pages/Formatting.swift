@@ -24,7 +24,7 @@ enum Formatting {
     static func tone(_ result: IntegrationResult?) -> String {
         switch result {
         case .succeeded: "good"
-        case .warnings: "warn"
+        case .analyzerWarnings, .warnings: "warn"
         case .testFailures, .buildErrors: "bad"
         case .checkoutError, .triggerError, .timeout, .internalError: "fault"
         case .canceled, nil: "neutral"

@@ -95,7 +95,7 @@ struct PagesController {
             TrendChart(title: "Duration", values: completed.map(\.duration), format: DurationText.prose),
             TrendChart(title: "Tests", values: completed.map { $0.summary.map { Double($0.tests) } }, format: { String(Int($0)) }),
             TrendChart(
-                title: "Issues", values: completed.map { $0.summary.map { Double($0.errors + $0.warnings + $0.testFailures) } },
+                title: "Issues", values: completed.map { $0.summary.map { Double($0.issues.values.reduce(0, +)) } },
                 format: { String(Int($0)) }),
             TrendChart(title: "Coverage", values: completed.map { $0.summary?.coverage }, format: { Summary(coverage: $0).coverageText ?? "" }),
         ]

@@ -1,0 +1,20 @@
+import Foundation
+import KilnCore
+import KilnStore
+import KilnTestSupport
+import Testing
+
+/// A directory holding `Bots/`, as `kiln run` is used: run a bot, read what it recorded.
+extension TemporaryDirectory {
+    /// `kiln run BOT` here: its exit status, and its output and errors together.
+    func kilnRun(_ bot: String = "app") async throws -> (status: Int32, output: String) {
+        let result = try await runProcess(Executables.kiln, ["run", bot], in: path)
+        return (result.status, result.standardOutput + result.standardError)
+    }
+
+    /// Integration `number` of `bot` as `kiln run` recorded it in this directory's store.
+    func recorded(_ number: Int, of bot: String = "app") async throws -> IntegrationDetail {
+        let store = try SQLiteStore.open(dataDirectory: url(".kiln"))
+        return try #require(try await store.integration(bot: bot, number: number))
+    }
+}
