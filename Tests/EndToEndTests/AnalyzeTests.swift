@@ -61,14 +61,69 @@ struct AnalyzeTests {
         #expect(four.integration.summary?.change(.analyzerWarning) == -1)
     }
 
-    @Test("api-breakage, not built yet, is refused with a sentence that says so, not silently skipped")
-    func apiBreakageRefused() async throws {
+    /// The fixture with a library product (API breakage is checked for products) and `functions`.
+    static func library(_ functions: [String]) -> [String: String] {
+        let manifest = """
+            // swift-tools-version: 6.0
+            import PackageDescription
+
+            let package = Package(
+                name: "Fixture",
+                products: [.library(name: "Lib", targets: ["Lib"])],
+                targets: [.target(name: "Lib"), .testTarget(name: "LibTests", dependencies: ["Lib"])]
+            )
+
+            """
+        let body = ["public func add(_ a: Int, _ b: Int) -> Int { a + b }"] + functions.map { "public func \($0)(_ a: Int, _ b: Int) -> Int { a }" }
+        return ["Package.swift": manifest, "Sources/Lib/Lib.swift": body.joined(separator: "\n\n") + "\n"]
+    }
+
+    @Test(
+        "A public function removed is an API break: new and blamed on its remover, with where it was declared; error makes it a build error; a pull request's break is its own"
+    )
+    func apiBreakage() async throws {
         let home = try TemporaryDirectory()
-        let repo = try ServerTests.quickRepository()
-        try home.write("Bots/app.yml", "repository: {url: '\(repo.url)'}\nanalyze: {lint: true, api-breakage: true}\n")
-        let refused = try await runProcess(Executables.kiln, ["validate"], in: home.path)
-        #expect(refused.status != 0)
-        let said = refused.standardOutput + refused.standardError
-        #expect(said.contains("app.yml:2:37: error: 'api-breakage' is not available in this version of kiln yet"), "\(said)")
+        let package = try FixturePackage()
+        let repo = package.repository
+        try repo.git("branch", "-m", "master")
+        try repo.git("rm", "-q", "-r", "Tests/LibSwiftTests")
+        try repo.commit("A library of three", files: Self.library(["sub", "mul"]))
+        let bot = "repository: {url: '\(repo.url)', branch: master}\ntest: {enabled: false}\nanalyze: {api-breakage: %@}\n"
+        try home.write("Bots/app.yml", bot.replacingOccurrences(of: "%@", with: "true"))
+
+        // 1. Nothing to compare with yet.
+        let first = try await home.kilnRun()
+        #expect(first.output.contains("result: succeeded"), "\(first.output)")
+        #expect(try String(contentsOfFile: home.url(".kiln/logs/app/1.log"), encoding: .utf8).contains("API breakage not checked"))
+
+        // 2. Bob removes sub(_:_:): his break, with where 1's commit declared it.
+        let removed = try repo.commit("Drop sub", files: Self.library(["mul"]), author: .bob)
+        let second = try await home.kilnRun()
+        #expect(second.status == 0 && second.output.contains("result: analyzer-warnings"), "\(second.output)")
+        let two = try await home.recorded(2)
+        let broken = try #require(two.issues.first)
+        #expect(two.issues.count == 1 && broken.type == .analyzerWarning && broken.status == .new, "\(two.issues)")
+        #expect(broken.message.hasPrefix("Lib: func sub(_:_:) has been removed (declared at Sources/Lib/Lib.swift:3 in "), "\(broken.message)")
+        #expect(broken.introducedBy == [Committer(name: "Bob Builder", email: "bob@example.com", commit: removed)])
+
+        // 3. With api-breakage: error, Alice's removal of mul(_:_:) is a build error.
+        try home.write("Bots/app.yml", bot.replacingOccurrences(of: "%@", with: "error"))
+        try repo.commit("Drop mul too", files: Self.library([]))
+        let third = try await home.kilnRun()
+        #expect(third.status == 1 && third.output.contains("result: build-errors"), "\(third.output)")
+        let three = try await home.recorded(3)
+        let error = try #require(three.issues.first { $0.type == .error })
+        #expect(error.message.hasPrefix("Lib: func mul(_:_:) has been removed") && error.introducedBy.map(\.name) == ["Alice Archer"])
+
+        // 4. A pull request that removes add(_:_:) is compared with its base: the break is its own.
+        try repo.git("checkout", "-q", "-b", "topic")
+        let head = try repo.commit("Drop add", files: ["Sources/Lib/Lib.swift": "public func other() {}\n"], author: .bob)
+        try repo.git("checkout", "-q", "master")
+        try repo.git("update-ref", "refs/pull/2/head", head)
+        let pull = try await runProcess(Executables.kiln, ["run", "app", "--pull", "2"], in: home.path)
+        #expect(pull.standardOutput.contains("result: build-errors"), "\(pull.standardOutput)\(pull.standardError)")
+        let four = try await home.recorded(4)
+        #expect(four.issues.filter { $0.status == .new }.map(\.message).allSatisfy { $0.hasPrefix("Lib: func add(_:_:) has been removed") })
+        #expect(four.issues.contains { $0.status == .new && $0.introducedBy.map(\.name) == ["Bob Builder"] }, "\(four.issues)")
     }
 }

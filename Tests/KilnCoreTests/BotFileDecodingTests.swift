@@ -107,6 +107,9 @@ struct BotFileDecodingTests {
         #expect(bot.timeout == .seconds(90))
         #expect(bot.bisect == BisectSettings(enabled: true, maxIntegrations: 5, wait: .seconds(600)))
         #expect(try BotFile.decode("repository: {url: /srv/git/app.git}\nbisect: false\n", file: "Bots/app.yml").bisect.enabled == false)
+        let analyzing = "repository: {url: /srv/git/app.git}\nanalyze: {lint: true, api-breakage: error}\n"
+        #expect(try BotFile.decode(analyzing, file: "Bots/app.yml").analyze == AnalyzeSettings(lint: true, apiBreakage: .error))
+        #expect(try BotFile.decode("repository: {url: /srv/git/app.git}\n", file: "Bots/app.yml").analyze.enabled == false)
         #expect(bot.sandbox == .bubblewrap)
         #expect(
             bot.environment == [

@@ -14,6 +14,17 @@ struct InvalidBotFile: Sendable, CustomTestStringConvertible {
 struct BotFileProblemTests {
     static let cases: [InvalidBotFile] = [
         InvalidBotFile(
+            label: "analyze values",
+            yaml: """
+                repository: {url: https://github.com/example/app.git}
+                analyze: {lint: yes please, api-breakage: sometimes, spelling: true}
+                """,
+            expected: [
+                "2:17: error: 'lint' must be true or false, not 'yes please'",
+                "2:43: error: 'api-breakage' must be true, false or error, not 'sometimes'",
+                "2:54: error: unknown key 'spelling' in 'analyze' (expected one of lint, api-breakage)",
+            ]),
+        InvalidBotFile(
             label: "bisect bounds",
             yaml: """
                 repository: {url: https://github.com/example/app.git}

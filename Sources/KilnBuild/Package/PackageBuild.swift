@@ -96,6 +96,35 @@ public struct PackageBuild: Sendable {
         return AnalysisOutput(findings: findings, failure: failure, end: end)
     }
 
+    /// `swift package diagnose-api-breaking-changes BASELINE`: SwiftPM builds the package at
+    /// `baseline` beside this one and compares the public API of its library products. Each
+    /// break ("func foo(bar:) has been removed") is a finding without a place in this commit,
+    /// its message naming the module and where the baseline declared it. Exit 1 with breaks is
+    /// a finding; any other failure means the check was not done.
+    public func apiBreakage(since baseline: String, commit: String?) async throws(ProcessError) -> AnalysisOutput {
+        let report = Mutex(APIBreakageReport())
+        let command = StepCommand("swift", ["package", "diagnose-api-breaking-changes", baseline])
+        let end = try await workspace.run(command, step: .analyzing, commit: commit) { line in
+            report.withLock { $0.consume(line) }
+        }
+        let found = report.withLock { $0 }
+        let checkout = APIBreakageReport.baselineCheckout(in: workspace.directory, baseline: baseline)
+        let findings = found.breaks.map { item in
+            let place = checkout.flatMap { APIBreakageReport.declaration(of: item.change, in: $0) }
+            let declared = place.map { " (declared at \($0.file):\($0.line) in \(baseline.prefix(10)))" } ?? ""
+            return Diagnostic(severity: .warning, file: nil, line: nil, column: nil, message: "\(item.module): \(item.change)\(declared)")
+        }
+        var failure: String?
+        switch end {
+        case .exited(0), .timedOut, .canceled: break
+        case .exited(1) where !findings.isEmpty: break
+        default:
+            let said = found.lastError.map { ": \($0)" } ?? ""
+            failure = "swift package diagnose-api-breaking-changes \(end.description)\(said)"
+        }
+        return AnalysisOutput(findings: findings, failure: failure, end: end)
+    }
+
     public func test(commit: String?) async throws(ProcessError) -> TestOutput {
         let (tests, end) = try await runTests(testArguments, commit: commit)
         var output = TestOutput(tests: tests, coverage: bot.test.coverage ? coverage() : nil, end: end)

@@ -66,15 +66,19 @@ extension BotFile {
         if let node = fields["wait"], let value = reader.duration(node, path: fields.path("wait"), allowZero: true) { bisect.wait = value }
     }
 
-    /// `analyze: {lint: true}`. `api-breakage` is part of the contract but not built yet: asking
-    /// for it is an error that says so, rather than a check that silently never runs.
+    /// `analyze: {lint: true, api-breakage: true | false | error}`.
     static func decodeAnalyze(_ node: Node, path: ConfigPath, into analyze: inout AnalyzeSettings, reader: ConfigReader) {
         guard let fields = reader.mapping(node, path: path, keys: ["lint", "api-breakage"]) else { return }
         if let node = fields["lint"], let value = reader.bool(node, path: fields.path("lint")) { analyze.lint = value }
         if let node = fields["api-breakage"] {
-            reader.error(
-                "'api-breakage' is not available in this version of kiln yet: remove it (analyze runs 'lint' only)", at: node,
-                path: fields.path("api-breakage"))
+            switch node {
+            case .scalar(let scalar) where scalar.string == "error": analyze.apiBreakage = .error
+            case .scalar(let scalar) where ["true", "false"].contains(scalar.string.lowercased()):
+                analyze.apiBreakage = reader.bool(node, path: fields.path("api-breakage")) == true ? .warning : .off
+            default:
+                reader.error(
+                    "'api-breakage' must be true, false or error, not \(ConfigReader.kind(of: node))", at: node, path: fields.path("api-breakage"))
+            }
         }
     }
 }

@@ -36,6 +36,7 @@ extension IntegrationSteps {
             try await store.setCommit(claim, commit: target)
             try await mirrors.checkout(target, of: bot.repository, into: workspace.directory)
             commits = try await mirrors.commits(of: bot.repository, from: previous, to: target)
+            baseline = previous
             await log.append(Array("checked out \(target) (\(commits.count) new commit\(commits.count == 1 ? "" : "s"))\n".utf8))
         } catch let error as GitError {
             await log.note(error.description)
@@ -83,28 +84,59 @@ extension IntegrationSteps {
         return built
     }
 
-    /// The `analyze` step, when the bot asks for it: its findings become analyzer warnings. A
-    /// linter that could not run ends the integration as an internal error that says why,
-    /// never as a clean pass.
-    mutating func analyze(_ package: PackageBuild) async throws(Stop) -> [Diagnostic] {
-        guard bot.analyze.enabled else { return [] }
+    /// What the `analyze` step found: analyzer warnings, and API breaks that the bot counts as
+    /// errors (`api-breakage: error`).
+    struct Analysis {
+        var findings: [Diagnostic] = []
+        var errors: [Diagnostic] = []
+    }
+
+    /// The `analyze` step, when the bot asks for it (not in a bisect integration, which only
+    /// looks for a failure). An analysis that could not run ends the integration as an internal
+    /// error that says why, never as a clean pass.
+    mutating func analyze(_ package: PackageBuild) async throws(Stop) -> Analysis {
+        let settings = bot.analyze
+        guard settings.enabled, integration.bisectionID == nil else { return Analysis() }
         try await enter(.analyzing)
-        let analyzed = try await attempt { [commit] in try await package.lint(commit: commit) }
-        _ = try ended(analyzed.end)
-        if let failure = analyzed.failure {
+        var analysis = Analysis()
+        if settings.lint {
+            analysis.findings = try await analyzed { [commit] in try await package.lint(commit: commit) }
+        }
+        if settings.apiBreakage != .off {
+            if let baseline, baseline != commit {
+                let breaks = try await analyzed { [commit] in try await package.apiBreakage(since: baseline, commit: commit) }
+                if settings.apiBreakage == .error {
+                    analysis.errors = breaks.map {
+                        var error = $0; error.severity = .error; return error
+                    }
+                } else {
+                    analysis.findings += breaks
+                }
+            } else {
+                await log.note("API breakage not checked: no earlier integration to compare with")
+            }
+        }
+        return analysis
+    }
+
+    /// One analysis's findings; a failure to analyze stops the integration.
+    private func analyzed(_ body: () async throws -> AnalysisOutput) async throws(Stop) -> [Diagnostic] {
+        let output = try await attempt(body)
+        _ = try ended(output.end)
+        if let failure = output.failure {
             await log.note(failure)
             throw stop(.internalError, failure)
         }
-        return analyzed.findings
+        return output.findings
     }
 
-    mutating func process(_ package: PackageBuild, built: BuildOutput, tested: TestOutput, analyzed: [Diagnostic]) async throws(Stop)
+    mutating func process(_ package: PackageBuild, built: BuildOutput, tested: TestOutput, analyzed: Analysis) async throws(Stop)
         -> IntegrationOutcome
     {
         try await enter(.processing)
         let carried = package.carriedWarnings(from: await previousIssues(), build: built)
         if !carried.isEmpty { await log.note("\(carried.count) warning(s) kept from files this build did not recompile") }
-        var outcome = IssueBuilder.outcome(build: built, carried: carried, tests: tested, findings: analyzed)
+        var outcome = IssueBuilder.outcome(build: built, carried: carried + analyzed.errors, tests: tested, findings: analyzed.findings)
         if let commit {
             let (mirrors, repository) = (sequencer.mirrors, bot.repository)
             await IssueBuilder.attribute(&outcome.issues, commits: commits) { file, line in

@@ -12,6 +12,9 @@ struct IntegrationSteps {
     let progress: @Sendable (IntegrationSequencer.Progress) -> Void
     var commit: String?
     var commits: [Commit] = []
+    /// The commit this one's API is compared with: the previous integration's, or a pull
+    /// request's base.
+    var baseline: String?
     var triggers: [TriggerRun] = []
     var stepStart = ContinuousClock.now
     var currentStep = IntegrationStep.checkout
