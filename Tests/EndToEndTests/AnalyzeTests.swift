@@ -126,4 +126,37 @@ struct AnalyzeTests {
         #expect(four.issues.filter { $0.status == .new }.map(\.message).allSatisfy { $0.hasPrefix("Lib: func add(_:_:) has been removed") })
         #expect(four.issues.contains { $0.status == .new && $0.introducedBy.map(\.name) == ["Bob Builder"] }, "\(four.issues)")
     }
+
+    @Test("A real package (swift-log, with its own .swift-format): a lint finding and an API break of one commit are new and its author's")
+    func realPackage() async throws {
+        let copy = "/opt/swift-packages/apple/swift-log.git"
+        try #require(
+            FileManager.default.fileExists(atPath: copy), "this test reads swift-log from the machine's package copies at \(copy)")
+        let repo = try GitFixture()
+        try repo.git("fetch", "-q", copy, "refs/tags/1.16.2")
+        try repo.git("reset", "-q", "--hard", "FETCH_HEAD")
+        let home = try TemporaryDirectory()
+        try home.write("Bots/log.yml", "repository: {url: '\(repo.url)'}\ntest: {enabled: false}\nanalyze: {lint: true, api-breakage: true}\n")
+        let probe = "/// A function to take away again.\npublic func kilnProbe() -> Int {\n    1\n}\n"
+        try repo.commit("Add a probe", files: ["Sources/Logging/KilnProbe.swift": probe])
+
+        let first = try await home.kilnRun("log")
+        #expect(first.output.contains("result: succeeded"), "swift-log lints clean with its own rules: \(first.output)")
+
+        // Bob takes the probe away and writes a line swift-log's rules refuse.
+        let bob = GitFixture.Author.bob
+        let change = try repo.commit(
+            "Rework the probe",
+            files: ["Sources/Logging/KilnProbe.swift": "/// A value.\npublic let kilnValue = 1 ;\n"], author: bob)
+        let second = try await home.kilnRun("log")
+        #expect(second.output.contains("result: analyzer-warnings"), "\(second.output)")
+        let two = try await home.recorded(2, of: "log")
+        let new = two.issues.filter { $0.status == .new }
+        #expect(new.allSatisfy { $0.type == .analyzerWarning } && new.count >= 2, "\(two.issues)")
+        #expect(new.contains { $0.file == "Sources/Logging/KilnProbe.swift" && $0.line == 2 && $0.message.contains("[DoNotUseSemicolons]") })
+        #expect(
+            new.contains { $0.message.hasPrefix("Logging: func kilnProbe() has been removed (declared at Sources/Logging/KilnProbe.swift:2 in ") },
+            "\(new.map(\.message))")
+        #expect(new.allSatisfy { $0.introducedBy == [Committer(name: "Bob Builder", email: "bob@example.com", commit: change)] })
+    }
 }
