@@ -62,6 +62,19 @@ struct OutputParserTests {
             ])
     }
 
+    @Test("XCTest's measure {}: each measured value in seconds, on its test")
+    func measured() {
+        let output = """
+            Test Case 'PTests.testSpeed' started at 2026-11-22 01:45:41.947
+            /work/app/Tests/LibTests/PTests.swift:5: Test Case 'PTests.testSpeed' measured [Time, seconds] average: 0.046, relative standard deviation: 24.436%, values: [0.064259, 0.041, 0.0402], performanceMetricID:com.apple.XCTPerformanceMetric_WallClockTime, baselineName: "", baselineAverage: , maxPercentRegression: 10.000%
+            Test Case 'PTests.testSpeed' passed (0.52 seconds)
+            Test Case 'PTests.testPlain' started at 2026-11-22 01:45:41.947
+            Test Case 'PTests.testPlain' passed (0.001 seconds)
+            """
+        let tests = XCTestOutputParser.parse(output, root: "/work/app")
+        #expect(tests.map(\.measurement) == [[0.064259, 0.041, 0.0402], nil])
+    }
+
     @Test("XCTest with --parallel: announced tests pass unless their output says otherwise")
     func xctestParallel() {
         let output = """

@@ -42,7 +42,8 @@ struct CompletionTests {
         #expect(
             third.summary
                 == Summary(
-                    issues: [.warning: 1], tests: 1, coverage: 62.5, issueChanges: [.error: 0, .warning: -1, .testFailure: -1, .analyzerWarning: 0],
+                    issues: [.warning: 1], tests: 1, coverage: 62.5,
+                    issueChanges: [.error: 0, .warning: -1, .testFailure: -1, .analyzerWarning: 0, .performanceRegression: 0],
                     testsChange: -1,
                     coverageChange: 12.5))
         let detail = try #require(try await test.store.integration(bot: "app", number: 3))

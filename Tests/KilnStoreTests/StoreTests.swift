@@ -16,14 +16,14 @@ struct StoreMigrationTests {
             #expect(
                 try await store.appliedMigrations() == [
                     "v1", "v2: notifications", "v3: hosts and claims", "v4: pull requests and commit statuses", "v5: one schema",
-                    "v6: issue counts by kind", "v7: test history", "v8: quarantined tests", "v9: bisection",
+                    "v6: issue counts by kind", "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements",
                 ])
             #expect(try await store.integrityCheck() == "ok")
         case let store as PostgresStore:
             #expect(
                 try await store.appliedMigrations() == [
                     "v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema", "v6: issue counts by kind",
-                    "v7: test history", "v8: quarantined tests", "v9: bisection",
+                    "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements",
                 ])
         default:
             Issue.record("not a store of either engine")
@@ -122,7 +122,7 @@ struct StoreMigrationTests {
             #expect(
                 try await store.appliedMigrations() == [
                     "v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema", "v6: issue counts by kind",
-                    "v7: test history", "v8: quarantined tests", "v9: bisection",
+                    "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements",
                 ])
         }
         _ = try await stores[0].enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())

@@ -5,18 +5,33 @@ extension IssueBuilder {
     /// diagnostics with `carried` warnings, the analyzer's `findings`, and failed tests), counts
     /// and result. A build that failed without an error of its own gets one saying how `swift
     /// build` ended.
-    public static func outcome(build: BuildOutput, carried: [Diagnostic], tests: TestOutput, findings: [Diagnostic] = []) -> IntegrationOutcome {
+    ///
+    /// Measurements that `regressed` are `performance-regression` issues, counted as test
+    /// failures or as warnings as `regressions` says.
+    public static func outcome(
+        build: BuildOutput, carried: [Diagnostic], tests: TestOutput, findings: [Diagnostic] = [], regressed: [MeasuredRegression] = [],
+        regressions: PerformanceSettings.Regressions = .failure
+    ) -> IntegrationOutcome {
         var diagnostics = build.diagnostics + carried
         if !build.succeeded, !diagnostics.contains(where: { $0.severity == .error }) {
             diagnostics.append(Diagnostic(severity: .error, file: nil, line: nil, column: nil, message: "swift build \(build.end.description)"))
         }
-        let issues = Self.issues(diagnostics: diagnostics, findings: findings, tests: tests.tests)
+        let issues =
+            Self.issues(diagnostics: diagnostics, findings: findings, tests: tests.tests)
+            + regressed.map { found in
+                IntegrationIssue(
+                    type: .performanceRegression, message: found.regression.message(suite: found.test.suite, name: found.test.name),
+                    file: found.test.file, line: found.test.line, fingerprint: hash("performance-regression|\(found.test.suite)|\(found.test.name)"))
+            }
         let errors = issues.filter { $0.type == .error }.count
         let warnings = issues.filter { $0.type == .warning }.count
         let analyzerWarnings = issues.filter { $0.type == .analyzerWarning }.count
         let failures = tests.tests.filter(\.counts).count
+        // A regression ranks as a failing test, or as a warning (its count stays its own).
+        let (slowerFailing, slowerWarning) = regressions == .failure ? (regressed.count, 0) : (0, regressed.count)
         let result = IntegrationResult.decide(
-            buildFailed: !build.succeeded, errors: errors, testFailures: failures, warnings: warnings, analyzerWarnings: analyzerWarnings)
+            buildFailed: !build.succeeded, errors: errors, testFailures: failures + slowerFailing, warnings: warnings + slowerWarning,
+            analyzerWarnings: analyzerWarnings)
         return IntegrationOutcome(result: result, errors: errors, warnings: warnings, tests: tests.tests, coverage: tests.coverage, issues: issues)
     }
 

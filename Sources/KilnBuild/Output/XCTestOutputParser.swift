@@ -16,6 +16,8 @@ public struct XCTestOutputParser: Sendable {
     private var running: (suite: String, name: String)?
     private var failure: (message: String, file: String?, line: Int?)?
     private var announced: [(suite: String, name: String)] = []
+    /// What the running test's `measure {}` printed: `measured [Time, seconds] … values: [0.1, …]`.
+    private var measured: [Double]?
 
     public init(root: String) {
         self.root = root.hasSuffix("/") ? String(root.dropLast()) : root
@@ -36,6 +38,11 @@ public struct XCTestOutputParser: Sendable {
             announced.append((suite, String(line[line.index(after: slash)...])))
             return
         }
+        // `/path/PTests.swift:7: Test Case 'PTests.testSpeed' measured [Time, seconds] … values: [0.1, …], …`
+        if let marker = line.range(of: "Test Case '"), line[marker.upperBound...].contains("' measured [Time, seconds]") {
+            measured = Self.values(in: line[marker.upperBound...])
+            return
+        }
         if line.hasPrefix("Test Case '") {
             let rest = line.dropFirst("Test Case '".count)
             guard let quote = rest.firstIndex(of: "'") else { return }
@@ -44,6 +51,7 @@ public struct XCTestOutputParser: Sendable {
             if tail.hasPrefix(" started") {
                 running = identifier
                 failure = nil
+                measured = nil
                 return
             }
             let status: TestStatus
@@ -60,9 +68,10 @@ public struct XCTestOutputParser: Sendable {
             tests.append(
                 TestCase(
                     suite: identifier.suite, name: identifier.name, status: status, duration: duration,
-                    message: status == .passed ? nil : failure?.message, file: failure?.file, line: failure?.line))
+                    message: status == .passed ? nil : failure?.message, file: failure?.file, line: failure?.line, measurement: measured))
             running = nil
             failure = nil
+            measured = nil
             return
         }
         // A crash says why before the process dies: keep it for the test that was running.
@@ -113,6 +122,13 @@ public struct XCTestOutputParser: Sendable {
         }
         guard let dot = text.lastIndex(of: ".") else { return ("", String(text)) }
         return (String(text[..<dot]), String(text[text.index(after: dot)...]))
+    }
+
+    /// `values: [0.064259, 0.041, …]` of a `measured` line.
+    static func values(in text: Substring) -> [Double]? {
+        guard let start = text.range(of: "values: ["), let end = text[start.upperBound...].firstIndex(of: "]") else { return nil }
+        let values = text[start.upperBound..<end].split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+        return values.isEmpty ? nil : values
     }
 
     /// `(0.004 seconds)`.

@@ -81,4 +81,25 @@ extension BotFile {
             }
         }
     }
+
+    /// `performance: {tolerance: 10%, baseline: 5, regressions: failure | warning}`.
+    static func decodePerformance(_ node: Node, path: ConfigPath, into performance: inout PerformanceSettings, reader: ConfigReader) {
+        guard let fields = reader.mapping(node, path: path, keys: ["tolerance", "baseline", "regressions"]) else { return }
+        if let node = fields["tolerance"] {
+            let text = reader.string(node, path: fields.path("tolerance"), expected: "a percentage such as 10%")
+            if let text, text.hasSuffix("%"), let percent = Double(text.dropLast()), (0...1000).contains(percent) {
+                performance.tolerance = percent / 100
+            } else if text != nil {
+                reader.error("'tolerance' must be a percentage such as 10%, not '\(text ?? "")'", at: node, path: fields.path("tolerance"))
+            }
+        }
+        if let node = fields["baseline"], let value = reader.integer(node, path: fields.path("baseline"), range: 1...50) {
+            performance.baseline = value
+        }
+        if let node = fields["regressions"],
+            let value = reader.choice(node, path: fields.path("regressions"), as: PerformanceSettings.Regressions.self)
+        {
+            performance.regressions = value
+        }
+    }
 }

@@ -27,6 +27,8 @@ public struct Bot: Sendable, Hashable {
     public var bisect: BisectSettings
     /// What is analyzed after the tests.
     public var analyze: AnalyzeSettings
+    /// How measurements are judged against their baseline.
+    public var performance: PerformanceSettings
 
     public init(
         name: String,
@@ -45,7 +47,8 @@ public struct Bot: Sendable, Hashable {
         pullRequests: PullRequestPolicy = PullRequestPolicy(),
         forge: ForgeSettings? = nil,
         bisect: BisectSettings = BisectSettings(),
-        analyze: AnalyzeSettings = AnalyzeSettings()
+        analyze: AnalyzeSettings = AnalyzeSettings(),
+        performance: PerformanceSettings = PerformanceSettings()
     ) {
         self.name = name
         self.repository = repository
@@ -64,6 +67,7 @@ public struct Bot: Sendable, Hashable {
         self.forge = forge
         self.bisect = bisect
         self.analyze = analyze
+        self.performance = performance
     }
 
     /// The forge that keeps its pull requests: the configured one, else what its host implies,

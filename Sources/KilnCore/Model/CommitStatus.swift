@@ -109,11 +109,13 @@ public struct CommitStatus: Sendable, Hashable {
         let newErrors = new.filter { $0.type == .error }.count
         let newWarnings = new.filter { $0.type == .warning }.count
         let newFindings = new.filter { $0.type == .analyzerWarning }.count
+        let slower = issues.filter { $0.type == .performanceRegression && $0.status != .resolved }.count
         let failing = issues.filter { $0.type == .testFailure && $0.status != .resolved }.count
         if newErrors > 0 { parts.append(CountText.of(newErrors, "new error")) }
         if newWarnings > 0 { parts.append(CountText.of(newWarnings, "new warning")) }
         if newFindings > 0 { parts.append(CountText.of(newFindings, "new analyzer warning")) }
         if failing > 0 { parts.append(CountText.of(failing, "test", plural: "tests") + " failing") }
+        if slower > 0 { parts.append(CountText.of(slower, "test", plural: "tests") + " slower") }
         var names: [String] = []
         for committer in new.flatMap(\.introducedBy) where !names.contains(committer.name) { names.append(committer.name) }
         let who = names.isEmpty ? "" : " (\(names.prefix(3).joined(separator: ", "))\(names.count > 3 ? " and others" : ""))"

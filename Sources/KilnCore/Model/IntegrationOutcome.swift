@@ -35,6 +35,7 @@ public struct IntegrationOutcome: Sendable {
             issues: [
                 .error: errors, .warning: warnings, .testFailure: tests.filter { $0.status == .failed }.count,
                 .analyzerWarning: issues.filter { $0.type == .analyzerWarning }.count,
+                .performanceRegression: issues.filter { $0.type == .performanceRegression }.count,
             ], tests: tests.count,
             coverage: coverage)
     }

@@ -5,6 +5,8 @@ public enum IssueType: String, CaseIterable, Codable, Sendable, Hashable {
     case testFailure = "test-failure"
     /// A finding of the `analyze` step (`swift format lint`).
     case analyzerWarning = "analyzer-warning"
+    /// A measurement (`measure {}`) slower than its baseline on the same host.
+    case performanceRegression = "performance-regression"
 
     /// The plural spelling used in bot files (`issues: [errors, warnings, test-failures]`).
     public var pluralName: String {
@@ -13,6 +15,7 @@ public enum IssueType: String, CaseIterable, Codable, Sendable, Hashable {
         case .warning: "warnings"
         case .testFailure: "test-failures"
         case .analyzerWarning: "analyzer-warnings"
+        case .performanceRegression: "performance-regressions"
         }
     }
 
@@ -23,6 +26,7 @@ public enum IssueType: String, CaseIterable, Codable, Sendable, Hashable {
         case .warning: "warnings"
         case .testFailure: "testFailures"
         case .analyzerWarning: "analyzerWarnings"
+        case .performanceRegression: "performanceRegressions"
         }
     }
 

@@ -15,6 +15,7 @@ public struct SummaryFigures: Sendable, Hashable {
     public var testFailuresChange: String?
     public var analyzerWarnings: Int
     public var analyzerWarningsChange: String?
+    public var performanceRegressions: Int
     public var coverage: String?
     /// The counts with their nouns, as English: `0 errors`, `1 warning`, `1 test failure`, `3 tests`.
     public var errorsText: String
@@ -24,6 +25,8 @@ public struct SummaryFigures: Sendable, Hashable {
     /// `2 analyzer warnings`; nil when there are none and were none before, so that bots
     /// that do not analyze show nothing.
     public var analyzerWarningsText: String?
+    /// `1 performance regression`; nil when there is none.
+    public var performanceRegressionsText: String?
 
     /// The figures of `summary`; all zero when the integration has none (it never built).
     public init(_ summary: Summary?) {
@@ -43,6 +46,8 @@ public struct SummaryFigures: Sendable, Hashable {
         warningsText = CountText.of(warnings, "warning")
         testFailuresText = CountText.of(testFailures, "test failure")
         testsText = CountText.of(tests, "test")
+        performanceRegressions = summary[.performanceRegression]
+        performanceRegressionsText = performanceRegressions == 0 ? nil : CountText.of(performanceRegressions, "performance regression")
         analyzerWarningsText = analyzerWarnings == 0 && analyzerWarningsChange == nil ? nil : CountText.of(analyzerWarnings, "analyzer warning")
     }
 

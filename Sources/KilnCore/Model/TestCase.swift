@@ -10,10 +10,13 @@ public struct TestCase: Sendable, Hashable {
     public var line: Int?
     /// It ran under quarantine (`test.quarantine`): a failure fails nothing and mails nobody.
     public var quarantined: Bool
+    /// What XCTest's `measure {}` measured, in seconds of wall-clock time (one value per
+    /// iteration); nil for a test that measures nothing.
+    public var measurement: [Double]?
 
     public init(
         suite: String, name: String, status: TestStatus, duration: Double, message: String? = nil, file: String? = nil, line: Int? = nil,
-        quarantined: Bool = false
+        quarantined: Bool = false, measurement: [Double]? = nil
     ) {
         self.suite = suite
         self.name = name
@@ -23,6 +26,7 @@ public struct TestCase: Sendable, Hashable {
         self.file = file
         self.line = line
         self.quarantined = quarantined
+        self.measurement = measurement
     }
 
     /// A failure that counts: failed, and not under quarantine.

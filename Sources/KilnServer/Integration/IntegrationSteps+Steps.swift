@@ -130,13 +130,15 @@ extension IntegrationSteps {
         return output.findings
     }
 
-    mutating func process(_ package: PackageBuild, built: BuildOutput, tested: TestOutput, analyzed: Analysis) async throws(Stop)
-        -> IntegrationOutcome
-    {
+    mutating func process(
+        _ package: PackageBuild, built: BuildOutput, tested: TestOutput, analyzed: Analysis, regressed: [MeasuredRegression]
+    ) async throws(Stop) -> IntegrationOutcome {
         try await enter(.processing)
         let carried = package.carriedWarnings(from: await previousIssues(), build: built)
         if !carried.isEmpty { await log.note("\(carried.count) warning(s) kept from files this build did not recompile") }
-        var outcome = IssueBuilder.outcome(build: built, carried: carried + analyzed.errors, tests: tested, findings: analyzed.findings)
+        var outcome = IssueBuilder.outcome(
+            build: built, carried: carried + analyzed.errors, tests: tested, findings: analyzed.findings, regressed: regressed,
+            regressions: bot.performance.regressions)
         if let commit {
             let (mirrors, repository) = (sequencer.mirrors, bot.repository)
             await IssueBuilder.attribute(&outcome.issues, commits: commits) { file, line in

@@ -61,4 +61,25 @@ extension IntegrationSteps {
             tests[index].message = "flaky by its history (\(reason)): \(test.message ?? "failed")"
         }
     }
+
+    /// Each passing test that measured something, judged against the same test's measurements
+    /// in the bot's latest branch integrations on this host (`performance.baseline` of them;
+    /// machines differ, so other hosts' do not count). No baseline yet is no regression.
+    func performanceRegressions(_ tests: [TestCase]) async -> [MeasuredRegression] {
+        guard integration.bisectionID == nil, let host = integration.host else { return [] }
+        var found: [MeasuredRegression] = []
+        for test in tests where test.status == .passed {
+            guard let values = test.measurement,
+                let history = try? await store.testHistory(bot: bot.name, suite: test.suite, name: test.name, limit: Self.historyWindow)
+            else { continue }
+            let baseline = history.runs.filter { $0.host == host }.compactMap(\.test.measurement).prefix(bot.performance.baseline)
+            if let regression = PerformanceRegression.judge(
+                values, baseline: Array(baseline.joined()), tolerance: bot.performance.tolerance, host: host)
+            {
+                found.append(MeasuredRegression(test: test, regression: regression))
+                await log.note(regression.message(suite: test.suite, name: test.name))
+            }
+        }
+        return found
+    }
 }

@@ -51,8 +51,9 @@ struct IntegrationSteps {
             let package = PackageBuild(workspace: workspace, layout: sequencer.layout)
             let built = try await build(package)
             let tested = try await test(package, built: built)
+            let regressed = await performanceRegressions(tested.tests)
             let analyzed = try await analyze(package)
-            var outcome = try await process(package, built: built, tested: tested, analyzed: analyzed)
+            var outcome = try await process(package, built: built, tested: tested, analyzed: analyzed, regressed: regressed)
             // An after trigger cannot change the result; how it ended is in the log and the trigger
             // list. A bisect integration runs none: it only looks at an old commit.
             if integration.bisectionID == nil { try? await runTriggers(.after, result: outcome.result) }

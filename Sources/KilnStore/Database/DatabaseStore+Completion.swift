@@ -55,9 +55,10 @@ extension DatabaseStore {
         for test in outcome.tests {
             try db.execute(
                 """
-                INSERT INTO test_case (integration_id, suite, name, status, duration, message, file, line, quarantined)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, id, test.suite, test.name, test.status.rawValue, test.duration, test.message, test.file, test.line, test.quarantined)
+                INSERT INTO test_case (integration_id, suite, name, status, duration, message, file, line, quarantined, measurement)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, id, test.suite, test.name, test.status.rawValue, test.duration, test.message, test.file, test.line, test.quarantined,
+                test.measurement.map { JSON.encode($0) })
         }
         for (position, commit) in outcome.commits.enumerated() {
             try db.execute(

@@ -190,6 +190,8 @@ extension DatabaseStore where Engine == PostgresEngine {
 
     /// The migrations applied, oldest first.
     public func appliedMigrations() async throws(StoreError) -> [String] {
-        try await read("reading the migrations") { db in try db.rows("SELECT name FROM kiln_migration ORDER BY applied_at, name").map { $0["name"] } }
+        // Those applied together share a time: then by version, v9 before v10.
+        let order = "applied_at, length(split_part(name, ':', 1)), name"
+        return try await read("reading the migrations") { db in try db.rows("SELECT name FROM kiln_migration ORDER BY \(order)").map { $0["name"] } }
     }
 }

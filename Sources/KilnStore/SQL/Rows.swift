@@ -110,7 +110,8 @@ extension TestCase {
     init(row: SQLRow) {
         self.init(
             suite: row["suite"], name: row["name"], status: row["status"], duration: row["duration"], message: row["message"],
-            file: row["file"], line: row["line"], quarantined: row["quarantined"])
+            file: row["file"], line: row["line"], quarantined: row["quarantined"],
+            measurement: (row["measurement"] as String?).map { JSON.decode([Double].self, from: $0, default: []) })
     }
 }
 

@@ -8,7 +8,7 @@ enum Migrations {
         let statements: @Sendable (SQLDialect) -> [String]
     }
 
-    static let shared: [Migration] = [oneSchema, issueKindsAsData, testHistory, quarantine, bisection]
+    static let shared: [Migration] = [oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements]
 
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times
     /// as seconds since 1970 everywhere, hosts' and leases' included.
@@ -61,6 +61,11 @@ enum Migrations {
         case .sqlite: ["ALTER TABLE test_case ADD COLUMN quarantined INTEGER NOT NULL DEFAULT 0"]
         case .postgres: ["ALTER TABLE test_case ADD COLUMN quarantined boolean NOT NULL DEFAULT false"]
         }
+    }
+
+    /// v10: what a test's `measure {}` measured (a JSON list of seconds), for its baseline.
+    static let measurements = Migration(name: "v10: test measurements") { _ in
+        ["ALTER TABLE test_case ADD COLUMN measurement text"]
     }
 
     /// v9: bisections, and the integrations that are their steps (never the branch's history).

@@ -142,6 +142,7 @@ struct Run: AsyncParsableCommand {
             var counts =
                 "errors \(summary.errors)\(change(summary.change(.error))), warnings \(summary.warnings)\(change(summary.change(.warning))), "
                 + "tests \(summary.tests)\(change(summary.testsChange)), failures \(summary.testFailures)\(change(summary.change(.testFailure)))"
+            if summary[.performanceRegression] > 0 { counts += ", performance regressions \(summary[.performanceRegression])" }
             if summary[.analyzerWarning] > 0 || summary.change(.analyzerWarning) ?? 0 != 0 {
                 counts += ", analyzer warnings \(summary[.analyzerWarning])\(change(summary.change(.analyzerWarning)))"
             }

@@ -1,0 +1,89 @@
+import Foundation
+
+/// `performance`: how XCTest's measurements (`measure {}`) are judged against their baseline.
+public struct PerformanceSettings: Sendable, Hashable {
+    /// What a regression is.
+    public enum Regressions: String, Sendable, Hashable, CaseIterable {
+        /// A regressed measurement fails the integration as a test failure (Xcode Server's way).
+        case failure
+        /// It is shown and counted as a warning.
+        case warning
+    }
+
+    /// How much slower than the baseline (a fraction: 0.1 is 10 %) a measurement may be.
+    public var tolerance: Double
+    /// How many of the latest integrations on the same host make the baseline.
+    public var baseline: Int
+    public var regressions: Regressions
+
+    public init(tolerance: Double = 0.1, baseline: Int = 5, regressions: Regressions = .failure) {
+        self.tolerance = tolerance
+        self.baseline = baseline
+        self.regressions = regressions
+    }
+}
+
+/// A measurement that got slower than its baseline, by more than the tolerance and by more than
+/// chance explains.
+public struct PerformanceRegression: Sendable, Hashable {
+    /// The median of this run's values, and of the baseline's, in seconds.
+    public var value: Double
+    public var baseline: Double
+    public var host: String
+
+    /// How much slower, as a fraction of the baseline.
+    public var slowdown: Double { baseline > 0 ? value / baseline - 1 : 0 }
+
+    /// "PTests.testSpeed: 0.061 s, 38% slower than 0.044 s on build-2".
+    public func message(suite: String, name: String) -> String {
+        let percent = Int((slowdown * 100).rounded())
+        return "\(suite).\(name): \(Self.seconds(value)), \(percent)% slower than \(Self.seconds(baseline)) on \(host)"
+    }
+
+    static func seconds(_ value: Double) -> String {
+        value >= 0.001 ? String(format: "%.3f s", value) : String(format: "%.1f µs", value * 1_000_000)
+    }
+
+    /// Whether `values` (this run's measurements, seconds) regressed against `baseline` (the
+    /// values of earlier runs on the same host): their median slower than the baseline's by more
+    /// than `tolerance`, and the difference significant by a one-sided Mann-Whitney U test at
+    /// p < 0.01, so that one noisy run on a busy machine is not a regression. Too few values on
+    /// either side (fewer than 3), or no baseline at all, is never a regression.
+    public static func judge(_ values: [Double], baseline: [Double], tolerance: Double, host: String) -> PerformanceRegression? {
+        guard values.count >= 3, baseline.count >= 3 else { return nil }
+        let (current, before) = (median(values), median(baseline))
+        guard current > before * (1 + tolerance), slower(values, than: baseline) else { return nil }
+        return PerformanceRegression(value: current, baseline: before, host: host)
+    }
+
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    /// The Mann-Whitney U test, one-sided, with the normal approximation and a continuity
+    /// correction: whether `values` are larger than `baseline` beyond chance (z > 2.326, p < 0.01).
+    static func slower(_ values: [Double], than baseline: [Double]) -> Bool {
+        var u = 0.0
+        for value in values {
+            for other in baseline { u += value > other ? 1 : value == other ? 0.5 : 0 }
+        }
+        let (n1, n2) = (Double(values.count), Double(baseline.count))
+        let mean = n1 * n2 / 2
+        let deviation = (n1 * n2 * (n1 + n2 + 1) / 12).squareRoot()
+        guard deviation > 0 else { return false }
+        return (u - mean - 0.5) / deviation > 2.326
+    }
+}
+
+/// A test whose measurement regressed, as the integration found it.
+public struct MeasuredRegression: Sendable, Hashable {
+    public var test: TestCase
+    public var regression: PerformanceRegression
+
+    public init(test: TestCase, regression: PerformanceRegression) {
+        self.test = test
+        self.regression = regression
+    }
+}

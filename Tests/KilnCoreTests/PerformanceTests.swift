@@ -1,0 +1,31 @@
+import KilnCore
+import Testing
+
+@Suite("Performance: a measurement against its baseline")
+struct PerformanceTests {
+    static let steady = [0.040, 0.042, 0.041, 0.043, 0.039, 0.040, 0.044, 0.041, 0.042, 0.040]
+
+    @Test("Clearly slower beyond the tolerance is a regression, with its words")
+    func slower() throws {
+        let slower = Self.steady.map { $0 * 1.4 }
+        let regression = try #require(PerformanceRegression.judge(slower, baseline: Self.steady, tolerance: 0.1, host: "build-2"))
+        #expect(regression.message(suite: "PTests", name: "testSpeed") == "PTests.testSpeed: 0.057 s, 40% slower than 0.041 s on build-2")
+    }
+
+    @Test("Noise, a slowdown within the tolerance, an improvement, or too little to compare is no regression")
+    func notRegressions() {
+        let noisy = [0.039, 0.045, 0.041, 0.040, 0.043, 0.038, 0.046, 0.040, 0.041, 0.044]
+        #expect(PerformanceRegression.judge(noisy, baseline: Self.steady, tolerance: 0.1, host: "h") == nil)
+        #expect(PerformanceRegression.judge(Self.steady.map { $0 * 1.05 }, baseline: Self.steady, tolerance: 0.1, host: "h") == nil)
+        #expect(PerformanceRegression.judge(Self.steady.map { $0 * 0.5 }, baseline: Self.steady, tolerance: 0.1, host: "h") == nil)
+        #expect(PerformanceRegression.judge(Self.steady.map { $0 * 2 }, baseline: [], tolerance: 0.1, host: "h") == nil, "no baseline yet")
+        #expect(PerformanceRegression.judge([0.09, 0.09], baseline: Self.steady, tolerance: 0.1, host: "h") == nil, "two values prove nothing")
+    }
+
+    @Test("One outlier far slower does not make a run a regression: the median and the ranks decide")
+    func outlier() {
+        var values = Self.steady
+        values[3] = 0.400
+        #expect(PerformanceRegression.judge(values, baseline: Self.steady, tolerance: 0.1, host: "h") == nil)
+    }
+}
