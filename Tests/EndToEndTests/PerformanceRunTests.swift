@@ -28,7 +28,9 @@ struct PerformanceRunTests {
         ]
     }
 
-    @Test("A measure {} made far slower by one commit is a regression blamed on it; the same code run again is none")
+    @Test(
+        "A measure {} made far slower by one commit is a regression blamed on it; the same code run again is none; another host has its own baseline; --parallel still measures"
+    )
     func regression() async throws {
         let home = try TemporaryDirectory()
         let package = try FixturePackage()
@@ -40,7 +42,7 @@ struct PerformanceRunTests {
         let first = try await home.kilnRun()
         #expect(first.output.contains("result: succeeded"), "no baseline yet is no regression: \(first.output)")
         let measured = try #require(try await home.recorded(1).tests.first { $0.name == "testSpeed" }?.measurement)
-        #expect(measured.count == 10, "XCTest measures ten times: \(measured)")
+        #expect(measured.values.count == 10 && measured.baseline == nil, "XCTest measures ten times, against nothing yet: \(measured)")
         let second = try await home.kilnRun()
         #expect(second.output.contains("result: succeeded"), "the same code again: \(second.output)")
 
@@ -55,5 +57,24 @@ struct PerformanceRunTests {
         #expect(regression.introducedBy == [Committer(name: "Bob Builder", email: "bob@example.com", commit: slower)])
         #expect(three.integration.summary?[.performanceRegression] == 1)
         #expect(third.output.contains("performance regressions 1"), "\(third.output)")
+        let judged = try #require(three.tests.first { $0.name == "testSpeed" }?.measurement)
+        #expect((judged.change ?? 0) > 3 && judged.baseline != nil, "the measurement keeps its baseline and change: \(judged)")
+
+        // Another machine: the same slower code is its first measurement there, so no regression.
+        try home.write("kiln.yml", "host: build-2\n")
+        let fourth = try await home.kilnRun()
+        #expect(fourth.output.contains("result: succeeded"), "no baseline on build-2 yet: \(fourth.output)")
+        let four = try await home.recorded(4)
+        #expect(four.integration.host == "build-2")
+        #expect(four.tests.first { $0.name == "testSpeed" }?.measurement?.baseline == nil, "other hosts' measurements are no baseline")
+
+        // Under --parallel SwiftPM hides measurements: the measuring test runs again, serially.
+        try home.write("Bots/app.yml", "repository: {url: '\(repo.url)'}\nperformance: {tolerance: 300%}\ntest: {arguments: [--parallel]}\n")
+        let fifth = try await home.kilnRun()
+        #expect(fifth.output.contains("result: succeeded"), "\(fifth.output)")
+        let log = try String(contentsOfFile: home.url(".kiln/logs/app/5.log"), encoding: .utf8)
+        #expect(log.contains("measuring 1 test serially (--parallel hides measurements): MathTests.testSpeed"), "\(log)")
+        let parallel = try #require(try await home.recorded(5).tests.first { $0.name == "testSpeed" }?.measurement, "measured under --parallel")
+        #expect(parallel.values.count == 10 && parallel.baseline != nil, "judged against build-2's own baseline: \(parallel)")
     }
 }

@@ -72,7 +72,7 @@ struct OutputParserTests {
             Test Case 'PTests.testPlain' passed (0.001 seconds)
             """
         let tests = XCTestOutputParser.parse(output, root: "/work/app")
-        #expect(tests.map(\.measurement) == [[0.064259, 0.041, 0.0402], nil])
+        #expect(tests.map(\.measurement?.values) == [[0.064259, 0.041, 0.0402], nil])
     }
 
     @Test("XCTest with --parallel: announced tests pass unless their output says otherwise")

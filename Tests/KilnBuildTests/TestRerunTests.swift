@@ -1,6 +1,7 @@
 import Foundation
 import KilnBuild
 import KilnCore
+import KilnTestSupport
 import Testing
 
 @Suite("Re-running failed tests")
@@ -45,6 +46,55 @@ struct TestRerunTests {
         #expect(try matches(stPattern, "LibTests.SwiftMath/adds()/LibTests.swift:4:6"))
         #expect(try matches(stPattern, "LibTests.SwiftMath/Nested/adds()/LibTests.swift:9:6"))
         #expect(try !matches(stPattern, "LibTests.SwiftMath/addsAgain()/LibTests.swift:5:6"))
+    }
+
+    @Test("A serial re-run, for measurements --parallel hides, drops --parallel and --num-workers and keeps the rest")
+    func serialArguments() {
+        let arguments = TestRerun.arguments(
+            for: [xctest], configuration: "debug", events: "/e",
+            botArguments: ["--parallel", "--num-workers", "4", "--num-workers=2", "-Xswiftc", "-DCI"],
+            serial: true)
+        #expect(
+            arguments == [
+                "test", "--skip-build", "-c", "debug", "--experimental-event-stream-output", "/e", "-Xswiftc", "-DCI", "--filter",
+                #"(^|\.)MathTests/(.*/)?testAdds(/|$)"#,
+            ])
+    }
+
+    @Test("The tests that call measure are found in the package's test sources, by suite and function")
+    func measuringTests() throws {
+        let package = try TemporaryDirectory()
+        try package.write(
+            "Tests/LibTests/SpeedTests.swift",
+            """
+            import XCTest
+
+            final class SpeedTests: XCTestCase {
+                func testSort() {
+                    measure { _ = (0..<1000).sorted() }
+                }
+                func testPlain() { XCTAssertTrue(true) }  // measure { } in a comment is not a call
+                func testMetrics() {
+                    measure(metrics: [XCTClockMetric()]) { _ = 1 }
+                }
+                func testNamedLikeIt() { measureSomething() }
+            }
+            final class OtherTests: XCTestCase {
+                func testSort() { XCTAssertTrue(true) }
+            }
+
+            """)
+        let passed = { (suite: String, name: String) in TestCase(suite: suite, name: name, status: .passed, duration: 0.1) }
+        let tests = [
+            passed("SpeedTests", "testSort"), passed("SpeedTests", "testPlain"), passed("SpeedTests", "testMetrics"),
+            passed("SpeedTests", "testNamedLikeIt"), passed("OtherTests", "testSort"),
+        ]
+        let found = MeasuringTests.find(tests, packageAt: package.path)
+        #expect(found.map(\.key) == ["SpeedTests/testSort", "SpeedTests/testMetrics"])
+        var measured = tests
+        measured[0].measurement = TestMeasurement(values: [0.1, 0.1, 0.1])
+        measured[2].status = .failed
+        #expect(MeasuringTests.find(measured, packageAt: package.path).isEmpty, "measured already, or failed: nothing to run again")
     }
 
     @Test("A failure that passes when run again becomes flaky; one that fails again stays failed")

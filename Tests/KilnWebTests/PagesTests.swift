@@ -165,6 +165,53 @@ struct PagesTests {
         #expect(try await web.get("/api/bots/nobody/tests/S/t").status == 404)
     }
 
+    @Test("Measurements: the integration page lists value, baseline and change; the test page charts them per host; the API has them")
+    func measurements() async throws {
+        let web = try await WebFixture.start(bots: ["app": Bots.app])
+        defer { Task { await web.stop() } }
+        let measured = { (values: [Double], baseline: Double?) in
+            TestCase(
+                suite: "MathTests", name: "testSpeed", status: .passed, duration: 0.6,
+                measurement: TestMeasurement(values: values, baseline: baseline))
+        }
+        let plain = TestCase(suite: "MathTests", name: "testAdds", status: .passed, duration: 0.01)
+        try await web.integrate(
+            "app", result: .succeeded, outcome: IntegrationOutcome(result: .succeeded, tests: [measured([0.040, 0.041, 0.042], nil), plain]))
+        try await web.integrate(
+            "app", result: .succeeded, outcome: IntegrationOutcome(result: .succeeded, tests: [measured([0.039, 0.040, 0.041], 0.041)]))
+        let regression = IntegrationIssue(
+            type: .performanceRegression, message: "MathTests.testSpeed: 0.061 s, 51% slower than 0.040 s on test", file: nil, line: nil,
+            fingerprint: "p1")
+        let slower = try await web.integrate(
+            "app", result: .testFailures,
+            outcome: IntegrationOutcome(result: .testFailures, tests: [measured([0.060, 0.061, 0.062], 0.0405)], issues: [regression]))
+
+        let page = try await web.get("/bots/app/integrations/\(slower.number)").text
+        #expect(page.contains("<h2>Measurements</h2>"), "\(page)")
+        #expect(
+            page.contains(
+                "<td>MathTests</td><td><a href=\"/bots/app/tests/MathTests/testSpeed\">testSpeed</a></td><td>0.061 s</td><td>0.041 s</td><td class=\"bad\">+51 %</td>"
+            ), "\(page)")
+        let first = try await web.get("/bots/app/integrations/1").text
+        #expect(first.contains("<td>0.041 s</td><td>none yet</td><td class=\"\">—</td>"), "no baseline yet: \(first)")
+        let listed = first.components(separatedBy: "<h2>Measurements</h2>").last?.components(separatedBy: "</table>").first ?? ""
+        #expect(listed.contains("testSpeed") && !listed.contains("testAdds"), "a test that measures nothing is not listed: \(listed)")
+
+        let test = try await web.get("/bots/app/tests/MathTests/testSpeed").text
+        #expect(test.contains("Time measured on test: <strong>0.061 s</strong>"), "\(test)")
+        #expect(test.contains("dashed: baseline") && test.contains("stroke-dasharray"), "\(test)")
+        #expect(test.contains("<td>0.061 s (+51 %)</td>"), "\(test)")
+
+        let api = try await web.get("/api/bots/app/integrations/\(slower.number)").text
+        let json = try JSONSerialization.jsonObject(with: Data(api.utf8)) as? [String: Any]
+        let measurement = (json?["tests"] as? [[String: Any]])?.first?["measurement"] as? [String: Any]
+        #expect(measurement?["values"] as? [Double] == [0.060, 0.061, 0.062], "\(api)")
+        #expect(measurement?["median"] as? Double == 0.061 && measurement?["baseline"] as? Double == 0.0405, "\(api)")
+        #expect(abs((measurement?["change"] as? Double ?? 0) - 0.506) < 0.001, "\(api)")
+        let history = try await web.get("/api/bots/app/tests/MathTests/testSpeed").text
+        #expect(history.contains("\"measurement\":{"), "\(history)")
+    }
+
     @Test("A quarantined failure is shown apart and counted as such; the bot page lists quarantined tests with their last results")
     func quarantinedTests() async throws {
         let web = try await WebFixture.start(bots: ["app": Bots.app])

@@ -68,7 +68,8 @@ public struct XCTestOutputParser: Sendable {
             tests.append(
                 TestCase(
                     suite: identifier.suite, name: identifier.name, status: status, duration: duration,
-                    message: status == .passed ? nil : failure?.message, file: failure?.file, line: failure?.line, measurement: measured))
+                    message: status == .passed ? nil : failure?.message, file: failure?.file, line: failure?.line,
+                    measurement: measured.map { TestMeasurement(values: $0) }))
             running = nil
             failure = nil
             measured = nil

@@ -143,6 +143,16 @@ public struct PackageBuild: Sendable {
         return try await runTests(arguments, commit: commit)
     }
 
+    /// Runs `tests` again, serially, for what `--parallel` hid: their measurements.
+    public func measure(_ tests: [TestCase], commit: String?) async throws(ProcessError) -> (tests: [TestCase], end: ProcessEnd) {
+        let arguments = TestRerun.arguments(
+            for: tests, configuration: configuration, events: testEvents, botArguments: bot.test.arguments, serial: true)
+        return try await runTests(arguments, commit: commit)
+    }
+
+    /// Whether the bot's tests run in parallel, which hides XCTest's measurements.
+    public var testsRunInParallel: Bool { bot.test.arguments.contains("--parallel") }
+
     /// `swift test` with `arguments`: its tests from XCTest's output and Swift Testing's events.
     private func runTests(_ arguments: [String], commit: String?) async throws(ProcessError) -> (tests: [TestCase], end: ProcessEnd) {
         try? FileManager.default.removeItem(atPath: testEvents)

@@ -20,16 +20,20 @@ public enum TestRerun {
     /// `swift test` arguments that run exactly `tests`: one `--filter` per test (SwiftPM runs the
     /// union), matching XCTest's `Module.Class/test` and Swift Testing's
     /// `Module.Suite/[Nested/]function()/File.swift:line:column`. The bot's own `--filter` and
-    /// `--skip` are left out (they would widen or hide the selection); its other arguments stay.
-    public static func arguments(for tests: [TestCase], configuration: String, events: String, botArguments: [String]) -> [String] {
+    /// `--skip` are left out (they would widen or hide the selection); its other arguments stay,
+    /// except `--parallel` and `--num-workers` when the run must be `serial`.
+    public static func arguments(
+        for tests: [TestCase], configuration: String, events: String, botArguments: [String], serial: Bool = false
+    ) -> [String] {
+        let dropped = serial ? ["--filter", "--skip", "--num-workers"] : ["--filter", "--skip"]
         var kept: [String] = []
         var skipNext = false
         for argument in botArguments {
             if skipNext {
                 skipNext = false
-            } else if argument == "--filter" || argument == "--skip" {
+            } else if dropped.contains(argument) {
                 skipNext = true
-            } else if !argument.hasPrefix("--filter="), !argument.hasPrefix("--skip=") {
+            } else if !dropped.contains(where: { argument.hasPrefix($0 + "=") }), !(serial && argument == "--parallel") {
                 kept.append(argument)
             }
         }

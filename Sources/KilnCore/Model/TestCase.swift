@@ -10,13 +10,12 @@ public struct TestCase: Sendable, Hashable {
     public var line: Int?
     /// It ran under quarantine (`test.quarantine`): a failure fails nothing and mails nobody.
     public var quarantined: Bool
-    /// What XCTest's `measure {}` measured, in seconds of wall-clock time (one value per
-    /// iteration); nil for a test that measures nothing.
-    public var measurement: [Double]?
+    /// What XCTest's `measure {}` measured; nil for a test that measures nothing.
+    public var measurement: TestMeasurement?
 
     public init(
         suite: String, name: String, status: TestStatus, duration: Double, message: String? = nil, file: String? = nil, line: Int? = nil,
-        quarantined: Bool = false, measurement: [Double]? = nil
+        quarantined: Bool = false, measurement: TestMeasurement? = nil
     ) {
         self.suite = suite
         self.name = name

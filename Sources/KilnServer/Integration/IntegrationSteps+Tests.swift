@@ -19,6 +19,7 @@ extension IntegrationSteps {
             tested.tests[index].quarantined = true
         }
         try await rerunFailures(package, tested: &tested)
+        try await measureSerially(package, tested: &tested)
         await flakyByHistory(&tested.tests)
         let flaky = tested.tests.filter { $0.status == .flaky }
         if !flaky.isEmpty {
@@ -46,6 +47,22 @@ extension IntegrationSteps {
         }
     }
 
+    /// Under `--parallel`, SwiftPM prints only failing tests' output, and with it every
+    /// measurement: the passing tests that call `measure` run again, serially, for their values.
+    mutating func measureSerially(_ package: PackageBuild, tested: inout TestOutput) async throws(Stop) {
+        guard package.testsRunInParallel else { return }
+        let measuring = MeasuringTests.find(tested.tests, packageAt: workspace.directory)
+        guard !measuring.isEmpty else { return }
+        let names = measuring.map { "\($0.suite).\($0.name)" }.joined(separator: ", ")
+        await log.header("measuring \(measuring.count) test\(measuring.count == 1 ? "" : "s") serially (--parallel hides measurements): \(names)")
+        let run = try await attempt { [commit] in try await package.measure(measuring, commit: commit) }
+        _ = try ended(run.end)
+        for measured in run.tests where measured.status == .passed {
+            guard let measurement = measured.measurement, let index = tested.tests.firstIndex(where: { $0.key == measured.key }) else { continue }
+            tested.tests[index].measurement = measurement
+        }
+    }
+
     /// A failure of a test whose own history says it is flaky (a re-run that passed, a commit it
     /// both passed and failed on, a result that keeps changing) is a flaky failure: it blames
     /// nobody. Its message says why.
@@ -62,22 +79,48 @@ extension IntegrationSteps {
         }
     }
 
+    /// How many times a measurement that looks regressed is measured again before it counts:
+    /// a slowdown that is real is there every time, a busy moment of the machine is not.
+    static let performanceConfirmations = 2
+
     /// Each passing test that measured something, judged against the same test's measurements
     /// in the bot's latest branch integrations on this host (`performance.baseline` of them;
-    /// machines differ, so other hosts' do not count). No baseline yet is no regression.
-    func performanceRegressions(_ tests: [TestCase]) async -> [MeasuredRegression] {
+    /// machines differ, so other hosts' do not count). No baseline yet is no regression. A test
+    /// that looks regressed is measured again, alone and serially, and is a regression only if
+    /// it is every time. Each measurement keeps the median of its baseline, for the pages.
+    func performanceRegressions(_ package: PackageBuild, tests: inout [TestCase]) async throws(Stop) -> [MeasuredRegression] {
         guard integration.bisectionID == nil, let host = integration.host else { return [] }
         var found: [MeasuredRegression] = []
-        for test in tests where test.status == .passed {
-            guard let values = test.measurement,
+        let tolerance = bot.performance.tolerance
+        for index in tests.indices where tests[index].status == .passed {
+            let test = tests[index]
+            guard let measurement = test.measurement,
                 let history = try? await store.testHistory(bot: bot.name, suite: test.suite, name: test.name, limit: Self.historyWindow)
             else { continue }
-            let baseline = history.runs.filter { $0.host == host }.compactMap(\.test.measurement).prefix(bot.performance.baseline)
-            if let regression = PerformanceRegression.judge(
-                values, baseline: Array(baseline.joined()), tolerance: bot.performance.tolerance, host: host)
-            {
-                found.append(MeasuredRegression(test: test, regression: regression))
-                await log.note(regression.message(suite: test.suite, name: test.name))
+            let runs = history.runs.filter { $0.host == host }.compactMap(\.test.measurement?.values).prefix(bot.performance.baseline)
+            let baseline = Array(runs.joined())
+            tests[index].measurement?.baseline = baseline.isEmpty ? nil : PerformanceRegression.median(baseline)
+            let judge = { (values: [Double]) in
+                PerformanceRegression.judge(values, baseline: baseline, tolerance: tolerance, host: host)
+            }
+            guard var regression = judge(measurement.values) else { continue }
+            for round in 1...Self.performanceConfirmations {
+                await log.header(
+                    "measuring \(test.suite).\(test.name) again (\(round) of \(Self.performanceConfirmations)): \(regression.message(suite: test.suite, name: test.name))"
+                )
+                let again = try await attempt { [commit] in try await package.measure([test], commit: commit) }
+                _ = try ended(again.end)
+                let values = again.tests.first { $0.key == test.key && $0.status == .passed }?.measurement?.values
+                guard let values, let confirmed = judge(values) else {
+                    await log.note("\(test.suite).\(test.name) is not slower when measured again: the machine was busy, not the code slower")
+                    tests[index].measurement?.values = values ?? measurement.values
+                    break
+                }
+                regression = confirmed
+                if round == Self.performanceConfirmations {
+                    found.append(MeasuredRegression(test: tests[index], regression: regression))
+                    await log.note(regression.message(suite: test.suite, name: test.name))
+                }
             }
         }
         return found

@@ -50,8 +50,8 @@ struct IntegrationSteps {
             try await runTriggers(.before, result: nil)
             let package = PackageBuild(workspace: workspace, layout: sequencer.layout)
             let built = try await build(package)
-            let tested = try await test(package, built: built)
-            let regressed = await performanceRegressions(tested.tests)
+            var tested = try await test(package, built: built)
+            let regressed = try await performanceRegressions(package, tests: &tested.tests)
             let analyzed = try await analyze(package)
             var outcome = try await process(package, built: built, tested: tested, analyzed: analyzed, regressed: regressed)
             // An after trigger cannot change the result; how it ended is in the log and the trigger

@@ -111,7 +111,7 @@ extension TestCase {
         self.init(
             suite: row["suite"], name: row["name"], status: row["status"], duration: row["duration"], message: row["message"],
             file: row["file"], line: row["line"], quarantined: row["quarantined"],
-            measurement: (row["measurement"] as String?).map { JSON.decode([Double].self, from: $0, default: []) })
+            measurement: (row["measurement"] as String?).flatMap { JSON.decode(TestMeasurement?.self, from: $0, default: nil) })
     }
 }
 

@@ -19,7 +19,11 @@ extension API {
                     type: $0.type, message: $0.message, file: $0.file, line: $0.line, status: $0.status,
                     introducedBy: $0.introducedBy.map { Committer(name: $0.name, email: $0.email, commit: $0.commit, bisected: $0.bisected) })
             }
-            tests = detail.tests.map { Test(suite: $0.suite, name: $0.name, status: $0.status, duration: $0.duration, quarantined: $0.quarantined) }
+            tests = detail.tests.map {
+                Test(
+                    suite: $0.suite, name: $0.name, status: $0.status, duration: $0.duration, quarantined: $0.quarantined,
+                    measurement: $0.measurement.map(Measurement.init))
+            }
         }
 
         enum CodingKeys: String, CodingKey { case steps, commits, issues, tests }
@@ -72,6 +76,25 @@ extension API {
         public var duration: Double
         /// It ran under `test.quarantine`: a failure fails nothing.
         public var quarantined: Bool
+        /// What its `measure {}` measured; null for a test that measures nothing.
+        @Nullable public var measurement: Measurement?
+    }
+
+    /// A test's measurement: `values` and their `median` in seconds, the `baseline` it was judged
+    /// against (the median of the same host's latest measurements; null when there was none) and
+    /// the `change` against it (a fraction: 0.38 is 38 % slower, negative is faster).
+    public struct Measurement: Encodable, Sendable, Hashable {
+        public var values: [Double]
+        public var median: Double
+        @Nullable public var baseline: Double?
+        @Nullable public var change: Double?
+
+        init(_ measurement: TestMeasurement) {
+            values = measurement.values
+            median = measurement.median
+            baseline = measurement.baseline
+            change = measurement.change
+        }
     }
 
     /// `GET /api/bots/{bot}/tests/{suite}/{name}`: a test's results on the bot's branch, newest
@@ -85,6 +108,7 @@ extension API {
             @Nullable public var host: String?
             @Nullable public var endedAt: Date?
             @Nullable public var message: String?
+            @Nullable public var measurement: Measurement?
         }
 
         public var bot: String
@@ -105,7 +129,7 @@ extension API {
             results = history.runs.map {
                 Result(
                     integration: $0.number, commit: $0.commit, status: $0.test.status, duration: $0.test.duration, host: $0.host,
-                    endedAt: $0.endedAt, message: $0.test.message)
+                    endedAt: $0.endedAt, message: $0.test.message, measurement: $0.test.measurement.map(Measurement.init))
             }
         }
     }

@@ -15,26 +15,37 @@ struct TrendChart {
     static let width = 300
     static let height = 60
 
-    /// A line over `values` (oldest first), scaled to the chart; nil values are skipped.
-    init(title: String, values: [Double?], format: (Double) -> String) {
+    /// A line over `values` (oldest first), scaled to the chart; nil values are skipped. A
+    /// `reference` series (the baseline each value was judged against) is drawn dashed on the
+    /// same scale.
+    init(title: String, values: [Double?], reference: [Double?]? = nil, format: (Double) -> String) {
         self.title = title
         let present = values.compactMap { $0 }
         empty = present.isEmpty
-        let low = present.min() ?? 0
-        let high = present.max() ?? 0
+        let scale = present + (reference ?? []).compactMap { $0 }
+        let low = scale.min() ?? 0
+        let high = scale.max() ?? 0
         self.low = present.isEmpty ? "" : format(low)
         self.high = present.isEmpty ? "" : format(high)
         latest = present.last.map(format) ?? "—"
+        svgPoints = Self.points(values, low: low, high: high)
+        referencePoints = reference.map { Self.points($0, low: low, high: high) }.flatMap { $0.isEmpty ? nil : $0 }
+    }
+
+    /// A dashed second line (the baseline), or nil.
+    var referencePoints: String?
+
+    private static func points(_ values: [Double?], low: Double, high: Double) -> String {
         let span = high - low
-        let step = values.count > 1 ? Double(Self.width - 4) / Double(values.count - 1) : 0
+        let step = values.count > 1 ? Double(width - 4) / Double(values.count - 1) : 0
         var points: [String] = []
         for (index, value) in values.enumerated() {
             guard let value else { continue }
             let x = 2 + Double(index) * step
-            let y = span > 0 ? 2 + (1 - (value - low) / span) * Double(Self.height - 4) : Double(Self.height) / 2
+            let y = span > 0 ? 2 + (1 - (value - low) / span) * Double(height - 4) : Double(height) / 2
             points.append(String(format: "%.1f,%.1f", x, y))
         }
-        svgPoints = points.joined(separator: " ")
+        return points.joined(separator: " ")
     }
 }
 

@@ -41,6 +41,18 @@ struct TestView {
     var url: String
 }
 
+/// A test's `measure {}` in this integration, against its baseline on the same host.
+struct MeasurementView {
+    var suite: String
+    var name: String
+    var url: String
+    var value: String
+    var baseline: String
+    var change: String
+    /// `bad` for a regression, `good` for a measurement faster than its baseline.
+    var tone: String
+}
+
 struct TriggerView {
     var name: String
     var phase: String
@@ -83,6 +95,8 @@ struct IntegrationPage {
     var quarantinedFailures: [TestView]
     /// "1 quarantined failure", for the summary; nil without any.
     var quarantinedText: String?
+    var measurements: [MeasurementView]
+    var hasMeasurements: Bool
     var tests: [TestView]
     var hasTests: Bool
     var testsShown: Int

@@ -148,6 +148,17 @@ struct PagesController {
         let failing = detail.tests.filter(\.counts).map(testView)
         let flaky = detail.tests.filter { $0.status == .flaky }.map(testView)
         let quarantined = detail.tests.filter { $0.status == .failed && $0.quarantined }.map(testView)
+        let regressed = detail.issues.filter { $0.type == .performanceRegression && $0.status != .resolved }.map(\.message)
+        let measurements = detail.tests.compactMap { test in
+            test.measurement.map { measurement in
+                let slower = regressed.contains { $0.hasPrefix("\(test.suite).\(test.name): ") }
+                return MeasurementView(
+                    suite: test.suite, name: test.name, url: TestAddress.path(bot: integration.bot, suite: test.suite, name: test.name),
+                    value: PerformanceRegression.seconds(measurement.median),
+                    baseline: measurement.baseline.map(PerformanceRegression.seconds) ?? "none yet", change: measurement.changeText ?? "—",
+                    tone: slower ? "bad" : (measurement.change ?? 0) < 0 ? "good" : "")
+            }
+        }
         let tail = await LogController.tail(of: integration, in: store)
         let page = IntegrationPage(
             title: "\(integration.bot) #\(integration.number) · Kiln", bot: integration.bot, botURL: "/bots/\(integration.bot)",
@@ -168,6 +179,7 @@ struct PagesController {
             hasFailingTests: !failing.isEmpty, flakyTests: flaky,
             flakyText: flaky.isEmpty ? nil : "\(flaky.count) flaky test\(flaky.count == 1 ? "" : "s")", quarantinedFailures: quarantined,
             quarantinedText: quarantined.isEmpty ? nil : "\(quarantined.count) quarantined failure\(quarantined.count == 1 ? "" : "s")",
+            measurements: measurements, hasMeasurements: !measurements.isEmpty,
             tests: detail.tests.prefix(Self.testsShown).map(testView), hasTests: !detail.tests.isEmpty,
             testsShown: min(detail.tests.count, Self.testsShown), testsTotal: detail.tests.count, testsCut: detail.tests.count > Self.testsShown,
             triggers: detail.triggers.map {

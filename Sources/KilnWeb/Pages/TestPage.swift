@@ -14,6 +14,8 @@ struct TestRunView {
     var host: String
     var endedAt: String
     var message: String?
+    /// The median of its `measure {}` and the change against the baseline, or nil.
+    var measured: String?
 }
 
 struct TestPage {
@@ -28,6 +30,8 @@ struct TestPage {
     var charts: [TrendChart]
     var runs: [TestRunView]
     var hasRuns: Bool
+    /// Whether any run measured something: the table gains a column.
+    var measures: Bool
 
     init(bot: String, history: TestHistory) {
         title = "\(history.suite).\(history.name) · \(bot) · Kiln"
@@ -43,14 +47,29 @@ struct TestPage {
         flipRate =
             history.flipRate.map { "\(Int(($0 * 100).rounded())) % (\(history.flips) change\(history.flips == 1 ? "" : "s") of result)" }
             ?? "—"
-        charts = [TrendChart(title: "Duration", values: history.runs.reversed().map(\.test.duration), format: DurationText.prose)]
+        let oldestFirst = Array(history.runs.reversed())
+        charts = [TrendChart(title: "Duration", values: oldestFirst.map(\.test.duration), format: DurationText.prose)]
+        // One chart per host that measured it (machines differ, and so do their baselines).
+        var hosts: [String] = []
+        for run in oldestFirst where run.test.measurement != nil && !hosts.contains(run.host ?? "") { hosts.append(run.host ?? "") }
+        for host in hosts {
+            let measured = oldestFirst.filter { $0.host ?? "" == host }.compactMap(\.test.measurement)
+            charts.append(
+                TrendChart(
+                    title: "Time measured on \(host.isEmpty ? "an unnamed host" : host)", values: measured.map(\.median),
+                    reference: measured.map(\.baseline), format: PerformanceRegression.seconds))
+        }
         runs = history.runs.map { run in
             TestRunView(
                 number: run.number, url: "/bots/\(bot)/integrations/\(run.number)", status: run.test.status.rawValue,
                 tone: Self.tone(run.test.status), duration: DurationText.prose(run.test.duration), commit: Formatting.shortSHA(run.commit),
-                host: run.host ?? "", endedAt: Formatting.iso(run.endedAt), message: run.test.message)
+                host: run.host ?? "", endedAt: Formatting.iso(run.endedAt), message: run.test.message,
+                measured: run.test.measurement.map { measurement in
+                    PerformanceRegression.seconds(measurement.median) + (measurement.changeText.map { " (\($0))" } ?? "")
+                })
         }
         hasRuns = !runs.isEmpty
+        measures = runs.contains { $0.measured != nil }
     }
 
     static func tone(_ status: TestStatus) -> String {
