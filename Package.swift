@@ -47,7 +47,7 @@ let package = Package(
         ),
         .target(
             name: "KilnBuild",
-            dependencies: ["KilnCore", .product(name: "Subprocess", package: "swift-subprocess")],
+            dependencies: ["KilnCore", .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "Crypto", package: "swift-crypto")],
             exclude: ["README.md"]
         ),
         .target(

@@ -44,6 +44,7 @@ public func buildWebApplication(
     HealthController().addRoutes(to: router)
     PagesController(store: web.store, assets: web.assets, cache: cache).addRoutes(to: router)
     LogController(store: web.store).addRoutes(to: router)
+    AssetController(store: web.store, bots: web.bots).addRoutes(to: router)
     APIController(store: web.store, cache: cache).addRoutes(to: router)
     WebhookController(store: web.store, bots: web.bots, secret: web.webhookSecret, logger: logger).addRoutes(to: router)
     MetricsController(store: web.store, registry: metrics, host: web.host).addRoutes(to: router)

@@ -110,6 +110,16 @@ struct BotFileDecodingTests {
         let analyzing = "repository: {url: /srv/git/app.git}\nanalyze: {lint: true, api-breakage: error}\n"
         #expect(try BotFile.decode(analyzing, file: "Bots/app.yml").analyze == AnalyzeSettings(lint: true, apiBreakage: .error))
         #expect(try BotFile.decode("repository: {url: /srv/git/app.git}\n", file: "Bots/app.yml").analyze.enabled == false)
+        let archiving = """
+            repository: {url: /srv/git/app.git}
+            archive: {products: [kiln], arguments: [--static-swift-stdlib], files: ['docs/**/*.html'], on: [succeeded], max-size: 20MB}
+            """
+        #expect(
+            try BotFile.decode(archiving, file: "Bots/app.yml").archive
+                == ArchiveSettings(
+                    products: ["kiln"], arguments: ["--static-swift-stdlib"], files: ["docs/**/*.html"], on: [.succeeded], maxSize: 20_000_000))
+        let defaults = try BotFile.decode("repository: {url: /srv/git/app.git}\n", file: "Bots/app.yml").archive
+        #expect(!defaults.enabled && defaults.on == [.succeeded, .warnings] && defaults.maxSize == 512 << 20)
         #expect(bot.sandbox == .bubblewrap)
         #expect(
             bot.environment == [

@@ -14,6 +14,18 @@ struct InvalidBotFile: Sendable, CustomTestStringConvertible {
 struct BotFileProblemTests {
     static let cases: [InvalidBotFile] = [
         InvalidBotFile(
+            label: "archive values",
+            yaml: """
+                repository: {url: https://github.com/example/app.git}
+                archive: {products: [../kiln], files: [/etc/passwd], on: [succeded], max-size: lots}
+                """,
+            expected: [
+                "2:21: error: 'products' names executable products of the package, not '../kiln'",
+                "2:39: error: 'files' are globs inside the workspace, not '/etc/passwd'",
+                "2:59: error: 'on' value 'succeded' is not a result (did you mean 'succeeded'?)",
+                "2:80: error: 'max-size' must be a size such as 512MiB or 20MB, not 'lots'",
+            ]),
+        InvalidBotFile(
             label: "analyze values",
             yaml: """
                 repository: {url: https://github.com/example/app.git}

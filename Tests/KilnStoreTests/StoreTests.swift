@@ -16,14 +16,14 @@ struct StoreMigrationTests {
             #expect(
                 try await store.appliedMigrations() == [
                     "v1", "v2: notifications", "v3: hosts and claims", "v4: pull requests and commit statuses", "v5: one schema",
-                    "v6: issue counts by kind", "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements",
+                    "v6: issue counts by kind", "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements", "v11: assets",
                 ])
             #expect(try await store.integrityCheck() == "ok")
         case let store as PostgresStore:
             #expect(
                 try await store.appliedMigrations() == [
                     "v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema", "v6: issue counts by kind",
-                    "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements",
+                    "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements", "v11: assets",
                 ])
         default:
             Issue.record("not a store of either engine")
@@ -64,7 +64,7 @@ struct StoreMigrationTests {
         store.close()
     }
 
-    @Test("Both engines have the same tables with the same columns (but PostgreSQL's logs and migrations)")
+    @Test("Both engines have the same tables with the same columns (but PostgreSQL's logs, asset bytes and migrations)")
     func oneSchema() async throws {
         let (first, second) = (try await TestStore(.sqlite), try await TestStore(.postgres))
         let sqlite = try #require(first.store as? SQLiteStore)
@@ -81,7 +81,7 @@ struct StoreMigrationTests {
             try db.rows(
                 """
                 SELECT table_name, column_name FROM information_schema.columns
-                WHERE table_schema = current_schema() AND table_name NOT IN ('log_chunk', 'kiln_migration')
+                WHERE table_schema = current_schema() AND table_name NOT IN ('log_chunk', 'asset_chunk', 'kiln_migration')
                 """
             ).map { "\($0["table_name"] as String).\($0["column_name"] as String)" }
         }
@@ -122,7 +122,7 @@ struct StoreMigrationTests {
             #expect(
                 try await store.appliedMigrations() == [
                     "v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema", "v6: issue counts by kind",
-                    "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements",
+                    "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements", "v11: assets",
                 ])
         }
         _ = try await stores[0].enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())

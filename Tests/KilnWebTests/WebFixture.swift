@@ -72,6 +72,7 @@ final class WebFixture: Sendable {
         var status: Int
         var contentType: String
         var body: Data
+        var headers: [String: String] = [:]
         var text: String { String(decoding: body, as: UTF8.self) }
         func json() throws -> Any { try JSONSerialization.jsonObject(with: body) }
     }
@@ -79,6 +80,21 @@ final class WebFixture: Sendable {
     func get(_ path: String) async throws -> Reply {
         try await send(URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)"))))
     }
+
+    /// A GET with request headers, past any cache (so that a 304 is seen as the server sent it).
+    func get(_ path: String, headers: [String: String]) async throws -> Reply {
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")))
+        request.cachePolicy = .reloadIgnoringLocalCacheData
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return try await send(request, session: Self.uncached)
+    }
+
+    static let uncached: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return URLSession(configuration: configuration)
+    }()
 
     func post(_ path: String, body: Data, headers: [String: String]) async throws -> Reply {
         var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")))
@@ -88,15 +104,19 @@ final class WebFixture: Sendable {
         return try await send(request)
     }
 
-    private func send(_ request: URLRequest) async throws -> Reply {
+    private func send(_ request: URLRequest, session: URLSession = .shared) async throws -> Reply {
         // URLSession's 60 s counts the time a request waits for one of its few connections to
         // the host: a burst of 200 on a loaded machine can wait that long, and these tests are
         // about what is answered, not how fast.
         var request = request
         request.timeoutInterval = 300
-        let (body, response) = try await URLSession.shared.data(for: request)
+        let (body, response) = try await session.data(for: request)
         guard let http = response as? HTTPURLResponse else { throw FixtureError.notHTTP }
-        return Reply(status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type") ?? "", body: body)
+        var headers: [String: String] = [:]
+        for (name, value) in http.allHeaderFields {
+            if let name = name as? String, let value = value as? String { headers[name.lowercased()] = value }
+        }
+        return Reply(status: http.statusCode, contentType: http.value(forHTTPHeaderField: "Content-Type") ?? "", body: body, headers: headers)
     }
 
     /// Records a completed integration of `bot` with everything the pages show.

@@ -23,6 +23,9 @@ public struct Workspace: Sendable {
     public let home: String
     public let log: IntegrationLog
     public let deadline: ContinuousClock.Instant
+    /// The integration's archive (`KILN_ARCHIVE`) and its unpacked contents (`KILN_ASSETS`), for
+    /// after triggers, once the `archiving` step made and kept one.
+    public var archive: (file: String, contents: String)?
     /// `KILN_MARK` of every process of this integration (see `DataDirectory.processMark`).
     public let mark: String
     let layout: DataDirectory
@@ -49,6 +52,9 @@ public struct Workspace: Sendable {
         self.mark = layout.processMark(bot: bot.name)
         self.hidden = hidden
     }
+
+    /// Where the `archiving` step packs: in the bot's HOME, which a sandboxed build may write.
+    public var archiveDirectory: String { home + "/.kiln-archive" }
 
     /// Whether this integration runs a fork's code: no secrets, a workspace of its own, confined.
     public var fromFork: Bool { pullRequest?.fork == true }
@@ -111,6 +117,10 @@ public struct Workspace: Sendable {
             variables["KILN_PULL_REQUEST_HEAD"] = pullRequest.head
         }
         if let result { variables["KILN_RESULT"] = result.rawValue }
+        if let archive {
+            variables["KILN_ARCHIVE"] = archive.file
+            variables["KILN_ASSETS"] = archive.contents
+        }
         return variables
     }
 

@@ -102,4 +102,38 @@ extension BotFile {
             performance.regressions = value
         }
     }
+
+    /// `archive: {products: [NAME], arguments: [...], files: [GLOB], on: [RESULT], max-size: 512MiB, pull-requests: false}`.
+    static func decodeArchive(_ node: Node, path: ConfigPath, into archive: inout ArchiveSettings, reader: ConfigReader) {
+        guard let fields = reader.mapping(node, path: path, keys: ["products", "arguments", "files", "on", "max-size", "pull-requests"]) else {
+            return
+        }
+        if let node = fields["products"], let names = reader.strings(node, path: fields.path("products")) {
+            for name in names where name.isEmpty || name.contains("/") || name.hasPrefix("-") {
+                reader.error("'products' names executable products of the package, not '\(name)'", at: node, path: fields.path("products"))
+            }
+            archive.products = names
+        }
+        if let node = fields["arguments"], let values = reader.strings(node, path: fields.path("arguments")) { archive.arguments = values }
+        if let node = fields["files"], let globs = reader.strings(node, path: fields.path("files")) {
+            for glob in globs where glob.hasPrefix("/") || glob.split(separator: "/").contains("..") {
+                reader.error("'files' are globs inside the workspace, not '\(glob)'", at: node, path: fields.path("files"))
+            }
+            archive.files = globs
+        }
+        if let node = fields["on"],
+            let names = reader.choices(node, path: fields.path("on"), names: IntegrationResult.allCases.map(\.rawValue), what: "a result")
+        {
+            archive.on = Set(names.compactMap(IntegrationResult.init(rawValue:)))
+        }
+        if let node = fields["max-size"] {
+            let text = reader.string(node, path: fields.path("max-size"), expected: "a size such as 512MiB")
+            if let text, let bytes = ArchiveSettings.bytes(text) {
+                archive.maxSize = bytes
+            } else if text != nil {
+                reader.error("'max-size' must be a size such as 512MiB or 20MB, not '\(text ?? "")'", at: node, path: fields.path("max-size"))
+            }
+        }
+        if let node = fields["pull-requests"], let value = reader.bool(node, path: fields.path("pull-requests")) { archive.pullRequests = value }
+    }
 }

@@ -29,6 +29,8 @@ public struct Bot: Sendable, Hashable {
     public var analyze: AnalyzeSettings
     /// How measurements are judged against their baseline.
     public var performance: PerformanceSettings
+    /// What is built in release configuration and kept as the integration's asset.
+    public var archive: ArchiveSettings
 
     public init(
         name: String,
@@ -48,7 +50,8 @@ public struct Bot: Sendable, Hashable {
         forge: ForgeSettings? = nil,
         bisect: BisectSettings = BisectSettings(),
         analyze: AnalyzeSettings = AnalyzeSettings(),
-        performance: PerformanceSettings = PerformanceSettings()
+        performance: PerformanceSettings = PerformanceSettings(),
+        archive: ArchiveSettings = ArchiveSettings()
     ) {
         self.name = name
         self.repository = repository
@@ -68,6 +71,7 @@ public struct Bot: Sendable, Hashable {
         self.bisect = bisect
         self.analyze = analyze
         self.performance = performance
+        self.archive = archive
     }
 
     /// The forge that keeps its pull requests: the configured one, else what its host implies,

@@ -6,9 +6,12 @@ public struct IntegrationDetail: Sendable, Hashable {
     public var issues: [IntegrationIssue]
     public var tests: [TestCase]
     public var triggers: [TriggerRun]
+    /// The files it kept for download (its archive).
+    public var assets: [Asset]
 
     public init(
-        integration: Integration, steps: [StepTiming], commits: [Commit], issues: [IntegrationIssue], tests: [TestCase], triggers: [TriggerRun]
+        integration: Integration, steps: [StepTiming], commits: [Commit], issues: [IntegrationIssue], tests: [TestCase], triggers: [TriggerRun],
+        assets: [Asset] = []
     ) {
         self.integration = integration
         self.steps = steps
@@ -16,6 +19,7 @@ public struct IntegrationDetail: Sendable, Hashable {
         self.issues = issues
         self.tests = tests
         self.triggers = triggers
+        self.assets = assets
     }
 }
 

@@ -49,6 +49,8 @@ public enum IntegrationStep: String, CaseIterable, Codable, Sendable, Hashable {
     case testing
     /// The `analyze` step: `swift format lint`.
     case analyzing
+    /// The `archive` step: the products built in release configuration and packed.
+    case archiving
     case processing
     case afterTriggers = "after-triggers"
     case completed

@@ -130,14 +130,59 @@ extension IntegrationSteps {
         return output.findings
     }
 
+    /// The `archiving` step, when the bot archives and the build succeeded: not for a bisect
+    /// integration, nor for a fork's pull request unless `archive.pull-requests` says so, nor
+    /// when failed tests already rule out every result `archive.on` accepts.
+    mutating func archive(_ package: PackageBuild, built: BuildOutput, tested: TestOutput) async throws(Stop) -> ArchiveOutput? {
+        let settings = bot.archive
+        guard settings.enabled, built.succeeded, integration.bisectionID == nil else { return nil }
+        if workspace.fromFork, !settings.pullRequests {
+            await log.note("not archived: a pull request from a fork archives only with archive.pull-requests: true")
+            return nil
+        }
+        if tested.tests.contains(where: \.counts), !settings.on.contains(.testFailures) {
+            await log.note("not archived: tests failed, and archive.on does not keep test-failures")
+            return nil
+        }
+        try await enter(.archiving)
+        let archived = try await attempt { [workspace, commit] in try await package.archive(in: workspace.archiveDirectory, commit: commit) }
+        _ = try ended(archived.end)
+        if let refusal = archived.refusal { await log.note(refusal) }
+        if let asset = archived.asset { await log.note("packed \(asset.name): \(ByteCount.text(asset.size)), sha256 \(asset.sha256)") }
+        return archived
+    }
+
+    /// Keeps the archive with the integration when `archive.on` accepts its result, before the
+    /// after triggers (which see it as `KILN_ARCHIVE` and `KILN_ASSETS`); says why otherwise.
+    mutating func keep(_ archived: ArchiveOutput?, outcome: inout IntegrationOutcome) async throws(Stop) {
+        guard let archived else { return }
+        if let refusal = archived.refusal, outcome.reason == nil { outcome.reason = refusal }
+        guard let asset = archived.asset, let file = archived.file, let contents = archived.contents else { return }
+        guard bot.archive.on.contains(outcome.result) else {
+            await log.note("archive not kept: archive.on does not keep \(outcome.result.rawValue)")
+            return
+        }
+        do {
+            try await store.storeAsset(asset, from: file, for: claim)
+            workspace.archive = (file, contents)
+        } catch StoreError.claimLost(_, let reason) {
+            throw .lost("this host no longer holds the integration (\(reason))")
+        } catch {
+            await log.note("archive not kept: \(error)")
+            outcome.reason = outcome.reason ?? "archive not kept: \(error)"
+        }
+    }
+
     mutating func process(
-        _ package: PackageBuild, built: BuildOutput, tested: TestOutput, analyzed: Analysis, regressed: [MeasuredRegression]
+        _ package: PackageBuild, built: BuildOutput, tested: TestOutput, analyzed: Analysis, regressed: [MeasuredRegression],
+        archived: ArchiveOutput?
     ) async throws(Stop) -> IntegrationOutcome {
         try await enter(.processing)
         let carried = package.carriedWarnings(from: await previousIssues(), build: built)
         if !carried.isEmpty { await log.note("\(carried.count) warning(s) kept from files this build did not recompile") }
         var outcome = IssueBuilder.outcome(
-            build: built, carried: carried + analyzed.errors, tests: tested, findings: analyzed.findings, regressed: regressed,
+            build: built, carried: carried + analyzed.errors + (archived?.diagnostics.filter { $0.severity == .error } ?? []), tests: tested,
+            findings: analyzed.findings, regressed: regressed,
             regressions: bot.performance.regressions)
         if let commit {
             let (mirrors, repository) = (sequencer.mirrors, bot.repository)

@@ -8,7 +8,7 @@ import Synchronization
 struct IntegrationSteps {
     let sequencer: IntegrationSequencer
     let claim: Claim
-    let workspace: Workspace
+    var workspace: Workspace
     let progress: @Sendable (IntegrationSequencer.Progress) -> Void
     var commit: String?
     var commits: [Commit] = []
@@ -53,7 +53,9 @@ struct IntegrationSteps {
             var tested = try await test(package, built: built)
             let regressed = try await performanceRegressions(package, tests: &tested.tests)
             let analyzed = try await analyze(package)
-            var outcome = try await process(package, built: built, tested: tested, analyzed: analyzed, regressed: regressed)
+            let archived = try await archive(package, built: built, tested: tested)
+            var outcome = try await process(package, built: built, tested: tested, analyzed: analyzed, regressed: regressed, archived: archived)
+            try await keep(archived, outcome: &outcome)
             // An after trigger cannot change the result; how it ended is in the log and the trigger
             // list. A bisect integration runs none: it only looks at an old commit.
             if integration.bisectionID == nil { try? await runTriggers(.after, result: outcome.result) }

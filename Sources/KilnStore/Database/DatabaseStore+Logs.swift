@@ -29,16 +29,22 @@ extension DatabaseStore {
             if chunks.isEmpty {
                 return try db.row("SELECT 1 FROM log_chunk WHERE integration_id = \(integration) LIMIT 1", bot, number) == nil ? nil : []
             }
-            var bytes: [UInt8] = []
-            for chunk in chunks {
-                let start: Int = chunk["start_offset"]
-                let data: [UInt8] = chunk["data"]
-                let from = max(0, offset - start)
-                guard start + from == offset + bytes.count, from <= data.count else { break }  // a gap: a chunk not written yet
-                bytes += data[from...]
-            }
-            return Array(bytes.prefix(limit))
+            return Self.contiguous(chunks, from: offset, limit: limit)
         }
+    }
+
+    /// The bytes of `chunks` (`start_offset`, `data`, in order) from `offset`, up to `limit`,
+    /// stopping at a gap (a chunk not written yet).
+    static func contiguous(_ chunks: [SQLRow], from offset: Int, limit: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for chunk in chunks {
+            let start: Int = chunk["start_offset"]
+            let data: [UInt8] = chunk["data"]
+            let from = max(0, offset - start)
+            guard start + from == offset + bytes.count, from <= data.count else { break }
+            bytes += data[from...]
+        }
+        return Array(bytes.prefix(limit))
     }
 
     public func logSize(bot: String, number: Int) async throws(StoreError) -> Int? {

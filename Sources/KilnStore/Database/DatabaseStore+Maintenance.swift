@@ -46,10 +46,12 @@ extension DatabaseStore {
                 try db.execute("DELETE FROM issue WHERE integration_id IN (\(list))", ids)
                 try db.execute("DELETE FROM test_case WHERE integration_id IN (\(list))", ids)
                 if inDatabase { try db.execute("DELETE FROM log_chunk WHERE integration_id IN (\(list))", ids) }
+                try Self.deleteAssets(db, of: ids, bytesInDatabase: inDatabase)
                 try db.execute("UPDATE integration SET expired = true WHERE id IN (\(list))", ids)
             }
             for entry in batch {
                 if let log = logLocation(bot: entry.bot, number: entry.number) { try? FileManager.default.removeItem(atPath: log) }
+                if let assets = assetsDirectory { try? FileManager.default.removeItem(atPath: "\(assets)/\(entry.bot)/\(entry.number)") }
             }
         }
         return expiring.count

@@ -60,9 +60,10 @@ extension DatabaseStore {
             let triggers = try db.rows("SELECT * FROM trigger_run WHERE integration_id = ? ORDER BY id", id).map {
                 TriggerRun(name: $0["name"], phase: $0["phase"], exitStatus: $0["exit_status"], duration: $0["duration"])
             }
+            let assets = try db.rows("SELECT * FROM asset WHERE integration_id = ? ORDER BY name", id).map(Asset.init(row:))
             return IntegrationDetail(
                 integration: integration, steps: steps, commits: commits, issues: try Self.issues(db, integration: id), tests: tests,
-                triggers: triggers)
+                triggers: triggers, assets: assets)
         }
     }
 

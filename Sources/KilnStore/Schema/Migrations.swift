@@ -8,7 +8,7 @@ enum Migrations {
         let statements: @Sendable (SQLDialect) -> [String]
     }
 
-    static let shared: [Migration] = [oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements]
+    static let shared: [Migration] = [oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements, assets]
 
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times
     /// as seconds since 1970 everywhere, hosts' and leases' included.
@@ -66,6 +66,39 @@ enum Migrations {
     /// v10: what a test's `measure {}` measured (a JSON list of seconds), for its baseline.
     static let measurements = Migration(name: "v10: test measurements") { _ in
         ["ALTER TABLE test_case ADD COLUMN measurement text"]
+    }
+
+    /// v11: the files an integration keeps for download (its archive): their names, sizes and
+    /// SHA-256. Their bytes are files in the data directory on SQLite, and `asset_chunk` rows on
+    /// PostgreSQL, so that every host serves every asset.
+    static let assets = Migration(name: "v11: assets") { dialect in
+        let (integer, blob) =
+            switch dialect {
+            case .sqlite: ("INTEGER", "BLOB")
+            case .postgres: ("bigint", "bytea")
+            }
+        let table = """
+            CREATE TABLE asset (
+                integration_id \(integer) NOT NULL REFERENCES integration(id),
+                name text NOT NULL,
+                size \(integer) NOT NULL,
+                sha256 text NOT NULL,
+                PRIMARY KEY (integration_id, name)
+            )
+            """
+        guard dialect == .postgres else { return [table] }
+        return [
+            table,
+            """
+            CREATE TABLE asset_chunk (
+                integration_id \(integer) NOT NULL,
+                name text NOT NULL,
+                start_offset \(integer) NOT NULL,
+                data \(blob) NOT NULL,
+                PRIMARY KEY (integration_id, name, start_offset)
+            )
+            """,
+        ]
     }
 
     /// v9: bisections, and the integrations that are their steps (never the branch's history).

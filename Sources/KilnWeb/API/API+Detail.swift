@@ -9,6 +9,7 @@ extension API {
         public var commits: [Commit]
         public var issues: [Issue]
         public var tests: [Test]
+        public var assets: [AssetLink]
 
         public init(_ detail: KilnCore.IntegrationDetail) {
             integration = Integration(detail.integration)
@@ -19,6 +20,10 @@ extension API {
                     type: $0.type, message: $0.message, file: $0.file, line: $0.line, status: $0.status,
                     introducedBy: $0.introducedBy.map { Committer(name: $0.name, email: $0.email, commit: $0.commit, bisected: $0.bisected) })
             }
+            let (bot, number) = (detail.integration.bot, detail.integration.number)
+            assets = detail.assets.map {
+                AssetLink(name: $0.name, size: $0.size, sha256: $0.sha256, url: AssetController.path(bot: bot, number: number, name: $0.name))
+            }
             tests = detail.tests.map {
                 Test(
                     suite: $0.suite, name: $0.name, status: $0.status, duration: $0.duration, quarantined: $0.quarantined,
@@ -26,7 +31,7 @@ extension API {
             }
         }
 
-        enum CodingKeys: String, CodingKey { case steps, commits, issues, tests }
+        enum CodingKeys: String, CodingKey { case steps, commits, issues, tests, assets }
 
         public func encode(to encoder: any Encoder) throws {
             try integration.encode(to: encoder)
@@ -35,7 +40,16 @@ extension API {
             try container.encode(commits, forKey: .commits)
             try container.encode(issues, forKey: .issues)
             try container.encode(tests, forKey: .tests)
+            try container.encode(assets, forKey: .assets)
         }
+    }
+
+    /// An asset the integration kept (its archive), and where to download it.
+    public struct AssetLink: Encodable, Sendable {
+        public var name: String
+        public var size: Int
+        public var sha256: String
+        public var url: String
     }
 
     public struct Step: Encodable, Sendable {

@@ -70,6 +70,8 @@ struct BotPage {
     var statusProblem: StatusProblemView?
     var quarantined: [QuarantinedTestView]
     var hasQuarantined: Bool
+    /// `/bots/{bot}/latest/{bot}.tar.gz`, once the bot has kept an archive.
+    var latestArchiveURL: String?
 }
 
 /// A quarantined test on its bot's page: its name, linked to its history, and its last results.

@@ -53,6 +53,13 @@ struct MeasurementView {
     var tone: String
 }
 
+struct AssetView {
+    var name: String
+    var url: String
+    var size: String
+    var sha256: String
+}
+
 struct TriggerView {
     var name: String
     var phase: String
@@ -95,6 +102,8 @@ struct IntegrationPage {
     var quarantinedFailures: [TestView]
     /// "1 quarantined failure", for the summary; nil without any.
     var quarantinedText: String?
+    var assets: [AssetView]
+    var hasAssets: Bool
     var measurements: [MeasurementView]
     var hasMeasurements: Bool
     var tests: [TestView]

@@ -106,6 +106,8 @@ struct PagesController {
         let quarantined = try await store.quarantinedTests(bot: name, limit: Self.quarantinedShown, results: Self.quarantinedResults).map {
             QuarantinedTestView(bot: name, history: $0)
         }
+        let archive = "\(name).tar.gz"
+        let archived = try await store.latestAsset(bot: name, name: archive, results: Set(IntegrationResult.allCases)) != nil
         let view = BotPage(
             title: "\(name) · Kiln", name: name, repository: overview.state.repository, branch: overview.state.branch,
             status: overview.status.rawValue,
@@ -115,7 +117,7 @@ struct PagesController {
             olderURL: history.count > page.limit ? shown.last.map { "/bots/\(name)?before=\($0.number)" } : nil,
             newestURL: page.before != nil ? "/bots/\(name)" : nil, badgeURL: "/bots/\(name)/badge.svg", pullRequests: pullRequests,
             hasPullRequests: !pullRequests.isEmpty, statusProblem: problem.map { StatusProblemView($0, now: now) }, quarantined: quarantined,
-            hasQuarantined: !quarantined.isEmpty)
+            hasQuarantined: !quarantined.isEmpty, latestArchiveURL: archived ? "/bots/\(name)/latest/\(archive)" : nil)
         return assets.render(view, "bot")
     }
 
@@ -179,7 +181,11 @@ struct PagesController {
             hasFailingTests: !failing.isEmpty, flakyTests: flaky,
             flakyText: flaky.isEmpty ? nil : "\(flaky.count) flaky test\(flaky.count == 1 ? "" : "s")", quarantinedFailures: quarantined,
             quarantinedText: quarantined.isEmpty ? nil : "\(quarantined.count) quarantined failure\(quarantined.count == 1 ? "" : "s")",
-            measurements: measurements, hasMeasurements: !measurements.isEmpty,
+            assets: detail.assets.map {
+                AssetView(
+                    name: $0.name, url: AssetController.path(bot: integration.bot, number: integration.number, name: $0.name),
+                    size: ByteCount.text($0.size), sha256: $0.sha256)
+            }, hasAssets: !detail.assets.isEmpty, measurements: measurements, hasMeasurements: !measurements.isEmpty,
             tests: detail.tests.prefix(Self.testsShown).map(testView), hasTests: !detail.tests.isEmpty,
             testsShown: min(detail.tests.count, Self.testsShown), testsTotal: detail.tests.count, testsCut: detail.tests.count > Self.testsShown,
             triggers: detail.triggers.map {

@@ -1,0 +1,95 @@
+import Crypto
+import Foundation
+import KilnCore
+import KilnStore
+import KilnTestSupport
+import Testing
+
+@Suite("kiln run: archives")
+struct ArchiveTests {
+    static let manifest = """
+        // swift-tools-version: 6.0
+        import PackageDescription
+
+        let package = Package(
+            name: "Fixture",
+            products: [.executable(name: "hello", targets: ["hello"])],
+            targets: [
+                .target(name: "Lib"),
+                .executableTarget(name: "hello", dependencies: ["Lib"]),
+                .testTarget(name: "LibTests", dependencies: ["Lib"]),
+                .testTarget(name: "LibSwiftTests", dependencies: ["Lib"]),
+            ]
+        )
+
+        """
+
+    @Test(
+        "The product is built in release, packed with the named files, kept and handed to after triggers; an oversized archive and a product that does not build are refused with their reasons"
+    )
+    func archive() async throws {
+        let home = try TemporaryDirectory()
+        let package = try FixturePackage()
+        let repo = package.repository
+        try repo.commit(
+            "An executable",
+            files: [
+                "Package.swift": Self.manifest,
+                "Sources/hello/main.swift": "import Lib\nprint(\"hello 1.0, \\(add(1, 2))\")\n",
+                "docs/guide/index.html": "<p>guide</p>\n",
+                "docs/notes.txt": "not asked for\n",
+                "CHANGELOG.md": "# 1.0\n",
+            ])
+        let shipped = home.url("shipped.txt")
+        let bot = { (archive: String) in
+            """
+            repository: {url: '\(repo.url)'}
+            test: {enabled: false}
+            archive: {\(archive)}
+            triggers:
+              - {name: ship, phase: after, run: 'echo "$KILN_ARCHIVE" > \(shipped); ls "$KILN_ASSETS" "$KILN_ASSETS/bin" >> \(shipped)'}
+
+            """
+        }
+        try home.write("Bots/app.yml", bot("products: [hello], files: ['docs/**/*.html', CHANGELOG.md]"))
+
+        let first = try await home.kilnRun()
+        #expect(first.status == 0 && first.output.contains("result: succeeded"), "\(first.output)")
+        let one = try await home.recorded(1)
+        #expect(one.steps.map(\.name) == [.checkout, .beforeTriggers, .building, .archiving, .processing, .afterTriggers])
+        let asset = try #require(one.assets.first, "\(one.assets)")
+        #expect(asset.name == "app.tar.gz")
+        let kept = home.url(".kiln/assets/app/1/app.tar.gz")
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: kept))
+        #expect(bytes.count == asset.size)
+        #expect(SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined() == asset.sha256)
+
+        let unpacked = try TemporaryDirectory()
+        _ = try await runProcess("/usr/bin/tar", ["-xzf", kept, "-C", unpacked.path])
+        let hello = try await runProcess(unpacked.url("bin/hello"), [])
+        #expect(hello.standardOutput == "hello 1.0, 3\n", "the archived binary runs")
+        #expect(FileManager.default.fileExists(atPath: unpacked.url("docs/guide/index.html")))
+        #expect(FileManager.default.fileExists(atPath: unpacked.url("CHANGELOG.md")))
+        #expect(!FileManager.default.fileExists(atPath: unpacked.url("docs/notes.txt")), "only the files the globs name")
+        let trigger = try String(contentsOfFile: shipped, encoding: .utf8)
+        #expect(
+            trigger.hasPrefix("/") && trigger.contains("app.tar.gz\n") && trigger.contains("CHANGELOG.md\n") && trigger.contains("hello\n"),
+            "\(trigger)")
+
+        // Over max-size: refused with its reason, the integration otherwise as it was.
+        try home.write("Bots/app.yml", bot("products: [hello], max-size: 1KiB"))
+        let second = try await home.kilnRun()
+        #expect(second.status == 0 && second.output.contains("result: succeeded"), "\(second.output)")
+        let two = try await home.recorded(2)
+        #expect(two.assets.isEmpty)
+        #expect(two.integration.reason?.contains("is over archive.max-size (1.0 KiB)") == true, "\(two.integration.reason ?? "no reason")")
+
+        // A product that is not there is a build error, with SwiftPM's words.
+        try home.write("Bots/app.yml", bot("products: [nothere]"))
+        let third = try await home.kilnRun()
+        #expect(third.status == 1 && third.output.contains("result: build-errors"), "\(third.output)")
+        let three = try await home.recorded(3)
+        #expect(three.assets.isEmpty)
+        #expect(three.issues.contains { $0.type == .error && $0.message.contains("nothere") }, "\(three.issues)")
+    }
+}
