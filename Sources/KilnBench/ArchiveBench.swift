@@ -48,10 +48,8 @@ struct ArchiveBench {
             tools.append(
                 try timed {
                     _ = try command("/usr/bin/env", ["swift", "build", "-c", "release", "--product", "hello"], in: workspace)
-                    let bin = try command("/usr/bin/env", ["swift", "build", "-c", "release", "--show-bin-path"], in: workspace)
-                        .trimmingCharacters(in: .whitespacesAndNewlines)
                     try? FileManager.default.removeItem(atPath: staged + "/bin/hello")
-                    try FileManager.default.copyItem(atPath: bin + "/hello", toPath: staged + "/bin/hello")
+                    try FileManager.default.copyItem(atPath: workspace + "/.build/release/hello", toPath: staged + "/bin/hello")
                     _ = try command("/usr/bin/env", ["tar", "-czf", work.url("hello.tar.gz"), "-C", staged, "."])
                 })
         }

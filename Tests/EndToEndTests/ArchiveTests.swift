@@ -5,6 +5,10 @@ import KilnStore
 import KilnTestSupport
 import Testing
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 @Suite("kiln run: archives")
 struct ArchiveTests {
     static let manifest = """
@@ -91,5 +95,37 @@ struct ArchiveTests {
         let three = try await home.recorded(3)
         #expect(three.assets.isEmpty)
         #expect(three.issues.contains { $0.type == .error && $0.message.contains("nothere") }, "\(three.issues)")
+    }
+
+    @Test("On PostgreSQL, an archive one host built downloads whole and in part through another host")
+    func anotherHost() async throws {
+        let url = try await PostgresServer.shared.database()
+        let package = try FixturePackage()
+        try package.repository.commit(
+            "An executable", files: ["Package.swift": Self.manifest, "Sources/hello/main.swift": "print(\"hello\")\n"])
+        let bot = "repository: {url: '\(package.repository.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\narchive: {products: [hello]}\n"
+        let builder = try TemporaryDirectory()
+        try builder.write("kiln.yml", "database: {url: '\(url)'}\nhost: build-1\n")
+        try builder.write("Bots/app.yml", bot)
+        let built = try await builder.kilnRun()
+        #expect(built.status == 0 && built.output.contains("result: succeeded"), "\(built.output)")
+
+        let served = try await ServedHome(bots: ["app": bot], config: "executors: 1\ndatabase: {url: '\(url)'}\nhost: build-2\n")
+        let store = try await PostgresStore.open(DatabaseSettings(url: url))
+        let asset = try #require(try await store.integration(bot: "app", number: 1)?.assets.first)
+        let port = try await served.server.waitForPort()
+        let address = try #require(URL(string: "http://127.0.0.1:\(port)/bots/app/integrations/1/assets/app.tar.gz"))
+        let (whole, response) = try await URLSession.shared.data(from: address)
+        #expect((response as? HTTPURLResponse)?.statusCode == 200)
+        #expect(whole.count == asset.size)
+        #expect(SHA256.hash(data: whole).map { String(format: "%02x", $0) }.joined() == asset.sha256, "the bytes build-1 kept")
+        var request = URLRequest(url: address)
+        request.setValue("bytes=10-19", forHTTPHeaderField: "Range")
+        let (part, partial) = try await URLSession.shared.data(for: request)
+        #expect((partial as? HTTPURLResponse)?.statusCode == 206 && part == whole[10..<20])
+        let (_, latest) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/bots/app/latest/app.tar.gz")))
+        let landed = (latest as? HTTPURLResponse)?.url?.path ?? ""
+        #expect(landed.hasPrefix("/bots/app/integrations/") && landed.hasSuffix("/assets/app.tar.gz"), "latest redirects: \(landed)")
+        _ = try await served.server.terminate()
     }
 }

@@ -50,11 +50,18 @@ extension PackageBuild {
                     return output
                 }
             }
-            let binPath = Mutex<String?>(nil)
-            output.end = try await workspace.run(StepCommand("swift", release + ["--show-bin-path"]), step: .archiving, commit: commit) { line in
-                if line.hasPrefix("/") { binPath.withLock { $0 = String(line) } }
+            // `.build/release` links to the products, unless the arguments move or retarget them:
+            // then SwiftPM says where they are.
+            var bin = "\(workspace.directory)/.build/release"
+            let moving = ["--scratch-path", "--build-path", "--triple", "--swift-sdk", "--arch"]
+            if settings.arguments.contains(where: { argument in moving.contains { argument.hasPrefix($0) } }) {
+                let shown = Mutex<String?>(nil)
+                output.end = try await workspace.run(StepCommand("swift", release + ["--show-bin-path"]), step: .archiving, commit: commit) { line in
+                    if line.hasPrefix("/") { shown.withLock { $0 = String(line) } }
+                }
+                guard output.end.succeeded, let path = shown.withLock({ $0 }) else { return output }
+                bin = path
             }
-            guard output.end.succeeded, let bin = binPath.withLock({ $0 }) else { return output }
             for product in settings.products {
                 do {
                     try FileManager.default.copyItem(atPath: "\(bin)/\(product)", toPath: "\(contents)/bin/\(product)")

@@ -79,13 +79,19 @@ struct AssetController {
             status: status, headers: headers,
             body: ResponseBody(contentLength: range.count) { writer in
                 if let location {
-                    guard let handle = FileHandle(forReadingAtPath: location) else { throw WebError.notFound("the bytes of asset '\(asset.name)'") }
-                    defer { try? handle.close() }
-                    try handle.seek(toOffset: UInt64(range.lowerBound))
-                    var left = range.count
-                    while left > 0, let piece = try handle.read(upToCount: min(left, Self.pieceSize)), !piece.isEmpty {
-                        try await writer.write(ByteBuffer(bytes: piece))
-                        left -= piece.count
+                    // Read straight into the buffers NIO sends: no copy through Data.
+                    let descriptor = open(location, O_RDONLY | O_CLOEXEC)
+                    guard descriptor >= 0 else { throw WebError.notFound("the bytes of asset '\(asset.name)'") }
+                    defer { close(descriptor) }
+                    var offset = range.lowerBound
+                    while offset < range.upperBound {
+                        var buffer = ByteBufferAllocator().buffer(capacity: min(range.upperBound - offset, Self.pieceSize))
+                        let read = buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: 0) { bytes in
+                            max(0, pread(descriptor, bytes.baseAddress, min(bytes.count, range.upperBound - offset), off_t(offset)))
+                        }
+                        guard read > 0 else { break }
+                        offset += read
+                        try await writer.write(buffer)
                     }
                 } else {
                     var offset = range.lowerBound
