@@ -150,22 +150,23 @@ public struct Workspace: Sendable {
     /// sandbox dies with Kiln. It stays in the step's process group, so a timeout or cancel kills
     /// it like any step.
     ///
-    /// A fork's code is also kept from the files that would give it the secrets it is not given:
-    /// the data directory is an empty one but for its own workspace and HOME and the mirrors
-    /// (read-only), the `hidden` files cannot be read and hidden directories are empty.
+    /// It is also kept from the files that would give it secrets it is not given: the data
+    /// directory is an empty one but for its own workspace and HOME, its own log and the mirrors
+    /// (read-only): no other bot's workspace, HOME or log, no database; the `hidden` files (the
+    /// server's secret files, forge tokens, the bot files) cannot be read and hidden directories
+    /// are empty.
     func sandboxed(_ command: StepCommand) -> StepCommand {
         let mirrors = layout.mirrors
         var arguments = ["--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
-        if fromFork {
-            arguments += ["--tmpfs", layout.path]
-            let absolute = hidden.map { $0.hasPrefix("/") ? $0 : URL(fileURLWithPath: $0).standardizedFileURL.path }
-            for path in absolute where !path.hasPrefix(layout.path + "/") && !path.hasPrefix("/tmp/") {
-                var isDirectory: ObjCBool = false
-                guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
-                arguments += isDirectory.boolValue ? ["--tmpfs", path] : ["--ro-bind", "/dev/null", path]
-            }
+        arguments += ["--tmpfs", layout.path]
+        let absolute = hidden.map { $0.hasPrefix("/") ? $0 : URL(fileURLWithPath: $0).standardizedFileURL.path }
+        for path in absolute where !path.hasPrefix(layout.path + "/") && !path.hasPrefix("/tmp/") {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
+            arguments += isDirectory.boolValue ? ["--tmpfs", path] : ["--ro-bind", "/dev/null", path]
         }
         if FileManager.default.fileExists(atPath: mirrors) { arguments += ["--ro-bind", mirrors, mirrors] }
+        if FileManager.default.fileExists(atPath: log.path) { arguments += ["--ro-bind", log.path, log.path] }
         arguments += ["--bind", directory, directory, "--bind", home, home, "--die-with-parent", "--chdir", directory, "--", command.executable]
         return StepCommand("bwrap", arguments + command.arguments)
     }

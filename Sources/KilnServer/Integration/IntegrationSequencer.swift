@@ -53,7 +53,7 @@ public struct IntegrationSequencer: Sendable {
             sink: store.logSink(for: claim), secrets: Workspace.secrets(of: Workspace.bot(bot, for: pullRequest), in: serverEnvironment))
         let workspace = Workspace(
             bot: bot, number: claim.number, layout: layout, serverEnvironment: serverEnvironment, log: log, deadline: .now + bot.timeout,
-            pullRequest: pullRequest, hidden: pullRequest?.fork == true ? await secretFiles() : [])
+            pullRequest: pullRequest, hidden: pullRequest?.fork == true || bot.sandbox == .bubblewrap ? await secretFiles() : [])
         var steps = IntegrationSteps(sequencer: self, claim: claim, workspace: workspace, progress: progress)
         guard var outcome = await steps.run() else {
             await log.close()
