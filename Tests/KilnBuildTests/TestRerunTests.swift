@@ -104,5 +104,8 @@ struct TestRerunTests {
         let settled = TestRerun.settle([xctest, swiftTesting], rerun: [passed, swiftTesting])
         #expect(settled.map(\.status) == [.flaky, .failed])
         #expect(settled.first?.message == "nope", "the first failure's message is kept")
+        var measured = passed
+        measured.measurement = TestMeasurement(values: [0.2, 0.2, 0.2])
+        #expect(TestRerun.settle([xctest], rerun: [measured]).first?.measurement == measured.measurement, "measured by the run that passed")
     }
 }

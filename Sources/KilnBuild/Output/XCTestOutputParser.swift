@@ -18,6 +18,9 @@ public struct XCTestOutputParser: Sendable {
     private var announced: [(suite: String, name: String)] = []
     /// What the running test's `measure {}` printed: `measured [Time, seconds] … values: [0.1, …]`.
     private var measured: [Double]?
+    /// The running test's `measure {}` varied by more than XCTest allows (10 %), which XCTest on
+    /// Linux reports as a failure.
+    private var tooNoisy = false
 
     public init(root: String) {
         self.root = root.hasSuffix("/") ? String(root.dropLast()) : root
@@ -52,13 +55,18 @@ public struct XCTestOutputParser: Sendable {
                 running = identifier
                 failure = nil
                 measured = nil
+                tooNoisy = false
                 return
             }
-            let status: TestStatus
+            var status: TestStatus
             if tail.hasPrefix(" passed") {
                 status = .passed
             } else if tail.hasPrefix(" failed") {
                 status = .failed
+                // Failed only because its iterations varied by more than 10 %: on a busy machine that
+                // says more about the machine than the code. Kiln judges the measurement itself,
+                // against the baseline and with a rank test, so the test passed.
+                if failure == nil, tooNoisy, measured != nil { status = .passed }
             } else if tail.hasPrefix(" skipped") {
                 status = .skipped
             } else {
@@ -81,10 +89,15 @@ public struct XCTestOutputParser: Sendable {
             return
         }
         // `/path/File.swift:12: error: Suite.test : message`
-        guard let running, failure == nil, let marker = line.range(of: ": error: ") else { return }
+        guard let running, let marker = line.range(of: ": error: ") else { return }
         let location = line[..<marker.lowerBound]
         let rest = line[marker.upperBound...]
         let message = rest.range(of: " : ").map { String(rest[$0.upperBound...]) } ?? String(rest)
+        if message.contains("relative standard deviation of the measurements is"), message.contains("higher than the max allowed") {
+            tooNoisy = true
+            return
+        }
+        guard failure == nil else { return }
         var file: String?
         var lineNumber: Int?
         if let colon = location.lastIndex(of: ":"), let number = Int(location[location.index(after: colon)...]) {

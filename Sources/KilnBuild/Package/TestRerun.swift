@@ -53,11 +53,13 @@ public enum TestRerun {
     /// `tests` after a re-run: each test that failed and passed in `rerun` is `flaky`, keeping
     /// the first failure's message and place, so the page can say what went wrong once.
     public static func settle(_ tests: [TestCase], rerun: [TestCase]) -> [TestCase] {
-        let passed = Set(rerun.filter { $0.status == .passed }.map(\.key))
+        let passed = Dictionary(rerun.filter { $0.status == .passed }.map { ($0.key, $0) }) { first, _ in first }
         return tests.map { test in
-            guard test.status == .failed, passed.contains(test.key) else { return test }
+            guard test.status == .failed, let again = passed[test.key] else { return test }
             var flaky = test
             flaky.status = .flaky
+            // What it measured when it passed is what its baseline is compared with.
+            if let measurement = again.measurement { flaky.measurement = measurement }
             return flaky
         }
     }

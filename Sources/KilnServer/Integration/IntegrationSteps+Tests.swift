@@ -83,8 +83,8 @@ extension IntegrationSteps {
     /// a slowdown that is real is there every time, a busy moment of the machine is not.
     static let performanceConfirmations = 2
 
-    /// Each passing test that measured something, judged against the same test's measurements
-    /// in the bot's latest branch integrations on this host (`performance.baseline` of them;
+    /// Each passing test that measured something (a flaky one by the run that passed), judged
+    /// against the same test's measurements in the bot's latest branch integrations on this host (`performance.baseline` of them;
     /// machines differ, so other hosts' do not count). No baseline yet is no regression. A test
     /// that looks regressed is measured again, alone and serially, and is a regression only if
     /// it is every time. Each measurement keeps the median of its baseline, for the pages.
@@ -92,7 +92,7 @@ extension IntegrationSteps {
         guard integration.bisectionID == nil, let host = integration.host else { return [] }
         var found: [MeasuredRegression] = []
         let tolerance = bot.performance.tolerance
-        for index in tests.indices where tests[index].status == .passed {
+        for index in tests.indices where tests[index].status == .passed || tests[index].status == .flaky {
             let test = tests[index]
             guard let measurement = test.measurement,
                 let history = try? await store.testHistory(bot: bot.name, suite: test.suite, name: test.name, limit: Self.historyWindow)
