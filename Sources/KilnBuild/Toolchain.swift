@@ -16,3 +16,22 @@ public enum Toolchain {
         }
     }
 }
+
+/// Whether builds can run under bubblewrap here, as `sandbox: bubblewrap` (the default) runs
+/// them: a process namespace of their own, the file system read-only.
+public enum SandboxProbe {
+    /// Nil when bubblewrap runs; else why not, in words ("bwrap is not installed",
+    /// "bwrap: No permissions to create a new namespace…").
+    public static func problem(executable: String = "bwrap") async -> String? {
+        do {
+            let result = try await Subprocess.run(
+                .name(executable), arguments: ["--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "/bin/true"],
+                output: .discarded, error: .string(limit: 4096))
+            guard !result.terminationStatus.isSuccess else { return nil }
+            let said = result.standardError.split(separator: "\n").first.map(String.init) ?? ""
+            return said.isEmpty ? "\(executable) failed (\(result.terminationStatus))" : said
+        } catch {
+            return "\(executable) is not installed"
+        }
+    }
+}

@@ -10,22 +10,25 @@ import Logging
 public actor BotRegistry {
     public let directory: String
     private let store: (any Store)?
+    /// Whether bubblewrap runs here: bots that want it are run, run unconfined or shown broken.
+    public let sandbox: SandboxAvailability
     private let logger: Logger
     public private(set) var catalog = BotCatalog()
     /// A digest of the bot files as last loaded (names and contents): hosts that show different
     /// digests read different bot files.
     public private(set) var digest = ""
 
-    public init(directory: String, store: (any Store)? = nil, logger: Logger) {
+    public init(directory: String, store: (any Store)? = nil, sandbox: SandboxAvailability = SandboxAvailability(), logger: Logger) {
         self.directory = directory
         self.store = store
+        self.sandbox = sandbox
         self.logger = logger
     }
 
     /// Reads every bot file again; a broken file is recorded with its problems, never thrown.
     @discardableResult
     public func reload() async throws(ConfigError) -> BotCatalog {
-        let loaded = try BotCatalog.load(directory: directory)
+        let loaded = sandbox.apply(to: try BotCatalog.load(directory: directory))
         for entry in loaded.bots {
             logger.info("bot loaded", metadata: ["bot": "\(entry.bot.name)", "file": "\(entry.file)"])
         }

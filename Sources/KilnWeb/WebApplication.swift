@@ -17,12 +17,15 @@ public struct WebDependencies: Sendable {
     public var listen: ListenAddress
     /// This host's name (`host:`), the `host` label of `/metrics`.
     public var host: String
+    /// What this host must tell everyone on the front page (bubblewrap cannot run here).
+    public var notice: String?
 
     public init(
         store: any Store, bots: @escaping @Sendable () async -> [Bot], assets: WebAssets, webhookSecret: [UInt8]?, listen: ListenAddress,
-        host: String = ProcessInfo.processInfo.hostName
+        host: String = ProcessInfo.processInfo.hostName, notice: String? = nil
     ) {
         self.host = host
+        self.notice = notice
         self.store = store
         self.bots = bots
         self.assets = assets
@@ -42,7 +45,7 @@ public func buildWebApplication(
     router.add(middleware: HTTPMetricsMiddleware(registry: metrics))
     router.add(middleware: StoreUnavailableMiddleware())
     HealthController().addRoutes(to: router)
-    PagesController(store: web.store, assets: web.assets, cache: cache).addRoutes(to: router)
+    PagesController(store: web.store, assets: web.assets, cache: cache, notice: web.notice).addRoutes(to: router)
     LogController(store: web.store).addRoutes(to: router)
     AssetController(store: web.store, bots: web.bots).addRoutes(to: router)
     APIController(store: web.store, cache: cache).addRoutes(to: router)

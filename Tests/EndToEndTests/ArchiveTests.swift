@@ -44,14 +44,15 @@ struct ArchiveTests {
                 "docs/notes.txt": "not asked for\n",
                 "CHANGELOG.md": "# 1.0\n",
             ])
-        let shipped = home.url("shipped.txt")
+        // Written in the bot's HOME, which its sandboxed trigger may write.
+        let shipped = home.url(".kiln/homes/app/shipped.txt")
         let bot = { (archive: String) in
             """
             repository: {url: '\(repo.url)'}
             test: {enabled: false}
             archive: {\(archive)}
             triggers:
-              - {name: ship, phase: after, run: 'echo "$KILN_ARCHIVE" > \(shipped); ls "$KILN_ASSETS" "$KILN_ASSETS/bin" >> \(shipped)'}
+              - {name: ship, phase: after, run: 'echo "$KILN_ARCHIVE" > "$HOME/shipped.txt"; ls "$KILN_ASSETS" "$KILN_ASSETS/bin" >> "$HOME/shipped.txt"'}
 
             """
         }

@@ -50,14 +50,16 @@ struct FlakyTestTests {
     func rerunBeforeBlaming() async throws {
         let home = try TemporaryDirectory()
         let package = try FixturePackage()
-        let (xctest, steady, swiftTesting) = (home.url("plan-xctest"), home.url("plan-steady"), home.url("plan-swift-testing"))
+        let (xctest, steady, swiftTesting) = (
+            home.url(".kiln/homes/app/plan-xctest"), home.url(".kiln/homes/app/plan-steady"), home.url(".kiln/homes/app/plan-swift-testing")
+        )
         try package.repository.commit(
             "Tests that follow a plan", files: Self.plannedTests(xctest: xctest, steady: steady, swiftTesting: swiftTesting))
         try home.write("Bots/app.yml", "repository: {url: '\(package.repository.url)'}\n")
         func run(xctest xcPlan: [String], steady steadyPlan: [String] = [], swiftTesting stPlan: [String]) async throws -> String {
-            try home.write("plan-xctest", xcPlan.joined(separator: "\n"))
-            try home.write("plan-steady", steadyPlan.joined(separator: "\n"))
-            try home.write("plan-swift-testing", stPlan.joined(separator: "\n"))
+            try home.write(".kiln/homes/app/plan-xctest", xcPlan.joined(separator: "\n"))
+            try home.write(".kiln/homes/app/plan-steady", steadyPlan.joined(separator: "\n"))
+            try home.write(".kiln/homes/app/plan-swift-testing", stPlan.joined(separator: "\n"))
             let result = try await runProcess(Executables.kiln, ["run", "app"], in: home.path)
             return result.standardOutput + result.standardError
         }

@@ -133,8 +133,9 @@ struct PullRequestTests {
         // Each integration writes what it sees of the secret, its HOME, its workspace, how many processes'
         // environments hold the secret and how much of the forge token it can read, then waits to be
         // stopped. A fork's runs confined, where the marks folder does not exist: it writes into its HOME.
+        // The bot itself opts out of the sandbox (`sandbox: none`), so that its own runs show the difference.
         let bot =
-            "repository: {url: '\(repo.url)', branch: master}\nschedule: {poll: 0}\npull-requests: {forks: true}\nsecrets: [DEPLOY_TOKEN]\n"
+            "repository: {url: '\(repo.url)', branch: master}\nschedule: {poll: 0}\npull-requests: {forks: true}\nsecrets: [DEPLOY_TOKEN]\nsandbox: none\n"
             + "triggers:\n  - name: mark\n    phase: before\n    run: f='\(marks.path)'/$KILN_INTEGRATION; [ -d '\(marks.path)' ] || f=$HOME/seen-$KILN_INTEGRATION; printf '%s|%s|%s|%s|%s' \"$DEPLOY_TOKEN\" \"$HOME\" \"$PWD\" $(grep -l s3cret-deploy /proc/[0-9]*/environ 2>/dev/null | wc -l) $(cat '\(home.url("token"))' 2>/dev/null | wc -c) > $f; sleep 60\n"
             + Self.forge(forge, tokenFile: home.url("token"))
         let served = try await ServedHome(bots: ["app": bot], environment: ["DEPLOY_TOKEN": "s3cret-deploy"])
@@ -150,7 +151,7 @@ struct PullRequestTests {
         let first = try repo.commit("one", files: ["a.txt": "1\n"], author: .bob)
         try Self.publish(first, in: repo)
         #expect(try await Self.post(try Self.delivery("pull_request-opened", repository: repo.url, head: first), port: port).status == 202)
-        try await served.eventually("the first head running its trigger") { mark(1) != nil }
+        try await served.eventually("the first head running its trigger") { seen(1)?.count == 5 }
         #expect(mark(1) == "s3cret-deploy", "a pull request from the repository itself gets the secrets")
 
         let second = try repo.commit("two", files: ["a.txt": "2\n"], author: .bob)
@@ -161,7 +162,7 @@ struct PullRequestTests {
         #expect(try await Self.post(try JSONSerialization.data(withJSONObject: synchronize ?? [:]), port: port).status == 202)
         try await served.eventually("the older head canceled and the newer running") {
             let integrations = try await served.integrations("app")
-            return integrations.first { $0.number == 1 }?.result == .canceled && mark(2) != nil
+            return integrations.first { $0.number == 1 }?.result == .canceled && seen(2)?.count == 5
         }
         let older = try #require(try await served.integrations("app").first { $0.number == 1 })
         #expect(older.reason?.contains("superseded by a newer commit, \(second.prefix(12))") == true, "\(older.reason ?? "")")
@@ -188,7 +189,7 @@ struct PullRequestTests {
             as? [String: Any]
         reopened?["action"] = "reopened"
         #expect(try await Self.post(try JSONSerialization.data(withJSONObject: reopened ?? [:]), port: port).status == 202)
-        try await served.eventually("the fork's integration running its trigger") { mark(3) != nil }
+        try await served.eventually("the fork's integration running its trigger") { seen(3)?.count == 5 }
         #expect(mark(3) == "", "a fork's integration sees no secrets")
         let team = try #require(seen(1)), fork = try #require(seen(3))
         #expect(team.count == 5 && fork.count == 5)

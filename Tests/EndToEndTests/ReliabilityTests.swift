@@ -41,6 +41,7 @@ struct KillRecoveryTests {
             repository: {url: '\(repo.url)'}
             schedule: {poll: 0}
             test: {enabled: false}
+            sandbox: none  # its trigger waits for a file the test makes outside the workspace
             triggers: [{name: hang, phase: before, run: 'test -f \(flag) || sleep 4242'}]
 
             """)

@@ -109,6 +109,7 @@ struct ServerTests {
             repository: {url: '\(repo.url)'}
             schedule: {poll: 0}
             test: {enabled: false}
+            sandbox: none  # its trigger waits for a file the test makes outside the workspace
             triggers: [{name: wait, phase: before, run: 'until [ -e \(release) ]; do sleep 0.1; done; sleep 0.5'}]
 
             """

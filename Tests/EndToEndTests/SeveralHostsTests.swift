@@ -89,7 +89,7 @@ struct SeveralHostsTests {
         let repo = try ServerTests.quickRepository()
         let marks = try TemporaryDirectory()
         let bot =
-            "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers:\n  - name: wait\n    phase: before\n    run: test -f \(marks.path)/once || { touch \(marks.path)/once; \(hold(marks.path)); }\n"
+            "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\nsandbox: none\ntriggers:\n  - name: wait\n    phase: before\n    run: test -f \(marks.path)/once || { touch \(marks.path)/once; \(hold(marks.path)); }\n"
         let first = try await Host("build-1", database: database, bots: ["app": bot], executors: 1)
         let store = try await PostgresStore.open(DatabaseSettings(url: database))
         _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())

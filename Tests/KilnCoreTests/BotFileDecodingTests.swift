@@ -26,7 +26,7 @@ struct BotFileDecodingTests {
         #expect(bot.test.quarantine.isEmpty)
         #expect(bot.bisect == BisectSettings(enabled: true, maxIntegrations: 8, wait: .seconds(1800)))
         #expect(bot.timeout == .seconds(1800))
-        #expect(bot.sandbox == .none)
+        #expect(bot.sandbox == .bubblewrap)
         #expect(bot.environment.isEmpty)
         #expect(bot.secrets.isEmpty)
         #expect(bot.webhookSecretFile == nil)

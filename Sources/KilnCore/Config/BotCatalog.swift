@@ -8,6 +8,8 @@ public struct BotCatalog: Sendable {
     public struct Entry: Sendable, Hashable {
         public var file: String
         public var bot: Bot
+        /// What `kiln validate` notes about it (`sandbox: none`).
+        public var notes: [ConfigDiagnostic] = []
     }
 
     /// A bot file that could not be used, under the name it would have had.
@@ -15,6 +17,12 @@ public struct BotCatalog: Sendable {
         public var file: String
         public var name: String
         public var problems: [ConfigDiagnostic]
+
+        public init(file: String, name: String, problems: [ConfigDiagnostic]) {
+            self.file = file
+            self.name = name
+            self.problems = problems
+        }
     }
 
     public var bots: [Entry]
@@ -27,18 +35,20 @@ public struct BotCatalog: Sendable {
 
     public var diagnostics: [ConfigDiagnostic] { broken.flatMap(\.problems) }
 
-    /// What is worth a look in the good bots at `now`, changing nothing: quarantines that have ended.
+    /// What is worth a look in the good bots at `now`, changing nothing: quarantines that have
+    /// ended, and bots that opted out of the sandbox.
     public func warnings(at now: Date) -> [ConfigDiagnostic] {
         bots.flatMap { entry in
-            entry.bot.test.quarantine.enumerated().compactMap { index, quarantine -> ConfigDiagnostic? in
-                guard let ends = quarantine.ends, ends <= now else { return nil }
-                let day = ends.addingTimeInterval(-86_400).formatted(.iso8601.year().month().day())
-                return ConfigDiagnostic(
-                    file: entry.file, line: quarantine.line, column: quarantine.column, keyPath: "test.quarantine[\(index)]",
-                    message:
-                        "the quarantine of '\(quarantine.test)' ended on \(day), so its failures count again: remove the entry, or extend 'until'",
-                    severity: .warning)
-            }
+            entry.notes
+                + entry.bot.test.quarantine.enumerated().compactMap { index, quarantine -> ConfigDiagnostic? in
+                    guard let ends = quarantine.ends, ends <= now else { return nil }
+                    let day = ends.addingTimeInterval(-86_400).formatted(.iso8601.year().month().day())
+                    return ConfigDiagnostic(
+                        file: entry.file, line: quarantine.line, column: quarantine.column, keyPath: "test.quarantine[\(index)]",
+                        message:
+                            "the quarantine of '\(quarantine.test)' ended on \(day), so its failures count again: remove the entry, or extend 'until'",
+                        severity: .warning)
+                }
         }
     }
 
@@ -103,7 +113,7 @@ public struct BotCatalog: Sendable {
                     continue
                 }
                 owners[bot.name] = file
-                catalog.bots.append(Entry(file: file, bot: bot))
+                catalog.bots.append(Entry(file: file, bot: bot, notes: located.notes))
             } catch {
                 catalog.broken.append(BrokenFile(file: file, name: BotFile.defaultName(forFile: file), problems: error.diagnostics))
             }

@@ -18,6 +18,8 @@ public enum BotFile {
         var bot: Bot
         var nameLine: Int
         var nameColumn: Int
+        /// What `kiln validate` notes about a good file (`sandbox: none`).
+        var notes: [ConfigDiagnostic] = []
     }
 
     static func loadLocated(path: String) throws(ConfigError) -> Located {
@@ -118,7 +120,16 @@ public enum BotFile {
         }
         guard repository != nil else { return nil }
         let nameMark = fields["name"]?.mark
-        return Located(bot: bot, nameLine: nameMark?.line ?? 1, nameColumn: nameMark?.column ?? 1)
+        var notes: [ConfigDiagnostic] = []
+        if bot.sandbox == .none, let mark = fields["sandbox"]?.mark {
+            notes.append(
+                ConfigDiagnostic(
+                    file: reader.file, line: mark.line, column: mark.column, keyPath: "sandbox",
+                    message:
+                        "sandbox: none: this bot's builds run unconfined and can read every other bot's secrets, workspaces and the server's files",
+                    severity: .note))
+        }
+        return Located(bot: bot, nameLine: nameMark?.line ?? 1, nameColumn: nameMark?.column ?? 1, notes: notes)
     }
 
     /// Stands in while a file without a usable repository is still checked for its other problems.

@@ -16,6 +16,8 @@ public struct ConfigDiagnostic: Sendable, Hashable, CustomStringConvertible {
 
     public enum Severity: String, Sendable, Hashable {
         case error, warning
+        /// A choice worth knowing about, made on purpose (`sandbox: none`).
+        case note
     }
 
     public init(file: String, line: Int, column: Int, keyPath: String, message: String, severity: Severity = .error) {

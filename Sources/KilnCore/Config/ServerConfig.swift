@@ -26,6 +26,9 @@ public struct ServerConfig: Sendable, Hashable {
     public var host: String
     /// How long a host may stay silent before the others take it as gone (`host-lease`).
     public var hostLease: Duration
+    /// `sandbox-fallback: none`: where bubblewrap cannot run, bots that did not opt out of the
+    /// sandbox run unconfined rather than not at all.
+    public var sandboxFallback: Sandbox? = nil
 
     /// The paths under `data`.
     public var dataDirectory: DataDirectory { DataDirectory(data) }

@@ -5,7 +5,7 @@ import Yams
 public enum ServerConfigFile {
     static let rootKeys = [
         "listen", "data", "bots", "executors", "public-url", "time-zone", "webhooks", "git", "smtp", "reports", "retention",
-        "database", "host", "host-lease",
+        "database", "host", "host-lease", "sandbox-fallback",
     ]
 
     /// Reads `path`; relative paths inside it (data, bots, secret files) are resolved against its directory.
@@ -39,6 +39,9 @@ public enum ServerConfigFile {
         }
         if let node = fields["bots"], let text = reader.string(node, path: fields.path("bots"), expected: "a directory") {
             config.bots = resolve(text)
+        }
+        if let node = fields["sandbox-fallback"] {
+            if reader.choice(node, path: fields.path("sandbox-fallback"), among: ["none"]) != nil { config.sandboxFallback = Sandbox.none }
         }
         if let node = fields["executors"], let value = reader.integer(node, path: fields.path("executors"), range: 1...64) {
             config.executors = value

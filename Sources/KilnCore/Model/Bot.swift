@@ -11,6 +11,7 @@ public struct Bot: Sendable, Hashable {
     public var build: BuildSettings
     public var test: TestSettings
     public var timeout: Duration
+    /// How its processes are confined: under bubblewrap unless the bot opts out (`sandbox: none`).
     public var sandbox: Sandbox
     /// Extra environment for every process of an integration, sorted by name.
     public var environment: [EnvironmentVariable]
@@ -41,7 +42,7 @@ public struct Bot: Sendable, Hashable {
         build: BuildSettings = BuildSettings(),
         test: TestSettings = TestSettings(),
         timeout: Duration = .seconds(30 * 60),
-        sandbox: Sandbox = .none,
+        sandbox: Sandbox = .bubblewrap,
         environment: [EnvironmentVariable] = [],
         secrets: [String] = [],
         webhookSecretFile: String? = nil,

@@ -69,7 +69,9 @@ public struct KilnApplication: Sendable {
             throw .store(error)
         }
         for integration in recovered { Workspace.killLeftovers(of: integration, in: layout) }
-        let registry = BotRegistry(directory: config.bots, store: store, logger: logger)
+        let sandbox = await SandboxAvailability.probe(config)
+        if let sentence = sandbox.sentence { logger.error("\(sentence)") }
+        let registry = BotRegistry(directory: config.bots, store: store, sandbox: sandbox, logger: logger)
         let serving = if case .server = role { true } else { false }
         let sequencer = IntegrationSequencer(
             store: store, mirrors: Mirrors(directory: layout.mirrors, sshKeyFile: config.sshKeyFile), layout: layout,
@@ -96,7 +98,7 @@ public struct KilnApplication: Sendable {
         let web = buildWebApplication(
             WebDependencies(
                 store: store, bots: { await registry.catalog.bots.map(\.bot) }, assets: try webAssets(settings),
-                webhookSecret: try webhookSecret(config), listen: config.listen, host: config.host),
+                webhookSecret: try webhookSecret(config), listen: config.listen, host: config.host, notice: sandbox.sentence),
             logger: logger, onListening: onListening)
         return KilnApplication(
             settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler,

@@ -50,6 +50,8 @@ struct IndexPage {
     /// Seconds between refreshes of the wall display; nil for the normal page.
     var refresh: Int?
     var generatedAt: String
+    /// What this host says to everyone: bubblewrap cannot run here.
+    var notice: String? = nil
 }
 
 /// A host in the front page's hosts section.

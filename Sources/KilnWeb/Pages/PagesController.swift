@@ -8,6 +8,8 @@ struct PagesController {
     let store: any Store
     let assets: WebAssets
     let cache: ResponseCache
+    /// This host's notice for the front page, if any.
+    var notice: String? = nil
 
     /// Integrations per history page, and how many the trend charts cover.
     static let pageSize = 25
@@ -78,7 +80,7 @@ struct PagesController {
             title: "Kiln", bots: good.map { BotRowView($0, now: now) },
             hosts: shown ? hosts.map { HostView($0, now: now, differs: differing.contains($0.name)) } : [],
             hasHosts: shown, botsDiffer: !differing.isEmpty, broken: broken, hasBroken: !broken.isEmpty, hasBots: !good.isEmpty,
-            bigscreen: bigscreen, refresh: bigscreen ? 15 : nil, generatedAt: Formatting.iso(now))
+            bigscreen: bigscreen, refresh: bigscreen ? 15 : nil, generatedAt: Formatting.iso(now), notice: notice)
         return assets.render(page, bigscreen ? "bigscreen" : "index")
     }
 

@@ -37,7 +37,16 @@ struct Run: AsyncParsableCommand {
 
     func run() async throws {
         MallocArenas.limit()
-        let (config, catalog, bot) = try location.loadBot(named: self.bot)
+        let (config, loaded, wanted) = try location.loadBot(named: self.bot)
+        // Where bubblewrap cannot run, a bot that wants the sandbox runs only unconfined by
+        // `sandbox-fallback: none`; otherwise it is refused with what to do.
+        let sandbox = await SandboxAvailability.probe(config)
+        let catalog = sandbox.apply(to: loaded)
+        guard let bot = catalog.bot(named: wanted.name) else {
+            Console.error("error: bot '\(wanted.name)' cannot integrate: \(sandbox.sentence ?? "it is not runnable")")
+            throw ExitCode.failure
+        }
+        if wanted.sandbox != bot.sandbox, let sentence = sandbox.sentence { Console.out("sandbox: \(sentence)") }
         var logger = Logger(label: "kiln")
         logger.logLevel = .warning
         let integration: Claim

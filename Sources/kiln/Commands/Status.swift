@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KilnCore
+import KilnServer
 import KilnStore
 import KilnWeb
 
@@ -54,6 +55,7 @@ struct Status: AsyncParsableCommand {
             return
         }
         let now = Date()
+        if let sentence = await SandboxAvailability.probe(config).sentence { Console.out("sandbox: \(sentence)") }
         if bots.isEmpty {
             Console.out("no bots yet in \(config.data) (kiln serve records them when it loads \(config.bots))")
         }
