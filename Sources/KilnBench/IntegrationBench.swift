@@ -60,8 +60,12 @@ struct IntegrationBench {
         try command(git, ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "package"], in: repository)
         let home = work.url("kiln-home")
         try FileManager.default.createDirectory(atPath: home + "/Bots", withIntermediateDirectories: true)
-        try "repository: {url: '\(repository)'}\n".write(toFile: home + "/Bots/bench.yml", atomically: false, encoding: .utf8)
+        // Unconfined, so that the timing `swift` in /tmp is the one it runs; `boxed` is the same
+        // bot under the default sandbox, timed whole.
+        try "repository: {url: '\(repository)'}\nsandbox: none\n".write(toFile: home + "/Bots/bench.yml", atomically: false, encoding: .utf8)
+        try "repository: {url: '\(repository)'}\n".write(toFile: home + "/Bots/boxed.yml", atomically: false, encoding: .utf8)
         try command(kiln, ["run", "bench"], in: home)  // cold: builds everything once
+        try command(kiln, ["run", "boxed"], in: home)
 
         // Each side runs once unmeasured first: SwiftPM evaluates the manifest again when the
         // environment changes, and Kiln's builds have an environment of their own.
@@ -73,9 +77,12 @@ struct IntegrationBench {
         }
         var kilnRuns: [SwiftTimer.Run] = []
         var handRuns: [SwiftTimer.Run] = []
+        var boxedRuns: [SwiftTimer.Run] = []
         for run in 0...7 {
             let measured = try timer.measure { try command(kiln, ["run", "bench"], in: home, environment: timer.environment) }
             if run > 0 { kilnRuns.append(measured) }
+            let boxed = try timer.measure { try command(kiln, ["run", "boxed"], in: home, environment: timer.environment) }
+            if run > 0 { boxedRuns.append(boxed) }
         }
         for run in 0...7 {
             let measured = try timer.measure(byHand)
@@ -84,6 +91,16 @@ struct IntegrationBench {
         table.add(
             "Kiln's overhead, warm workspace, no new commit", target: "< 150 ms", measured: SwiftTimer.overhead(kilnRuns, handRuns),
             comparison: SwiftTimer.comparison(kilnRuns, handRuns, kiln: "kiln run", byHand: "by hand"))
+        Self.sandboxCost("warm integration", boxed: boxedRuns, open: kilnRuns, into: table)
+    }
+
+    /// The default sandbox's cost: `kiln run` of the same bot under bubblewrap and with `sandbox: none`.
+    static func sandboxCost(_ what: String, boxed: [SwiftTimer.Run], open: [SwiftTimer.Run], into table: Table) {
+        let (withSandbox, without) = (SwiftTimer.median(boxed, \.total), SwiftTimer.median(open, \.total))
+        table.add(
+            "the default sandbox's cost, \(what)", target: "< 20 ms", measured: Measure.format(withSandbox - without),
+            comparison:
+                "kiln run under bubblewrap \(Measure.format(withSandbox)), with sandbox: none \(Measure.format(without)); medians of \(boxed.count)")
     }
 
     /// `kiln run` on a fresh data directory (first clone, empty workspace) of a package with 120
@@ -98,7 +115,12 @@ struct IntegrationBench {
         let branch = try command(git, ["-C", repository, "rev-parse", "--abbrev-ref", "HEAD"]).trimmingCharacters(in: .whitespacesAndNewlines)
         let home = work.url("kiln-cold")
         try FileManager.default.createDirectory(atPath: home + "/Bots", withIntermediateDirectories: true)
-        try "repository: {url: '\(repository)', branch: \(branch)}\n".write(toFile: home + "/Bots/cold.yml", atomically: false, encoding: .utf8)
+        try "repository: {url: '\(repository)', branch: \(branch)}\nsandbox: none\n".write(
+            toFile: home + "/Bots/cold.yml", atomically: false, encoding: .utf8)
+        let boxedHome = work.url("kiln-cold-boxed")
+        try FileManager.default.createDirectory(atPath: boxedHome + "/Bots", withIntermediateDirectories: true)
+        try "repository: {url: '\(repository)', branch: \(branch)}\n".write(toFile: boxedHome + "/Bots/cold.yml", atomically: false, encoding: .utf8)
+        var boxedRuns: [SwiftTimer.Run] = []
         let timer = try SwiftTimer(in: work.url("swift-timer"))
         let clone = work.url("cold-clone")
         var kilnRuns: [SwiftTimer.Run] = []
@@ -106,6 +128,8 @@ struct IntegrationBench {
         for _ in 0..<5 {
             try? FileManager.default.removeItem(atPath: home + "/.kiln")
             kilnRuns.append(try timer.measure { _ = try? command(kiln, ["run", "cold"], in: home, environment: timer.environment) })
+            try? FileManager.default.removeItem(atPath: boxedHome + "/.kiln")
+            boxedRuns.append(try timer.measure { _ = try? command(kiln, ["run", "cold"], in: boxedHome, environment: timer.environment) })
             try? FileManager.default.removeItem(atPath: clone)
             handRuns.append(
                 try timer.measure {
@@ -117,6 +141,7 @@ struct IntegrationBench {
         table.add(
             "Kiln's overhead, cold integration (\(label))", target: "< 500 ms", measured: SwiftTimer.overhead(kilnRuns, handRuns),
             comparison: SwiftTimer.comparison(kilnRuns, handRuns, kiln: "kiln run", byHand: "git clone"))
+        Self.sandboxCost("cold integration", boxed: boxedRuns, open: kilnRuns, into: table)
     }
 
     /// The cold integration's package: `KILN_BENCH_PACKAGE`, or one written here.

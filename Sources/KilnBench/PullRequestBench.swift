@@ -41,6 +41,7 @@ struct PullRequestBench {
         test: {enabled: false}
         pull-requests: true
         forge: {kind: github, api-url: 'http://127.0.0.1:\(forgePort)', token-file: '\(home)/token'}
+        sandbox: none  # the mark is written outside the workspace, where the benchmark reads it
         triggers: [{name: mark, phase: before, run: 'date +%s%N > \(marks)/$KILN_INTEGRATION; exit 1'}]
 
         """.write(toFile: home + "/Bots/timed.yml", atomically: false, encoding: .utf8)

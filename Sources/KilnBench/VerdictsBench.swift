@@ -14,7 +14,8 @@ struct VerdictsBench {
         for executors in [1, 3] { try await bisect(repository, executors: executors, into: table) }
     }
 
-    /// A package whose `testPlanned` takes its verdict from a plan file (each run pops a line,
+    /// A package whose `testPlanned` takes its verdict from a plan file outside the workspace
+    /// (so its bots say `sandbox: none`; each run pops a line,
     /// "fail" or "pass") and sleeps 200 ms, beside 40 tests that pass.
     private func package() throws -> String {
         let repository = work.url("verdicts-package")
@@ -68,7 +69,7 @@ struct VerdictsBench {
     private func rerun(_ repository: String, into table: Table) async throws {
         let home = work.url("verdicts-rerun")
         try FileManager.default.createDirectory(atPath: home + "/Bots", withIntermediateDirectories: true)
-        try "repository: {url: '\(repository)'}\n".write(toFile: home + "/Bots/bench.yml", atomically: false, encoding: .utf8)
+        try "repository: {url: '\(repository)'}\nsandbox: none\n".write(toFile: home + "/Bots/bench.yml", atomically: false, encoding: .utf8)
         let plan = work.url("plan")
         try "".write(toFile: plan, atomically: false, encoding: .utf8)
         _ = try command(kiln, ["run", "bench"], in: home)  // cold: builds once, and passes
@@ -102,7 +103,8 @@ struct VerdictsBench {
         let home = work.url("verdicts-home-\(executors)")
         try FileManager.default.createDirectory(atPath: home + "/Bots", withIntermediateDirectories: true)
         try "executors: \(executors)\n".write(toFile: home + "/kiln.yml", atomically: false, encoding: .utf8)
-        try "repository: {url: '\(repository)'}\nschedule: {poll: 0}\n".write(toFile: home + "/Bots/bench.yml", atomically: false, encoding: .utf8)
+        try "repository: {url: '\(repository)'}\nschedule: {poll: 0}\nsandbox: none\n".write(
+            toFile: home + "/Bots/bench.yml", atomically: false, encoding: .utf8)
         try "".write(toFile: work.url("plan"), atomically: false, encoding: .utf8)
         let server = try Server(kiln: kiln, home: home)
         defer { server.stop() }
