@@ -13,9 +13,10 @@ struct SandboxTests {
     /// Bot A has a secret (in Kiln's environment, as every bot's secrets are) and leaves it in
     /// its workspace; its bot file mentions it too, as a credential in a URL would. Bot B looks
     /// for it where a build could: other processes' environments, the data directory, A's
-    /// workspace, the bot files. Under the sandbox B finds nothing; with `sandbox: none` it finds
-    /// it everywhere, which shows the probe would catch a leak.
-    @Test("Under the default sandbox another bot's build finds the secret nowhere; with sandbox: none it finds it everywhere")
+    /// workspace, the bot files — from its trigger and from its test. Under the sandbox B finds
+    /// nothing; with `sandbox: none` it finds it everywhere, which shows the probe would catch a
+    /// leak.
+    @Test("Under the default sandbox another bot's trigger and test find the secret nowhere; with sandbox: none they find it everywhere")
     func secretsStayWithTheirBot() async throws {
         let home = try TemporaryDirectory()
         let repo = try ServerTests.quickRepository()
@@ -33,12 +34,37 @@ struct SandboxTests {
             """)
         let probe = """
             n=0; for f in /proc/[0-9]*/environ; do grep -qs \(secret) "$f" && n=$((n+1)); done; echo "probe proc $n"; \
-            grep -rqs \(secret) \(home.url(".kiln")) && echo "probe data yes" || echo "probe data no"; \
+            grep -rqs --exclude-dir=b \(secret) \(home.url(".kiln")) && echo "probe data yes" || echo "probe data no"; \
             grep -qs \(secret) \(home.url(".kiln/workspaces/a/token.txt")) && echo "probe workspace yes" || echo "probe workspace no"; \
             grep -rqs \(secret) \(home.url("Bots")) && echo "probe bots yes" || echo "probe bots no"
             """
+        // B's package runs the same probe from an XCTest, as a build's own code would. (B's own
+        // workspace, HOME and log hold the probe, and so the secret: the probe skips them.)
+        let package = try FixturePackage()
+        let testProbe = probe.replacingOccurrences(of: "echo \"probe ", with: "echo \"test-probe ")
+        try package.repository.commit(
+            "Probe",
+            files: [
+                "Tests/LibTests/ProbeTests.swift": """
+                import Foundation
+                import XCTest
+
+                final class ProbeTests: XCTestCase {
+                    func testProbe() throws {
+                        let shell = Process()
+                        shell.executableURL = URL(fileURLWithPath: "/bin/sh")
+                        shell.arguments = ["-c", #\"\"\"
+                \(testProbe)
+                \"\"\"#]
+                        try shell.run()
+                        shell.waitUntilExit()
+                    }
+                }
+
+                """
+            ])
         let bot = { (sandbox: String) in
-            "repository: {url: '\(repo.url)'}\ntest: {enabled: false}\n\(sandbox)triggers: [{name: probe, phase: before, run: '\(probe)'}]\n"
+            "repository: {url: '\(package.repository.url)'}\n\(sandbox)triggers: [{name: probe, phase: before, run: '\(probe)'}]\n"
         }
         let environment = ProcessInfo.processInfo.environment.merging(["DEPLOY_TOKEN": secret]) { _, new in new }
         let kept = try await runProcess(Executables.kiln, ["run", "a"], in: home.path, environment: environment)
@@ -49,6 +75,7 @@ struct SandboxTests {
         let boxed = try String(contentsOfFile: home.url(".kiln/logs/b/1.log"), encoding: .utf8)
         for line in ["probe proc 0", "probe data no", "probe workspace no", "probe bots no"] {
             #expect(boxed.contains(line), "\(line): \(boxed)")
+            #expect(boxed.contains("test-" + line), "from the test: \(line): \(boxed)")
         }
 
         try home.write("Bots/b.yml", bot("sandbox: none\n"))
@@ -57,6 +84,7 @@ struct SandboxTests {
         #expect(!open.contains("probe proc 0"), "kiln's own environment holds every bot's secrets: \(open)")
         for line in ["probe data yes", "probe workspace yes", "probe bots yes"] {
             #expect(open.contains(line), "\(line): \(open)")
+            #expect(open.contains("test-" + line), "from the test: \(line): \(open)")
         }
     }
 
