@@ -44,12 +44,8 @@ struct PerformanceBench {
         var spread: [Double] = []
         for _ in 0..<Self.unchanged {
             let (status, output) = try kilnRun(in: home)
-            if status != 0 || output.contains("performance regressions") {
-                falseRegressions += 1
-                FileHandle.standardError.write(Data("false regression: \(output)\n".utf8))
-            }
+            if status != 0 || output.contains("performance regressions") { falseRegressions += 1 }
             if let median = try medianMeasured(home: home) { spread.append(median) }
-            FileHandle.standardError.write(Data("run: \(try measuredLines(home: home))\n".utf8))
         }
         try measuring(Self.iterations * 13 / 10, in: repository)
         try commitAll(repository)
@@ -95,13 +91,6 @@ struct PerformanceBench {
         else { return nil }
         let values = line[open.upperBound..<close].split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
         return values.isEmpty ? nil : values.sorted()[values.count / 2]
-    }
-
-    private func measuredLines(home: String) throws -> String {
-        let log = try String(contentsOfFile: try latestLog(home: home), encoding: .utf8)
-        return log.split(separator: "\n").filter { $0.contains("values: [") || $0.contains("slower") }.map { line in
-            line.range(of: "values: [").map { String(line[$0.lowerBound...].prefix(120)) } ?? String(line)
-        }.joined(separator: " | ")
     }
 
     private func latestLog(home: String) throws -> String {
