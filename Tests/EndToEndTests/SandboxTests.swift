@@ -13,14 +13,16 @@ struct SandboxTests {
     /// Bot A has a secret (in Kiln's environment, as every bot's secrets are) and leaves it in
     /// its workspace; its bot file mentions it too, as a credential in a URL would. Bot B looks
     /// for it where a build could: other processes' environments, the data directory, A's
-    /// workspace, the bot files — from its trigger and from its test. Under the sandbox B finds
-    /// nothing; with `sandbox: none` it finds it everywhere, which shows the probe would catch a
-    /// leak.
+    /// workspace, the bot files, the server's kiln.yml — from its trigger and from its test. Under
+    /// the sandbox B finds nothing; with `sandbox: none` it finds it everywhere, which shows the
+    /// probe would catch a leak. The data directory and files live outside /tmp, which the sandbox
+    /// replaces anyway, so that what is hidden is hidden by name.
     @Test("Under the default sandbox another bot's trigger and test find the secret nowhere; with sandbox: none they find it everywhere")
     func secretsStayWithTheirBot() async throws {
-        let home = try TemporaryDirectory()
+        let home = try TemporaryDirectory("kiln-sandbox", under: URL(fileURLWithPath: "/var/tmp"))
         let repo = try ServerTests.quickRepository()
         let secret = "tok-\(UUID().uuidString.prefix(12))"
+        try home.write("kiln.yml", "# the database password is \(secret)\nexecutors: 1\n")
         try home.write(
             "Bots/a.yml",
             """
@@ -36,7 +38,8 @@ struct SandboxTests {
             n=0; for f in /proc/[0-9]*/environ; do grep -qs \(secret) "$f" && n=$((n+1)); done; echo "probe proc $n"; \
             grep -rqs --exclude-dir=b \(secret) \(home.url(".kiln")) && echo "probe data yes" || echo "probe data no"; \
             grep -qs \(secret) \(home.url(".kiln/workspaces/a/token.txt")) && echo "probe workspace yes" || echo "probe workspace no"; \
-            grep -rqs \(secret) \(home.url("Bots")) && echo "probe bots yes" || echo "probe bots no"
+            grep -rqs \(secret) \(home.url("Bots")) && echo "probe bots yes" || echo "probe bots no"; \
+            grep -qs \(secret) \(home.url("kiln.yml")) && echo "probe config yes" || echo "probe config no"
             """
         // B's package runs the same probe from an XCTest, as a build's own code would. (B's own
         // workspace, HOME and log hold the probe, and so the secret: the probe skips them.)
@@ -73,7 +76,7 @@ struct SandboxTests {
         try home.write("Bots/b.yml", bot(""))  // the default: sandboxed
         _ = try await runProcess(Executables.kiln, ["run", "b"], in: home.path, environment: environment)
         let boxed = try String(contentsOfFile: home.url(".kiln/logs/b/1.log"), encoding: .utf8)
-        for line in ["probe proc 0", "probe data no", "probe workspace no", "probe bots no"] {
+        for line in ["probe proc 0", "probe data no", "probe workspace no", "probe bots no", "probe config no"] {
             #expect(boxed.contains(line), "\(line): \(boxed)")
             #expect(boxed.contains("test-" + line), "from the test: \(line): \(boxed)")
         }
@@ -82,7 +85,7 @@ struct SandboxTests {
         _ = try await runProcess(Executables.kiln, ["run", "b"], in: home.path, environment: environment)
         let open = try String(contentsOfFile: home.url(".kiln/logs/b/2.log"), encoding: .utf8)
         #expect(!open.contains("probe proc 0"), "kiln's own environment holds every bot's secrets: \(open)")
-        for line in ["probe data yes", "probe workspace yes", "probe bots yes"] {
+        for line in ["probe data yes", "probe workspace yes", "probe bots yes", "probe config yes"] {
             #expect(open.contains(line), "\(line): \(open)")
             #expect(open.contains("test-" + line), "from the test: \(line): \(open)")
         }

@@ -4,8 +4,10 @@ import Foundation
 public final class TemporaryDirectory: Sendable {
     public let path: String
 
-    public init(_ label: String = "kiln") throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))")
+    /// `under` another directory than the system's temp dir: a sandboxed build gets a private
+    /// /tmp, so a test that checks what the sandbox hides puts its files elsewhere.
+    public init(_ label: String = "kiln", under parent: URL = FileManager.default.temporaryDirectory) throws {
+        let base = parent.appendingPathComponent("\(label)-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: base, withIntermediateDirectories: true)
         path = base.path
     }

@@ -29,14 +29,18 @@ public struct ServerConfig: Sendable, Hashable {
     /// `sandbox-fallback: none`: where bubblewrap cannot run, bots that did not opt out of the
     /// sandbox run unconfined rather than not at all.
     public var sandboxFallback: Sandbox? = nil
+    /// The file these settings were read from, if any: it may hold a database URL with its
+    /// password, so a build may not read it.
+    public var file: String? = nil
 
     /// The paths under `data`.
     public var dataDirectory: DataDirectory { DataDirectory(data) }
 
-    /// What a fork's code must not read: every secret file this config names, and the bot files
-    /// (a repository URL may carry credentials). Bots' own token files come from the bots.
+    /// What a sandboxed build must not read: every secret file this config names, the config file
+    /// itself, and the bot files (a repository URL may carry credentials). Bots' own token files
+    /// come from the bots.
     public var secretFiles: [String] {
-        [webhookSecretFile, sshKeyFile, smtp?.passwordFile, database?.passwordFile, bots].compactMap { $0 }
+        [webhookSecretFile, sshKeyFile, smtp?.passwordFile, database?.passwordFile, bots, file].compactMap { $0 }
     }
 
     public init(

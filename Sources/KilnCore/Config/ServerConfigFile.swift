@@ -12,12 +12,15 @@ public enum ServerConfigFile {
     public static func load(path: String) throws(ConfigError) -> ServerConfig {
         let text = try ConfigFileText.read(path)
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        return try decode(text, file: path, directory: directory)
+        var config = try decode(text, file: path, directory: directory)
+        config.file = URL(fileURLWithPath: path).standardizedFileURL.path
+        return config
     }
 
     public static func decode(_ text: String, file: String, directory: String) throws(ConfigError) -> ServerConfig {
         let reader = ConfigReader(file: file)
         var config = ServerConfig()
+        config.file = file
         func resolve(_ path: String) -> String {
             path.hasPrefix("/") ? path : URL(fileURLWithPath: directory).appendingPathComponent(path).standardizedFileURL.path
         }
