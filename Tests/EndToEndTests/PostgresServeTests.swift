@@ -74,6 +74,36 @@ struct PostgresServeTests {
         _ = try await served.server.terminate()
     }
 
+    @Test("Behind PgBouncer: a host integrates in session mode; transaction mode, where LISTEN cannot hold, is refused in one line")
+    func pgBouncer() async throws {
+        let url = try await PostgresServer.shared.database()
+        let bouncer = try await PgBouncer(for: url)
+        defer { bouncer.stop() }
+        let repo = try ServerTests.quickRepository()
+        let bot = "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"
+        let served = try await ServedHome(bots: ["app": bot], config: "executors: 1\ndatabase: {url: '\(bouncer.url("session"))'}\n")
+        _ = try await served.server.waitForPort()
+        let trigger = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        #expect(trigger.status == 0, "\(trigger.standardError)")
+        let store = try await PostgresStore.open(DatabaseSettings(url: url))
+        try await served.eventually("the integration to end") {
+            try await store.integrations(bot: "app", limit: 1, before: nil).first?.step == .completed
+        }
+        #expect(try await store.integrations(bot: "app", limit: 1, before: nil).first?.result == .buildErrors)
+        #expect(try await served.server.terminate().status == 0)
+
+        let home = try TemporaryDirectory()
+        try home.write("kiln.yml", "database: {url: '\(bouncer.url("transaction"))'}\n")
+        try home.write("Bots/app.yml", bot)
+        let refused = try await runProcess(Executables.kiln, ["serve", "--listen", "127.0.0.1:0"], in: home.path)
+        #expect(refused.status == 1)
+        #expect(refused.standardError.split(separator: "\n").count == 1, "\(refused.standardError)")
+        #expect(
+            refused.standardError.contains("behind a pooler in transaction or statement mode (PgBouncer's pool_mode = transaction)"),
+            "\(refused.standardError)")
+        #expect(refused.standardError.contains("pool_mode = session"), "it says what to do: \(refused.standardError)")
+    }
+
     @Test("An unreachable database at start: one line naming the URL without its password, and exit 1")
     func unreachable() async throws {
         let home = try TemporaryDirectory()

@@ -73,6 +73,48 @@ public final class PostgresEngine: StoreEngine {
         }
     }
 
+    /// Checks that a notification sent on a work connection reaches the control connection's
+    /// `LISTEN` within `limit`. Behind a pooler in transaction or statement mode (PgBouncer's
+    /// `pool_mode = transaction`) it does not: the server session that ran `LISTEN` goes back to
+    /// the pool when the statement ends, and what it hears goes to whichever client holds it next.
+    /// A host there would never hear the others' changes, so it refuses to start.
+    func checkNotificationsArrive(within limit: Duration) async throws(StoreError) {
+        let token = StoreRules.newToken()
+        let heard: Bool
+        do {
+            let connection = try await control.sharedConnection()
+            heard = try await withThrowingTaskGroup(of: Bool.self) { group in
+                group.addTask {
+                    try await connection.listen(on: "kiln_probe") { notifications in
+                        _ = try await self.write("sending a test notification", lane: .work, notify: nil, limit: limit) { db in
+                            try db.execute("SELECT pg_notify('kiln_probe', ?)", token)
+                        }
+                        for try await notification in notifications where notification.payload == token { return true }
+                        return false
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: limit)
+                    return false
+                }
+                defer { group.cancelAll() }
+                return try await group.next() ?? false
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch LaneError.connecting(let reason) {
+            throw .unreachable(url: location, reason: reason)
+        } catch {
+            throw .unreachable(url: location, reason: error.reason)
+        }
+        guard !heard else { return }
+        throw .unsuitable(
+            url: location,
+            reason: "a notification sent on one of this host's connections did not reach its LISTEN on another within \(limit): "
+                + "the database is behind a pooler in transaction or statement mode (PgBouncer's pool_mode = transaction), "
+                + "where LISTEN loses its session; give Kiln a pool in session mode (pool_mode = session) or connect to PostgreSQL directly")
+    }
+
     public func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws(StoreError) -> T {
         // One snapshot for all the statements of a read, as SQLite's reads have.
         try await transaction(
@@ -158,6 +200,8 @@ extension DatabaseStore where Engine == PostgresEngine {
             try await engine.write("migrating the database", lane: .control, notify: .data, limit: .seconds(300)) { db in
                 try migrate(db)
             }
+            // A host (more than one connection) listens for the others' changes; a command does not.
+            if connections > 1 { try await engine.checkNotificationsArrive(within: .seconds(5)) }
         } catch {
             engine.close()
             throw error
