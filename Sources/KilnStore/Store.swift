@@ -114,6 +114,10 @@ public protocol Store: MailStore, WebhookStore, StatusStore {
     /// The bisection started by integration `integrationID`, if any.
     func bisection(of integrationID: Int64) async throws(StoreError) -> Bisection?
 
+    /// The bisection numbered `id` (a bisect integration's `bisectionID`) and the number of the
+    /// integration it bisects.
+    func bisection(id: Int64) async throws(StoreError) -> (bisection: Bisection, bisected: Int)?
+
     /// One test's results in the last `limit` integrations of `bot`'s branch, newest first.
     func testHistory(bot: String, suite: String, name: String, limit: Int) async throws(StoreError) -> TestHistory
 
@@ -158,47 +162,6 @@ public protocol Store: MailStore, WebhookStore, StatusStore {
     /// The number of the bot's newest branch integration with a result in `results` that kept
     /// an asset named `name`.
     func latestAsset(bot: String, name: String, results: Set<IntegrationResult>) async throws(StoreError) -> Int?
-}
-
-/// A request that a running integration stop.
-public struct CancelRequest: Sendable, Hashable {
-    public var id: Int64
-    public var reason: String
-    /// The claim was lost: the integration has been ended by another host and this one's result
-    /// will be refused, so it must not record one.
-    public var lost: Bool
-
-    public init(id: Int64, reason: String, lost: Bool = false) {
-        self.id = id
-        self.reason = reason
-        self.lost = lost
-    }
-}
-
-/// Why the store could not do what was asked.
-public enum StoreError: Error, Sendable, CustomStringConvertible {
-    case cannotOpen(path: String, reason: String)
-    /// A database server could not be reached or refused us (`url` has its password redacted).
-    case unreachable(url: String, reason: String)
-    /// A database server that answers but cannot carry what Kiln needs of it (`reason` says what).
-    case unsuitable(url: String, reason: String)
-    case query(what: String, reason: String)
-    case notFound(what: String)
-    /// A write about an integration whose claim no longer holds: another host took this one as
-    /// gone and ended it.
-    case claimLost(id: Int64, reason: String)
-
-    public var description: String {
-        switch self {
-        case .cannotOpen(let path, let reason): "cannot open the database \(path): \(reason) (check that its directory exists and is writable)"
-        case .unreachable(let url, let reason):
-            "cannot use the database \(url): \(reason) (check that PostgreSQL runs there and that database.url names it)"
-        case .unsuitable(let url, let reason): "cannot use the database \(url): \(reason)"
-        case .query(let what, let reason): "\(what) failed: \(reason)"
-        case .notFound(let what): "\(what) does not exist"
-        case .claimLost(let id, let reason): "integration \(id) is no longer this host's: \(reason)"
-        }
-    }
 }
 
 /// What the webhook endpoints and `/metrics` need of the store.

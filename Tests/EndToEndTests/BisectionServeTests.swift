@@ -33,14 +33,8 @@ struct BisectionServeTests {
         let carol = GitFixture.Author("Carol Coder", "carol@example.com")
         let dave = GitFixture.Author("Dave Dev", "dave@example.com")
         let authors = [GitFixture.Author.alice, .bob, dave, .alice, carol, .bob, dave, .alice]
-        var culprit = ""
-        for (index, author) in authors.enumerated() {
-            var files = ["Notes/\(index + 1).md": "note \(index + 1)\n"]
-            // The fifth commit breaks add(1, 2), which two tests check in a file nobody touches.
-            if index == 4 { files["Sources/Lib/Lib.swift"] = FixturePackage.library(body: "    if a == 1 { return 0 }") }
-            let sha = try repo.commit("Commit \(index + 1)", files: files, author: author)
-            if index == 4 { culprit = sha }
-        }
+        // The fifth commit breaks add(1, 2), which two tests check in a file nobody touches.
+        let culprit = try Self.commits(by: authors, in: repo, changing: 4, to: "    if a == 1 { return 0 }")[4]
         _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
         let store = try served.store()
         try await served.eventually("the pushed integration", timeout: .seconds(240)) {
@@ -75,6 +69,44 @@ struct BisectionServeTests {
         _ = try await served.server.terminate()
     }
 
+    @Test("A measure {} slowed by one of four authors' commits: the regression is bisected to it, judged by the baseline the push had")
+    func performanceRegression() async throws {
+        let package = try FixturePackage()
+        let repo = package.repository
+        try repo.commit("Measure the speed", files: PerformanceRunTests.measuring(50_000))
+        // A wide tolerance: the test proves the search, not the machine's steadiness under load.
+        let served = try await ServedHome(
+            bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\nperformance: {tolerance: 300%}\n"], config: "executors: 1\n")
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        try await served.eventually("the first integration: the baseline", timeout: .seconds(240)) {
+            try await served.integrations("app").first?.result == .succeeded
+        }
+
+        // Carol's commit makes add(_:_:) a hundred times slower; the test that measures it is in
+        // a file nobody touches, so blame names all four.
+        let carol = GitFixture.Author("Carol Coder", "carol@example.com")
+        let dave = GitFixture.Author("Dave Dev", "dave@example.com")
+        let slower = "    var spin = 0\n    for step in 0..<100 { spin &+= step }\n    if spin == -1 { return 0 }"
+        let culprit = try Self.commits(by: [.alice, .bob, carol, dave], in: repo, changing: 2, to: slower)[2]
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        let store = try served.store()
+        try await served.eventually("the pushed integration", timeout: .seconds(240)) {
+            try await store.integration(bot: "app", number: 2)?.integration.step == .completed
+        }
+        let pushed = try #require(try await store.integration(bot: "app", number: 2))
+        #expect(pushed.integration.result == .testFailures, "\(pushed.issues)")
+        try await served.eventually("the bisection", timeout: .seconds(300)) {
+            try await store.bisection(of: pushed.integration.id)?.state != .running
+        }
+        let bisection = try #require(try await store.bisection(of: pushed.integration.id))
+        #expect(bisection.state == .found && bisection.culprit == culprit, "\(bisection)")
+        let issues = try #require(try await store.integration(bot: "app", number: 2)).issues
+        let regression = try #require(issues.first { $0.type == .performanceRegression }, "\(issues)")
+        #expect(regression.introducedBy == [Committer(name: "Carol Coder", email: "carol@example.com", commit: culprit, bisected: true)])
+        #expect(try await served.integrations("app").map(\.number) == [2, 1], "the bisect integrations are no baseline and no history")
+        _ = try await served.server.terminate()
+    }
+
     @Test("A pull request's new failure is bisected within its own commits; bisect integrations post no commit status")
     func pullRequest() async throws {
         let package = try FixturePackage()
@@ -98,12 +130,7 @@ struct BisectionServeTests {
         try repo.git("checkout", "-q", "-b", "changes")
         let carol = GitFixture.Author("Carol Coder", "carol@example.com")
         let dave = GitFixture.Author("Dave Dev", "dave@example.com")
-        var shas: [String] = []
-        for (index, author) in [GitFixture.Author.alice, .bob, carol, dave].enumerated() {
-            var files = ["Notes/\(index + 1).md": "note \(index + 1)\n"]
-            if index == 2 { files["Sources/Lib/Lib.swift"] = FixturePackage.library(body: "    if a == 1 { return 0 }") }
-            shas.append(try repo.commit("Change \(index + 1)", files: files, author: author))
-        }
+        let shas = try Self.commits(by: [.alice, .bob, carol, dave], in: repo, changing: 2, to: "    if a == 1 { return 0 }")
         let head = try #require(shas.last)
         try repo.git("checkout", "-q", "master")
         try PullRequestTests.publish(head, in: repo)
@@ -131,5 +158,15 @@ struct BisectionServeTests {
         let calls = try await forge.waitForCalls { calls in calls.contains { $0.sha == head && $0.state == "failure" } }
         #expect(Set(calls.map(\.sha)).isSubset(of: [base, head]), "\(calls.map(\.sha))")
         _ = try await served.server.terminate()
+    }
+
+    /// One commit per author, oldest first, each adding a note; the one at `culprit` also gives
+    /// `add(_:_:)` the body `body`. Returns their SHAs.
+    static func commits(by authors: [GitFixture.Author], in repo: GitFixture, changing culprit: Int, to body: String) throws -> [String] {
+        try authors.enumerated().map { index, author in
+            var files = ["Notes/\(index + 1).md": "note \(index + 1)\n"]
+            if index == culprit { files["Sources/Lib/Lib.swift"] = FixturePackage.library(body: body) }
+            return try repo.commit("Commit \(index + 1)", files: files, author: author)
+        }
     }
 }

@@ -35,6 +35,8 @@ struct BisectionStoreTests {
             }(), at: 100, commit: "c8")
         var bisection = try #require(try await store.bisection(of: broken.id))
         #expect(bisection.state == .running && bisection.integrations == [3])
+        let byID = try #require(try await store.bisection(id: bisection.id))
+        #expect(byID.bisection == bisection && byID.bisected == broken.number, "a bisect integration finds the integration it bisects")
 
         // Branch work queued later still goes first; the bisect integration waits for it.
         _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, commit: "c9", branch: "main"), now: test.at(200))

@@ -91,6 +91,11 @@ public struct Bisection: Sendable, Hashable {
         case failed(String)
     }
 
+    /// The kinds of new issue a bisection looks for: a build error, a failing test, a measurement
+    /// that got slower (a bisect integration judges its measurements against the baseline the
+    /// bisected integration had).
+    public static let soughtTypes: Set<IssueType> = [.error, .testFailure, .performanceRegression]
+
     /// What an integration of a commit of the range showed: bad when any of the failures is
     /// among its issues; good when it built and tested without them. A build that failed for
     /// another reason may hide them, and a broken checkout or trigger says nothing: skipped.

@@ -88,8 +88,16 @@ extension IntegrationSteps {
     /// machines differ, so other hosts' do not count). No baseline yet is no regression. A test
     /// that looks regressed is measured again, alone and serially, and is a regression only if
     /// it is every time. Each measurement keeps the median of its baseline, for the pages.
+    ///
+    /// A bisect integration is judged against the baseline the integration it bisects had (the
+    /// branch's integrations before it), so that an old commit is slow or fast by the same rule.
     func performanceRegressions(_ package: PackageBuild, tests: inout [TestCase]) async throws(Stop) -> [MeasuredRegression] {
-        guard integration.bisectionID == nil, let host = integration.host else { return [] }
+        guard let host = integration.host else { return [] }
+        var before = Int.max
+        if let bisection = integration.bisectionID {
+            guard let bisected = try? await store.bisection(id: bisection)?.bisected else { return [] }
+            before = bisected
+        }
         var found: [MeasuredRegression] = []
         let tolerance = bot.performance.tolerance
         for index in tests.indices where tests[index].status == .passed || tests[index].status == .flaky {
@@ -97,7 +105,8 @@ extension IntegrationSteps {
             guard let measurement = test.measurement,
                 let history = try? await store.testHistory(bot: bot.name, suite: test.suite, name: test.name, limit: Self.historyWindow)
             else { continue }
-            let runs = history.runs.filter { $0.host == host }.compactMap(\.test.measurement?.values).prefix(bot.performance.baseline)
+            let runs = history.runs.filter { $0.host == host && $0.number < before }.compactMap(\.test.measurement?.values)
+                .prefix(bot.performance.baseline)
             let baseline = Array(runs.joined())
             tests[index].measurement?.baseline = baseline.isEmpty ? nil : PerformanceRegression.median(baseline)
             let judge = { (values: [Double]) in

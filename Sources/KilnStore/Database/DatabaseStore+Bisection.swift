@@ -12,14 +12,26 @@ extension DatabaseStore {
         }
     }
 
+    public func bisection(id: Int64) async throws(StoreError) -> (bisection: Bisection, bisected: Int)? {
+        try await read("reading bisection \(id)") { db in
+            try db.row(
+                """
+                SELECT bisection.*, integration.number AS bisected_number
+                FROM bisection JOIN integration ON integration.id = bisection.integration_id WHERE bisection.id = ?
+                """, id
+            ).map { (Bisection(row: $0), $0["bisected_number"]) }
+        }
+    }
+
     /// Starts a bisection within `complete`'s transaction when `integration` (just completed,
-    /// its issues marked) brought new errors or test failures that blame laid on several
-    /// committers of a range of several commits; queues its first bisect integrations.
+    /// its issues marked) brought new errors, test failures or performance regressions
+    /// (`Bisection.soughtTypes`) that blame laid on several committers of a range of several
+    /// commits; queues its first bisect integrations.
     static func startBisection(
         _ db: any SQLConnection, _ integration: Integration, issues: [IntegrationIssue], commits: [Commit], request: BisectRequest, now: Date
     ) throws {
         let sought = issues.filter { issue in
-            issue.status == .new && (issue.type == .error || issue.type == .testFailure) && Set(issue.introducedBy.map(\.email)).count > 1
+            issue.status == .new && Bisection.soughtTypes.contains(issue.type) && Set(issue.introducedBy.map(\.email)).count > 1
         }
         guard commits.count >= 2, !sought.isEmpty, let commit = integration.commit, commits.first?.sha == commit else { return }
         // The range oldest first; the integration's own commit, last, is known bad.

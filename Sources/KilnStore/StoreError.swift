@@ -1,0 +1,42 @@
+import Foundation
+
+/// A request that a running integration stop.
+public struct CancelRequest: Sendable, Hashable {
+    public var id: Int64
+    public var reason: String
+    /// The claim was lost: the integration has been ended by another host and this one's result
+    /// will be refused, so it must not record one.
+    public var lost: Bool
+
+    public init(id: Int64, reason: String, lost: Bool = false) {
+        self.id = id
+        self.reason = reason
+        self.lost = lost
+    }
+}
+
+/// Why the store could not do what was asked.
+public enum StoreError: Error, Sendable, CustomStringConvertible {
+    case cannotOpen(path: String, reason: String)
+    /// A database server could not be reached or refused us (`url` has its password redacted).
+    case unreachable(url: String, reason: String)
+    /// A database server that answers but cannot carry what Kiln needs of it (`reason` says what).
+    case unsuitable(url: String, reason: String)
+    case query(what: String, reason: String)
+    case notFound(what: String)
+    /// A write about an integration whose claim no longer holds: another host took this one as
+    /// gone and ended it.
+    case claimLost(id: Int64, reason: String)
+
+    public var description: String {
+        switch self {
+        case .cannotOpen(let path, let reason): "cannot open the database \(path): \(reason) (check that its directory exists and is writable)"
+        case .unreachable(let url, let reason):
+            "cannot use the database \(url): \(reason) (check that PostgreSQL runs there and that database.url names it)"
+        case .unsuitable(let url, let reason): "cannot use the database \(url): \(reason)"
+        case .query(let what, let reason): "\(what) failed: \(reason)"
+        case .notFound(let what): "\(what) does not exist"
+        case .claimLost(let id, let reason): "integration \(id) is no longer this host's: \(reason)"
+        }
+    }
+}
