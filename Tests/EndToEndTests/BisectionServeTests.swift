@@ -107,6 +107,54 @@ struct BisectionServeTests {
         _ = try await served.server.terminate()
     }
 
+    @Test("Three hosts on PostgreSQL: a round's bisect integrations spread over the idle hosts, and the failure is bisected to Carol")
+    func threeHosts() async throws {
+        let url = try await PostgresServer.shared.database()
+        let package = try FixturePackage()
+        let repo = package.repository
+        var hosts: [ServedHome] = []
+        for index in 1...3 {
+            hosts.append(
+                try await ServedHome(
+                    bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\n"],
+                    config: "executors: 1\ndatabase: {url: '\(url)'}\nhost: h\(index)\n"))
+        }
+        let store = try await PostgresStore.open(DatabaseSettings(url: url))
+        let context = { hosts.map(\.server.standardOutput).joined(separator: "\n") }
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: hosts[0].home.path)
+        try await eventually("the first integration", timeout: .seconds(240), context: context()) {
+            try await store.integrations(bot: "app", limit: 1, before: nil).first?.result == .succeeded
+        }
+
+        let carol = GitFixture.Author("Carol Coder", "carol@example.com")
+        let dave = GitFixture.Author("Dave Dev", "dave@example.com")
+        let authors = [GitFixture.Author.alice, .bob, dave, .alice, carol, .bob, dave, .alice]
+        let culprit = try Self.commits(by: authors, in: repo, changing: 4, to: "    if a == 1 { return 0 }")[4]
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: hosts[1].home.path)
+        try await eventually("the pushed integration", timeout: .seconds(240), context: context()) {
+            try await store.integration(bot: "app", number: 2)?.integration.step == .completed
+        }
+        let broken = try #require(try await store.integration(bot: "app", number: 2))
+        #expect(broken.integration.result == .testFailures)
+        try await eventually("the bisection", timeout: .seconds(300), context: context()) {
+            try await store.bisection(of: broken.integration.id)?.state != .running
+        }
+        let bisection = try #require(try await store.bisection(of: broken.integration.id))
+        #expect(bisection.state == .found && bisection.culprit == culprit, "\(bisection)")
+        // Three executors were idle: the first round integrated three commits at once, on
+        // whichever hosts were free (each host has one executor, so at least two of them).
+        var firstRound: [Integration] = []
+        for number in bisection.integrations.prefix(3) {
+            firstRound.append(try #require(try await store.integration(bot: "app", number: number)).integration)
+        }
+        #expect(firstRound.count == 3 && Set(firstRound.map(\.queuedAt)).count == 1, "one round of three: \(firstRound)")
+        #expect(Set(firstRound.compactMap(\.host)).count >= 2, "spread over the hosts: \(firstRound.map(\.host))")
+        let issues = try #require(try await store.integration(bot: "app", number: 2)).issues
+        #expect(
+            !issues.isEmpty && issues.allSatisfy { $0.introducedBy.map(\.email) == ["carol@example.com"] && $0.introducedBy.first?.bisected == true })
+        for host in hosts { _ = try await host.server.terminate() }
+    }
+
     @Test("A pull request's new failure is bisected within its own commits; bisect integrations post no commit status")
     func pullRequest() async throws {
         let package = try FixturePackage()

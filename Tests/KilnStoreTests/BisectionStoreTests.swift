@@ -15,6 +15,11 @@ struct BisectionStoreTests {
             sha: "c\(index)", author: author.capitalized, email: "\(author)@example.com", date: Date(timeIntervalSince1970: 0), subject: "\(index)")
     }
 
+    /// A test failure of c8 that blame laid on all four authors.
+    static let failure = IntegrationIssue(
+        type: .testFailure, message: "S.t: broken", fingerprint: "t",
+        introducedBy: authors.map { Committer(name: $0.capitalized, email: "\($0)@example.com", commit: "c8") })
+
     @Test(
         "A failure of eight commits is bisected on idle executors after branch work, out of the branch's history, to the one commit",
         arguments: Engine.allCases)
@@ -22,9 +27,7 @@ struct BisectionStoreTests {
         let test = try await TestStore(engine)
         let store = test.store
         try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), commit: "c0")
-        let failure = IntegrationIssue(
-            type: .testFailure, message: "S.t: broken", fingerprint: "t",
-            introducedBy: Self.authors.map { Committer(name: $0.capitalized, email: "\($0)@example.com", commit: "c8") })
+        let failure = Self.failure
         let request = BisectRequest(maxIntegrations: 8, parallel: 1)
         let broken = try await test.integrate(
             "app",
@@ -68,7 +71,48 @@ struct BisectionStoreTests {
         #expect(try await store.predecessor(.built, bot: "app", before: nil)?.cause == .manual)
     }
 
-    @Test("No bisection for one commit, for failures pinned on one committer, or without a request", arguments: Engine.allCases)
+    @Test(
+        "With executors idle on a live host, a round integrates several commits at once, each in a workspace of its own, and branch work waits for them",
+        arguments: Engine.allCases)
+    func severalAtOnce(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        let store = test.store
+        try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), commit: "c0")
+        try await store.heartbeat(HostReport(name: "build-1", version: "1", executors: 3, busy: 0, botsDigest: "", lease: .seconds(600)))
+        let failure = Self.failure
+        let request = BisectRequest(maxIntegrations: 8, parallel: Bisection.workspaces)
+        var outcome = IntegrationOutcome(result: .testFailures, issues: [failure], commits: Self.range.reversed())
+        outcome.bisect = request
+        let broken = try await test.integrate("app", outcome: outcome, at: 100, commit: "c8")
+        /// Completes `claim` as its commit shows: the failure from c5 on.
+        func complete(_ claim: Claim) async throws {
+            let index = Int(claim.integration.commit?.dropFirst() ?? "") ?? 0
+            var outcome = IntegrationOutcome(result: index >= 5 ? .testFailures : .succeeded, issues: index >= 5 ? [failure] : [])
+            outcome.bisect = request
+            try await store.complete(claim, outcome: outcome, now: test.at(400))
+        }
+
+        // Three executors idle: three commits of the seven at once, in the bot's workspace and two others.
+        var round: [Claim] = []
+        while let claim = try await store.claimNext(owner: "build-1 1 1", now: test.at(200)) { round.append(claim) }
+        #expect(round.map { $0.integration.commit ?? "" } == ["c2", "c4", "c6"])
+        #expect(round.map { $0.integration.workspaceSlot ?? -1 } == [0, 1, 2])
+        _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, commit: "c9", branch: "main"), now: test.at(201))
+        #expect(try await store.claimNext(owner: "build-1 1 1", now: test.at(202)) == nil, "the branch waits for the bisect integrations")
+        for claim in round { try await complete(claim) }
+
+        // The branch first; then the one commit left, alone, in the bot's own workspace.
+        let branch = try #require(try await store.claimNext(owner: "build-1 1 1", now: test.at(500)))
+        #expect(branch.integration.cause == .manual && branch.integration.workspaceSlot == nil)
+        try await store.complete(branch, outcome: IntegrationOutcome(result: .testFailures, issues: [failure]), now: test.at(501))
+        let last = try #require(try await store.claimNext(owner: "build-1 1 1", now: test.at(600)))
+        #expect(last.integration.commit == "c5" && last.integration.workspaceSlot == 0)
+        try await complete(last)
+        let bisection = try #require(try await store.bisection(of: broken.id))
+        #expect(bisection.state == .found && bisection.culprit == "c5" && bisection.integrations.count == 4, "\(bisection)")
+    }
+
+    @Test("No bisection for one commit, for failures pinned on one committer, without a request, or of a fork", arguments: Engine.allCases)
     func notNeeded(engine: Engine) async throws {
         let test = try await TestStore(engine)
         try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), commit: "c0")
@@ -90,5 +134,17 @@ struct BisectionStoreTests {
             let integration = try await test.integrate("app", outcome: outcome, at: Double(index * 100 + 50), commit: "c8")
             #expect(try await test.store.bisection(of: integration.id) == nil, "case \(index)")
         }
+
+        // A fork's pull request: its bisect integrations would run as the branch's, with secrets.
+        let fork = PullRequestStoreTests.pull(7, fork: true)
+        try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), at: 900, commit: "c0")
+        _ = try await test.store.enqueue(
+            QueueRequest(bot: "app", cause: .webhook, commit: "c8", branch: "main", pullRequest: fork), now: test.at(1000))
+        let claim = try #require(try await test.store.claimNext(owner: "h", now: test.at(1001)))
+        var outcome = IntegrationOutcome(result: .testFailures, issues: [everyone], commits: Self.range.reversed())
+        outcome.bisect = BisectRequest(maxIntegrations: 8, parallel: 1)
+        try await test.store.complete(claim, outcome: outcome, now: test.at(1002))
+        #expect(claim.integration.pullRequest?.fork == true)
+        #expect(try await test.store.bisection(of: claim.id) == nil, "a fork's failure is not bisected")
     }
 }

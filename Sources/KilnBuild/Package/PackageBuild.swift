@@ -42,7 +42,7 @@ public struct PackageBuild: Sendable {
 
     public init(workspace: Workspace, layout: DataDirectory) {
         self.workspace = workspace
-        self.testEvents = layout.testEvents(of: workspace.bot.name, fork: workspace.fromFork)
+        self.testEvents = layout.testEvents(of: workspace.bot.name, fork: workspace.fromFork, slot: workspace.slot)
     }
 
     var bot: Bot { workspace.bot }

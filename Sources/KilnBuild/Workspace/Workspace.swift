@@ -18,6 +18,9 @@ public struct Workspace: Sendable {
     public let pullRequest: PullRequest?
     /// The integration's number.
     public let number: Int
+    /// Which of the bot's workspaces (`DataDirectory.workspace(of:fork:slot:)`): 0, the bot's own,
+    /// but for a bisection integrating several commits at once.
+    public let slot: Int
     /// The checkout.
     public let directory: String
     public let home: String
@@ -37,19 +40,20 @@ public struct Workspace: Sendable {
 
     public init(
         bot: Bot, number: Int, layout: DataDirectory, serverEnvironment: [String: String], log: IntegrationLog, deadline: ContinuousClock.Instant,
-        pullRequest: PullRequest? = nil, hidden: [String] = []
+        pullRequest: PullRequest? = nil, hidden: [String] = [], slot: Int = 0
     ) {
         self.bot = Self.bot(bot, for: pullRequest)
         self.pullRequest = pullRequest
         self.number = number
         self.layout = layout
         let fork = pullRequest?.fork == true
-        self.directory = layout.workspace(of: bot.name, fork: fork)
+        self.slot = slot
+        self.directory = layout.workspace(of: bot.name, fork: fork, slot: slot)
         self.home = layout.home(of: bot.name, fork: fork)
         self.serverEnvironment = serverEnvironment
         self.log = log
         self.deadline = deadline
-        self.mark = layout.processMark(bot: bot.name)
+        self.mark = layout.processMark(bot: bot.name, slot: slot)
         self.hidden = hidden
     }
 
@@ -76,7 +80,7 @@ public struct Workspace: Sendable {
 
     /// Wipes the workspace (with its `.build`) when the bot's `clean` schedule says it is time.
     public func prepare(now: Date = Date()) throws {
-        let marker = layout.cleanMarker(of: bot.name, fork: fromFork)
+        let marker = layout.cleanMarker(of: bot.name, fork: fromFork, slot: slot)
         let last = (try? FileManager.default.attributesOfItem(atPath: marker)[.modificationDate] as? Date) ?? .distantPast
         let age = now.timeIntervalSince(last)
         let due: Bool
@@ -175,6 +179,6 @@ public struct Workspace: Sendable {
     /// mid-integration); returns how many there were.
     @discardableResult
     public static func killLeftovers(of integration: Integration, in layout: DataDirectory) -> Int {
-        ProcessRunner.killMarked(layout.processMark(bot: integration.bot))
+        ProcessRunner.killMarked(layout.processMark(bot: integration.bot, slot: integration.workspaceSlot ?? 0))
     }
 }

@@ -30,26 +30,35 @@ public struct DataDirectory: Sendable, Hashable {
     /// Held (flock) by the `kiln serve` that uses this directory; says which one it is.
     public var serveLock: String { "\(path)/serve.lock" }
 
-    /// The bot's checkout; with `fork`, the one for pull requests from forks.
-    public func workspace(of bot: String, fork: Bool = false) -> String { "\(workspaceRoot(fork: fork))/\(bot)" }
+    /// The bot's checkout; with `fork`, the one for pull requests from forks; with a `slot` above
+    /// 0, one where a bisection integrates a commit beside the bot's own (slot 0).
+    public func workspace(of bot: String, fork: Bool = false, slot: Int = 0) -> String {
+        slot == 0 ? "\(workspaceRoot(fork: fork))/\(bot)" : "\(bisectRoot(of: bot))/\(slot)"
+    }
     /// Its modification time is when the bot's workspace was last wiped.
-    public func cleanMarker(of bot: String, fork: Bool = false) -> String { "\(workspaceRoot(fork: fork))/.\(bot).cleaned" }
+    public func cleanMarker(of bot: String, fork: Bool = false, slot: Int = 0) -> String {
+        slot == 0 ? "\(workspaceRoot(fork: fork))/.\(bot).cleaned" : "\(bisectRoot(of: bot))/.\(slot).cleaned"
+    }
     /// HOME of the bot's processes; with `fork`, of its integrations of pull requests from forks.
     public func home(of bot: String, fork: Bool = false) -> String { "\(fork ? "\(path)/forks" : path)/homes/\(bot)" }
     private func workspaceRoot(fork: Bool) -> String { fork ? "\(path)/forks/workspaces" : workspaces }
+    private func bisectRoot(of bot: String) -> String { "\(path)/bisect/\(bot)" }
     public func log(of bot: String, number: Int) -> String { "\(logs)/\(bot)/\(number).log" }
     /// Where `swift test` writes Swift Testing's event stream while an integration runs: in the
     /// HOME of its processes, which they may write under the bubblewrap sandbox too.
-    public func testEvents(of bot: String, fork: Bool = false) -> String { "\(home(of: bot, fork: fork))/.kiln-test-events.jsonl" }
+    public func testEvents(of bot: String, fork: Bool = false, slot: Int = 0) -> String {
+        "\(home(of: bot, fork: fork))/.kiln-test-events\(slot == 0 ? "" : "-\(slot)").jsonl"
+    }
 }
 
 extension DataDirectory {
     /// The mark every process of a bot's integrations carries in its environment (`KILN_MARK`):
     /// this data directory and the bot, so that two servers on one machine never mix up each
     /// other's processes when killing what an integration left behind. A bot runs one integration
-    /// at a time, so the mark names it; it stays the same from one integration to the next, as
-    /// SwiftPM's environment must for warm builds to stay fast.
-    public func processMark(bot: String) -> String {
-        "\(path):\(bot)"
+    /// at a time in each of its workspaces, so the mark names the bot and the workspace's `slot`;
+    /// it stays the same from one integration to the next, as SwiftPM's environment must for warm
+    /// builds to stay fast.
+    public func processMark(bot: String, slot: Int = 0) -> String {
+        slot == 0 ? "\(path):\(bot)" : "\(path):\(bot)#\(slot)"
     }
 }

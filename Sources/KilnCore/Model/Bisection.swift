@@ -91,6 +91,11 @@ public struct Bisection: Sendable, Hashable {
         case failed(String)
     }
 
+    /// The most commits one bisection integrates at once, each in a workspace of its bot's own
+    /// (`Integration.workspaceSlot`); they reuse the same workspaces from one bisection to the
+    /// next, so that their builds are warm.
+    public static let workspaces = 4
+
     /// The kinds of new issue a bisection looks for: a build error, a failing test, a measurement
     /// that got slower (a bisect integration judges its measurements against the baseline the
     /// bisected integration had).

@@ -31,12 +31,16 @@ public struct Integration: Sendable, Hashable {
     public var pullRequest: PullRequest?
     /// The bisection it is a step of (cause `bisect`); nil for the branch's and pull requests'.
     public var bisectionID: Int64?
+    /// For a bisect integration once claimed, which of its bot's workspaces it runs in
+    /// (`DataDirectory.workspace(of:slot:)`): 0 is the bot's own, the others let a bisection
+    /// integrate several commits at once.
+    public var workspaceSlot: Int?
 
     public init(
         id: Int64, bot: String, number: Int, cause: IntegrationCause, commit: String?, branch: String, step: IntegrationStep = .pending,
         result: IntegrationResult? = nil, queuedAt: Date, startedAt: Date? = nil, endedAt: Date? = nil, summary: Summary? = nil,
         reason: String? = nil, expired: Bool = false, host: String? = nil, owner: String? = nil, pullRequest: PullRequest? = nil,
-        bisectionID: Int64? = nil
+        bisectionID: Int64? = nil, workspaceSlot: Int? = nil
     ) {
         self.id = id
         self.bot = bot
@@ -56,6 +60,7 @@ public struct Integration: Sendable, Hashable {
         self.owner = owner
         self.pullRequest = pullRequest
         self.bisectionID = bisectionID
+        self.workspaceSlot = workspaceSlot
     }
 
     /// Seconds from start to end; nil until it has both.

@@ -53,7 +53,8 @@ public struct IntegrationSequencer: Sendable {
             sink: store.logSink(for: claim), secrets: Workspace.secrets(of: Workspace.bot(bot, for: pullRequest), in: serverEnvironment))
         let workspace = Workspace(
             bot: bot, number: claim.number, layout: layout, serverEnvironment: serverEnvironment, log: log, deadline: .now + bot.timeout,
-            pullRequest: pullRequest, hidden: pullRequest?.fork == true || bot.sandbox == .bubblewrap ? await secretFiles() : [])
+            pullRequest: pullRequest, hidden: pullRequest?.fork == true || bot.sandbox == .bubblewrap ? await secretFiles() : [],
+            slot: claim.integration.workspaceSlot ?? 0)
         var steps = IntegrationSteps(sequencer: self, claim: claim, workspace: workspace, progress: progress)
         guard var outcome = await steps.run() else {
             await log.close()
@@ -72,10 +73,9 @@ public struct IntegrationSequencer: Sendable {
         }
         await log.note("result: \(outcome.result.rawValue)\(outcome.reason.map { " (\($0))" } ?? "")")
         if bisects, bot.bisect.enabled {
-            // One commit per round: a bot's integrations share its one workspace, so bisect
-            // integrations run one after another whatever the idle executors, and halving needs
-            // the fewest of them (measured: 3 for 8 commits against 4 when splitting 3 ways).
-            outcome.bisect = BisectRequest(maxIntegrations: bot.bisect.maxIntegrations, parallel: 1)
+            // As many commits at once as executors are idle (the store counts them), each bisect
+            // integration in a workspace of its own.
+            outcome.bisect = BisectRequest(maxIntegrations: bot.bisect.maxIntegrations, parallel: Bisection.workspaces)
         }
         await log.close()
         guard let recorded = await record(claim, outcome: outcome) else {

@@ -33,7 +33,10 @@ extension DatabaseStore {
         let sought = issues.filter { issue in
             issue.status == .new && Bisection.soughtTypes.contains(issue.type) && Set(issue.introducedBy.map(\.email)).count > 1
         }
-        guard commits.count >= 2, !sought.isEmpty, let commit = integration.commit, commits.first?.sha == commit else { return }
+        // A fork's commits are not bisected: bisect integrations run as the branch's, with secrets.
+        guard commits.count >= 2, !sought.isEmpty, let commit = integration.commit, commits.first?.sha == commit,
+            integration.pullRequest?.fork != true
+        else { return }
         // The range oldest first; the integration's own commit, last, is known bad.
         var bisection = Bisection(
             id: 0, bot: integration.bot, integrationID: integration.id, commits: commits.reversed(), fingerprints: sought.map(\.fingerprint),
@@ -71,8 +74,18 @@ extension DatabaseStore {
 
     /// Queues the next round, or ends the bisection: found, the culprit becomes the only one who
     /// introduced the failures it sought, marked bisected.
+    ///
+    /// A round integrates as many commits as there are executors idle on the hosts that are
+    /// alive (heard within their lease), at most `parallel` and `Bisection.workspaces`; one when
+    /// none is idle.
     private static func advance(_ db: any SQLConnection, _ bisection: inout Bisection, branch: String, parallel: Int, now: Date) throws {
-        switch bisection.next(parallel: parallel) {
+        let idle: Int =
+            try db.value(
+                """
+                SELECT CAST((SELECT coalesce(sum(executors), 0) FROM host WHERE last_heard + lease >= \(db.dialect.now))
+                    - (SELECT count(*) FROM integration WHERE step NOT IN ('pending', 'completed') AND step <> 'completed') AS bigint)
+                """) ?? 0
+        switch bisection.next(parallel: min(parallel, Bisection.workspaces, max(1, idle))) {
         case .integrate(let commits):
             for commit in commits {
                 guard

@@ -128,9 +128,7 @@ extension DatabaseStore {
                 let id: Int64 = try db.value(
                     """
                     SELECT queued.id FROM integration AS queued JOIN bot ON bot.name = queued.bot
-                    WHERE queued.step = 'pending' AND queued.step <> 'completed' AND NOT EXISTS (
-                        SELECT 1 FROM integration AS running
-                        WHERE running.bot = queued.bot AND running.step NOT IN ('pending', 'completed') AND running.step <> 'completed')
+                    WHERE \(Self.startable)
                     ORDER BY queued.bisection_id IS NOT NULL, queued.queued_at, queued.id
                     LIMIT 1\(db.dialect.lockSkippingLocked(of: "queued, bot"))
                     """)
@@ -145,9 +143,7 @@ extension DatabaseStore {
                 try db.row(
                     """
                     SELECT queued.id FROM integration AS queued JOIN bot ON bot.name = queued.bot
-                    WHERE queued.id = ? AND queued.step = 'pending' AND queued.step <> 'completed' AND NOT EXISTS (
-                        SELECT 1 FROM integration AS running
-                        WHERE running.bot = queued.bot AND running.step NOT IN ('pending', 'completed') AND running.step <> 'completed')
+                    WHERE queued.id = ? AND \(Self.startable)
                     \(db.dialect.lock(of: "queued, bot"))
                     """, id) != nil
             else { return nil }
@@ -155,12 +151,38 @@ extension DatabaseStore {
         }
     }
 
+    /// Whether `queued` (an integration row) may start: no other integration of its bot runs,
+    /// but that the bisect integrations of one bisection run beside each other, each in a
+    /// workspace of its own.
+    static var startable: String {
+        """
+        queued.step = 'pending' AND queued.step <> 'completed' AND NOT EXISTS (
+            SELECT 1 FROM integration AS running
+            WHERE running.bot = queued.bot AND running.step NOT IN ('pending', 'completed') AND running.step <> 'completed'
+                AND (queued.bisection_id IS NULL OR running.bisection_id IS NULL OR running.bisection_id <> queued.bisection_id))
+        """
+    }
+
     private static func start(_ db: any SQLConnection, id: Int64, owner: String, now: Date) throws -> Claim? {
         let token = StoreRules.newToken()
+        // A bisect integration takes the first of its bot's workspaces on this host that none of
+        // its bisection's integrations running here holds: the bot's own (0, warm) when it runs
+        // alone on its host.
+        let used = Set(
+            try db.rows(
+                """
+                SELECT running.workspace_slot FROM integration AS running JOIN integration AS queued ON queued.bisection_id = running.bisection_id
+                WHERE queued.id = ? AND running.host = ? AND running.step NOT IN ('pending', 'completed') AND running.step <> 'completed'
+                """, id, ProcessOwner.host(of: owner)
+            ).compactMap { $0["workspace_slot"] as Int? })
+        let slot = (0...).first { !used.contains($0) } ?? 0
         guard
             let row = try db.row(
-                "UPDATE integration SET step = 'checkout', started_at = ?, owner = ?, host = ?, claim_token = ? WHERE id = ? RETURNING *",
-                now, owner, ProcessOwner.host(of: owner), token, id)
+                """
+                UPDATE integration SET step = 'checkout', started_at = ?, owner = ?, host = ?, claim_token = ?,
+                    workspace_slot = CASE WHEN bisection_id IS NULL THEN NULL ELSE ? END
+                WHERE id = ? RETURNING *
+                """, now, owner, ProcessOwner.host(of: owner), token, slot, id)
         else { return nil }
         try db.execute("INSERT INTO step (integration_id, name, started_at) VALUES (?, 'checkout', ?)", id, now)
         return Claim(integration: Integration(row: row), token: token)

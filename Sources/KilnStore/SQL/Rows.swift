@@ -25,7 +25,7 @@ extension Integration {
             id: row["id"], bot: row["bot"], number: row["number"], cause: row["cause"], commit: row["commit_sha"], branch: row["branch"],
             step: row["step"], result: result, queuedAt: row["queued_at"], startedAt: row["started_at"], endedAt: row["ended_at"],
             summary: summary, reason: row["reason"], expired: row["expired"], host: row["host"], owner: row["owner"],
-            pullRequest: Self.pullRequest(row), bisectionID: row["bisection_id"])
+            pullRequest: Self.pullRequest(row), bisectionID: row["bisection_id"], workspaceSlot: row["workspace_slot"])
     }
 
     private static func pullRequest(_ row: SQLRow) -> PullRequest? {

@@ -8,7 +8,7 @@ enum Migrations {
         let statements: @Sendable (SQLDialect) -> [String]
     }
 
-    static let shared: [Migration] = [oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements, assets]
+    static let shared: [Migration] = [oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements, assets, workspaceSlots]
 
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times
     /// as seconds since 1970 everywhere, hosts' and leases' included.
@@ -99,6 +99,12 @@ enum Migrations {
             )
             """,
         ]
+    }
+
+    /// v12: which of its bot's workspaces a bisect integration runs in, so that a bisection can
+    /// integrate several commits at once (`Integration.workspaceSlot`).
+    static let workspaceSlots = Migration(name: "v12: bisect workspaces") { dialect in
+        ["ALTER TABLE integration ADD COLUMN workspace_slot \(dialect == .sqlite ? "INTEGER" : "bigint")"]
     }
 
     /// v9: bisections, and the integrations that are their steps (never the branch's history).
