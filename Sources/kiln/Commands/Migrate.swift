@@ -6,6 +6,7 @@ import KilnStore
 
 struct Migrate: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "migrate",
         abstract: "Copy the data directory's embedded store into an empty PostgreSQL database.",
         discussion: """
             Copies everything the embedded SQLite store holds (bots' numbering, every integration \

@@ -8,6 +8,7 @@ import Logging
 
 struct Run: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "run",
         abstract: "Run one integration of a bot now, in the foreground.",
         discussion: """
             Checks out the branch head (or with --pull, the head of that pull request, fetched from \

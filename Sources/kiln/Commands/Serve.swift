@@ -7,6 +7,7 @@ import UnixSignals
 
 struct Serve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "serve",
         abstract: "Run the server.",
         discussion: """
             Loads the bots and serves HTTP until SIGINT or SIGTERM.

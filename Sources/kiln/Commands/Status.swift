@@ -7,6 +7,7 @@ import KilnWeb
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "status",
         abstract: "Show the bots, their last results, and running and queued integrations.",
         discussion: """
             Reads the data directory's store, so it works while the server runs. With --json, prints \

@@ -5,6 +5,7 @@ import KilnStore
 
 struct Trigger: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "trigger",
         abstract: "Queue an integration of a bot.",
         discussion: """
             Queues an integration (cause: manual) in the data directory's store, for the server running \

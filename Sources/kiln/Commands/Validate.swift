@@ -4,6 +4,7 @@ import KilnCore
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "validate",
         abstract: "Check bot files and the server config.",
         discussion: """
             Prints one line per problem, `file:line:col: error: message`, and exits 1 if there is any; \
