@@ -53,7 +53,11 @@ public struct KilnApplication: Sendable {
     public let recovered: [Integration]
     let logger: Logger
 
-    public static func build(settings: ServerSettings, role: Role, logger: Logger) async throws(ServerSetupError) -> KilnApplication {
+    /// `sandbox`: what a caller already probed of bubblewrap (`kiln run` refuses early); probed
+    /// here when nil.
+    public static func build(
+        settings: ServerSettings, role: Role, sandbox probed: SandboxAvailability? = nil, logger: Logger
+    ) async throws(ServerSetupError) -> KilnApplication {
         let config = settings.config
         let layout = config.dataDirectory
         var lock: ServeLock?
@@ -69,7 +73,7 @@ public struct KilnApplication: Sendable {
             throw .store(error)
         }
         for integration in recovered { Workspace.killLeftovers(of: integration, in: layout) }
-        let sandbox = await SandboxAvailability.probe(config)
+        let sandbox = if let probed { probed } else { await SandboxAvailability.probe(config) }
         if let sentence = sandbox.sentence { logger.error("\(sentence)") }
         let registry = BotRegistry(directory: config.bots, store: store, sandbox: sandbox, logger: logger)
         let serving = if case .server = role { true } else { false }

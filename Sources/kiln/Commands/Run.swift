@@ -53,7 +53,8 @@ struct Run: AsyncParsableCommand {
         let integration: Claim
         let application: KilnApplication
         do {
-            application = try await KilnApplication.build(settings: ServerSettings(config: config), role: .foreground, logger: logger)
+            application = try await KilnApplication.build(
+                settings: ServerSettings(config: config), role: .foreground, sandbox: sandbox, logger: logger)
             var request = QueueRequest(bot, cause: .manual)
             if let pull {
                 let pullRequest = try await Self.pullRequest(pull, of: bot, in: application.store)
