@@ -107,6 +107,43 @@ struct BisectionServeTests {
         _ = try await served.server.terminate()
     }
 
+    @Test("Three executors: a round integrates three commits at once, in workspaces copied warm from the bot's, and finds Carol")
+    func threeExecutors() async throws {
+        let package = try FixturePackage()
+        let repo = package.repository
+        let served = try await ServedHome(bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\n"], config: "executors: 3\n")
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        try await served.eventually("the first integration", timeout: .seconds(240)) {
+            try await served.integrations("app").first?.result == .succeeded
+        }
+        let carol = GitFixture.Author("Carol Coder", "carol@example.com")
+        let dave = GitFixture.Author("Dave Dev", "dave@example.com")
+        let authors = [GitFixture.Author.alice, .bob, dave, .alice, carol, .bob, dave, .alice]
+        let culprit = try Self.commits(by: authors, in: repo, changing: 4, to: "    if a == 1 { return 0 }")[4]
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        let store = try served.store()
+        try await served.eventually("the pushed integration", timeout: .seconds(240)) {
+            try await store.integration(bot: "app", number: 2)?.integration.step == .completed
+        }
+        let pushed = try #require(try await store.integration(bot: "app", number: 2)).integration
+        try await served.eventually("the bisection", timeout: .seconds(300)) {
+            try await store.bisection(of: pushed.id)?.state != .running
+        }
+        let bisection = try #require(try await store.bisection(of: pushed.id))
+        #expect(bisection.state == .found && bisection.culprit == culprit, "\(bisection)")
+        let log = try String(contentsOfFile: served.home.url(".kiln/logs/app/2.log"), encoding: .utf8)
+        #expect(log.contains("copying this workspace to bisect workspace 2"), "\(log)")
+        var round: [Integration] = []
+        for number in bisection.integrations.prefix(3) {
+            round.append(try #require(try await store.integration(bot: "app", number: number)).integration)
+        }
+        #expect(Set(round.map(\.queuedAt)).count == 1 && round.compactMap(\.workspaceSlot).sorted() == [0, 1, 2], "\(round)")
+        for slot in [1, 2] {
+            #expect(FileManager.default.fileExists(atPath: served.home.url(".kiln/bisect/app/\(slot)/.build")), "workspace \(slot) kept warm")
+        }
+        _ = try await served.server.terminate()
+    }
+
     @Test("Three hosts on PostgreSQL: a round's bisect integrations spread over the idle hosts, and the failure is bisected to Carol")
     func threeHosts() async throws {
         let url = try await PostgresServer.shared.database()

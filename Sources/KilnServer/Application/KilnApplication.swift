@@ -81,6 +81,7 @@ public struct KilnApplication: Sendable {
             store: store, mirrors: Mirrors(directory: layout.mirrors, sshKeyFile: config.sshKeyFile), layout: layout,
             serverEnvironment: settings.environment,
             secretFiles: { config.secretFiles + (await registry.catalog.bots.compactMap { $0.bot.forge?.tokenFile }) }, bisects: serving,
+            executors: config.executors,
             logger: logger)
         guard case .server(let onListening) = role else {
             return KilnApplication(

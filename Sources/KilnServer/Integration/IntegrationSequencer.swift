@@ -22,13 +22,16 @@ public struct IntegrationSequencer: Sendable {
     /// Whether its integrations start bisections: a server's do, since its executors run the
     /// bisect integrations; `kiln run`'s do not, since nothing would.
     let bisects: Bool
+    /// This host's executors: how many of a bisection's integrations may run here at once.
+    let executors: Int
     public let logger: Logger
 
     public init(
         store: any Store, mirrors: Mirrors, layout: DataDirectory, serverEnvironment: [String: String],
-        secretFiles: @escaping @Sendable () async -> [String], bisects: Bool = true, logger: Logger
+        secretFiles: @escaping @Sendable () async -> [String], bisects: Bool = true, executors: Int = 1, logger: Logger
     ) {
         self.bisects = bisects
+        self.executors = executors
         self.store = store
         self.mirrors = mirrors
         self.layout = layout
@@ -76,6 +79,13 @@ public struct IntegrationSequencer: Sendable {
             // As many commits at once as executors are idle (the store counts them), each bisect
             // integration in a workspace of its own.
             outcome.bisect = BisectRequest(maxIntegrations: bot.bisect.maxIntegrations, parallel: Bisection.workspaces)
+            // A failure of several commits is likely bisected, here too: the bisect workspaces
+            // this host would use start as copies of this one, made while the bot is still held.
+            if executors > 1, claim.integration.bisectionID == nil, outcome.commits.count >= 2,
+                outcome.issues.contains(where: { Bisection.soughtTypes.contains($0.type) })
+            {
+                await workspace.seedBisectWorkspaces(executors)
+            }
         }
         await log.close()
         guard let recorded = await record(claim, outcome: outcome) else {

@@ -1,0 +1,42 @@
+import Foundation
+import KilnCore
+
+extension Workspace {
+    /// Copies this workspace (its checkout and warm `.build`) with its clean marker to the bot's
+    /// bisect workspaces `1..<slots` that do not exist yet, so that the first round of a
+    /// bisection that integrates several commits at once builds them incrementally: SwiftPM's
+    /// `.build` works at another path but for clang's module caches, which are left out (measured
+    /// on a small package with a changed source: 9.6 s against 14.5 s cold; the more
+    /// dependencies, the more a copy saves).
+    /// Called while the integration still holds its bot, when nothing else writes this
+    /// workspace. A copy that fails leaves nothing behind: that workspace then builds cold.
+    public func seedBisectWorkspaces(_ slots: Int) async {
+        guard slot == 0, !fromFork, exists else { return }
+        for target in 1..<max(1, min(slots, Bisection.workspaces)) {
+            let destination = layout.workspace(of: bot.name, slot: target)
+            guard !FileManager.default.fileExists(atPath: destination) else { continue }
+            let partial = destination + ".partial"
+            try? FileManager.default.removeItem(atPath: partial)
+            try? FileManager.default.createDirectory(
+                atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            await log.header("copying this workspace to bisect workspace \(target), so that a bisection builds there warm")
+            // Clang's module caches name the path they were built at: the copy builds its own.
+            let copy = StepCommand(
+                "/bin/sh", ["-c", #"cp -a "$0" "$1" && find "$1/.build" -type d -name ModuleCache -prune -exec rm -rf {} +"#, directory, partial])
+            let end = try? await ProcessRunner.run(
+                copy, in: layout.path, environment: environment(commit: nil), log: log, deadline: deadline, mark: mark)
+            guard end?.succeeded == true, (try? FileManager.default.moveItem(atPath: partial, toPath: destination)) != nil else {
+                try? FileManager.default.removeItem(atPath: partial)
+                await log.note("bisect workspace \(target) was not copied (\(end?.description ?? "cp could not start")): it builds cold")
+                continue
+            }
+            let marker = layout.cleanMarker(of: bot.name, slot: 0)
+            if let cleaned = try? FileManager.default.attributesOfItem(atPath: marker)[.modificationDate] as? Date {
+                let copied = layout.cleanMarker(of: bot.name, slot: target)
+                if FileManager.default.createFile(atPath: copied, contents: nil) {
+                    try? FileManager.default.setAttributes([.modificationDate: cleaned], ofItemAtPath: copied)
+                }
+            }
+        }
+    }
+}
