@@ -64,7 +64,7 @@ public struct PackageBuild: Sendable {
     }
 
     public func build(commit: String?) async throws(ProcessError) -> BuildOutput {
-        let parser = Mutex(DiagnosticParser(root: workspace.directory))
+        let parser = Mutex(DiagnosticParser(root: workspace.seenAs))
         let started = Date()
         let end = try await workspace.run(StepCommand("swift", buildArguments), step: .building, commit: commit) { line in
             parser.withLock { $0.consume(line.utf8) }
@@ -77,7 +77,7 @@ public struct PackageBuild: Sendable {
     /// and exit 0; a file it cannot parse is a located error and exit 1. Any other end, or an
     /// error without a place (no swift-format in the toolchain), means no analysis was done.
     public func lint(commit: String?) async throws(ProcessError) -> AnalysisOutput {
-        let parser = Mutex(DiagnosticParser(root: workspace.directory))
+        let parser = Mutex(DiagnosticParser(root: workspace.seenAs))
         let command = StepCommand("swift", ["format", "lint", "--recursive", "--parallel", "."])
         let end = try await workspace.run(command, step: .analyzing, commit: commit) { line in
             parser.withLock { $0.consume(line.utf8) }
@@ -157,13 +157,13 @@ public struct PackageBuild: Sendable {
     private func runTests(_ arguments: [String], commit: String?) async throws(ProcessError) -> (tests: [TestCase], end: ProcessEnd) {
         try? FileManager.default.removeItem(atPath: testEvents)
         defer { try? FileManager.default.removeItem(atPath: testEvents) }
-        let parser = Mutex(XCTestOutputParser(root: workspace.directory))
+        let parser = Mutex(XCTestOutputParser(root: workspace.seenAs))
         let end = try await workspace.run(StepCommand("swift", arguments), step: .testing, commit: commit) { line in
             parser.withLock { $0.consume(line) }
         }
         let crash: String? = end.succeeded ? nil : "the test process ended: \(end.description)"
         var tests = parser.withLock { $0.finish(crash: crash) }
-        var swiftTesting = SwiftTestingEventParser(root: workspace.directory)
+        var swiftTesting = SwiftTestingEventParser(root: workspace.seenAs)
         let stream = (try? String(contentsOfFile: testEvents, encoding: .utf8)) ?? ""
         for line in stream.split(separator: "\n") { swiftTesting.consume(line) }
         tests += swiftTesting.finish(crash: crash)
@@ -174,7 +174,7 @@ public struct PackageBuild: Sendable {
     func coverage() -> Double? {
         let path = "\(workspace.directory)/.build/\(configuration)/codecov"
         let export = (try? FileManager.default.contentsOfDirectory(atPath: path))?.first { $0.hasSuffix(".json") }
-        return export.flatMap { Coverage.percentage(exportAt: "\(path)/\($0)", root: workspace.directory) }
+        return export.flatMap { Coverage.percentage(exportAt: "\(path)/\($0)", root: workspace.seenAs) }
     }
 
     /// An incremental build prints nothing for files it does not recompile, so their warnings would

@@ -4,10 +4,11 @@ import KilnCore
 extension Workspace {
     /// Copies this workspace (its checkout and warm `.build`) with its clean marker to the bot's
     /// bisect workspaces `1..<slots` that do not exist yet, so that the first round of a
-    /// bisection that integrates several commits at once builds them incrementally: SwiftPM's
-    /// `.build` works at another path but for clang's module caches, which are left out (measured
-    /// on a small package with a changed source: 9.6 s against 14.5 s cold; the more
-    /// dependencies, the more a copy saves).
+    /// bisection that integrates several commits at once builds them incrementally. A sandboxed
+    /// copy is seen at this workspace's path (`seenAs`), so all of `.build` holds there; an
+    /// unsandboxed one is seen at its own path, where all but clang's module caches (which name
+    /// their path, and are left out) still hold (measured on a small package with a changed
+    /// source: 9.6 s against 14.5 s cold; the more dependencies, the more a copy saves).
     /// Called while the integration still holds its bot, when nothing else writes this
     /// workspace. A copy that fails leaves nothing behind: that workspace then builds cold.
     public func seedBisectWorkspaces(_ slots: Int) async {
@@ -20,9 +21,15 @@ extension Workspace {
             try? FileManager.default.createDirectory(
                 atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             await log.header("copying this workspace to bisect workspace \(target), so that a bisection builds there warm")
-            // Clang's module caches name the path they were built at: the copy builds its own.
+            // Clang's module caches name the path they were built at: an unsandboxed copy, which
+            // its processes see at its own path, builds its own (sandboxed ones see this path).
+            let keepsPath = bot.sandbox == .bubblewrap
             let copy = StepCommand(
-                "/bin/sh", ["-c", #"cp -a "$0" "$1" && find "$1/.build" -type d -name ModuleCache -prune -exec rm -rf {} +"#, directory, partial])
+                "/bin/sh",
+                [
+                    "-c", #"cp -a "$0" "$1" && { [ "$2" = keep ] || find "$1/.build" -type d -name ModuleCache -prune -exec rm -rf {} +; }"#,
+                    directory, partial, keepsPath ? "keep" : "drop",
+                ])
             let end = try? await ProcessRunner.run(
                 copy, in: layout.path, environment: environment(commit: nil), log: log, deadline: deadline, mark: mark)
             guard end?.succeeded == true, (try? FileManager.default.moveItem(atPath: partial, toPath: destination)) != nil else {

@@ -23,6 +23,12 @@ public struct Workspace: Sendable {
     public let slot: Int
     /// The checkout.
     public let directory: String
+    /// Where the integration's processes see the checkout: a sandboxed bisect workspace is bound
+    /// at the path of the bot's own, so that what `.build` and clang's module caches recorded of
+    /// their path holds in the copies too (`seedBisectWorkspaces`), and builds there are warm.
+    public var seenAs: String {
+        slot > 0 && (bot.sandbox == .bubblewrap || fromFork) ? layout.workspace(of: bot.name, fork: fromFork, slot: 0) : directory
+    }
     public let home: String
     public let log: IntegrationLog
     public let deadline: ContinuousClock.Instant
@@ -111,7 +117,7 @@ public struct Workspace: Sendable {
         for secret in bot.secrets { variables[secret] = serverEnvironment[secret] ?? "" }
         variables["KILN_BOT"] = bot.name
         variables["KILN_BRANCH"] = bot.repository.branch
-        variables["KILN_WORKSPACE"] = directory
+        variables["KILN_WORKSPACE"] = seenAs
         guard forTrigger else { return variables }
         variables["KILN_INTEGRATION"] = String(number)
         variables["KILN_COMMIT"] = commit ?? ""
@@ -171,7 +177,7 @@ public struct Workspace: Sendable {
         }
         if FileManager.default.fileExists(atPath: mirrors) { arguments += ["--ro-bind", mirrors, mirrors] }
         if FileManager.default.fileExists(atPath: log.path) { arguments += ["--ro-bind", log.path, log.path] }
-        arguments += ["--bind", directory, directory, "--bind", home, home, "--die-with-parent", "--chdir", directory, "--", command.executable]
+        arguments += ["--bind", directory, seenAs, "--bind", home, home, "--die-with-parent", "--chdir", seenAs, "--", command.executable]
         return StepCommand("bwrap", arguments + command.arguments)
     }
 
