@@ -25,27 +25,10 @@ struct BisectionServeTests {
                 """
             ],
             config: "executors: 1\npublic-url: http://ci.example.com\nsmtp: {url: '\(smtp.url)', from: 'Kiln <kiln@example.com>'}\n")
-        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
-        try await served.eventually("the first integration", timeout: .seconds(240)) {
-            try await served.integrations("app").first?.result == .succeeded
-        }
-
-        let carol = GitFixture.Author("Carol Coder", "carol@example.com")
-        let dave = GitFixture.Author("Dave Dev", "dave@example.com")
-        let authors = [GitFixture.Author.alice, .bob, dave, .alice, carol, .bob, dave, .alice]
-        // The fifth commit breaks add(1, 2), which two tests check in a file nobody touches.
-        let culprit = try Self.commits(by: authors, in: repo, changing: 4, to: "    if a == 1 { return 0 }")[4]
-        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        let (broken, culprit) = try await Self.bisectEightCommits(served, repo: repo)
         let store = try served.store()
-        try await served.eventually("the pushed integration", timeout: .seconds(240)) {
-            try await store.integration(bot: "app", number: 2)?.integration.step == .completed
-        }
-        let broken = try #require(try await store.integration(bot: "app", number: 2))
-        #expect(broken.integration.result == .testFailures)
-        try await served.eventually("the bisection", timeout: .seconds(300)) {
-            try await store.bisection(of: broken.integration.id)?.state != .running
-        }
-        let bisection = try #require(try await store.bisection(of: broken.integration.id))
+        #expect(broken.result == .testFailures)
+        let bisection = try #require(try await store.bisection(of: broken.id))
         #expect(bisection.state == .found && bisection.culprit == culprit, "\(bisection)")
         #expect(bisection.integrations.count <= 4, "\(bisection.integrations)")
         let issues = try #require(try await store.integration(bot: "app", number: 2)).issues
@@ -112,23 +95,8 @@ struct BisectionServeTests {
         let package = try FixturePackage()
         let repo = package.repository
         let served = try await ServedHome(bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\n"], config: "executors: 3\n")
-        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
-        try await served.eventually("the first integration", timeout: .seconds(240)) {
-            try await served.integrations("app").first?.result == .succeeded
-        }
-        let carol = GitFixture.Author("Carol Coder", "carol@example.com")
-        let dave = GitFixture.Author("Dave Dev", "dave@example.com")
-        let authors = [GitFixture.Author.alice, .bob, dave, .alice, carol, .bob, dave, .alice]
-        let culprit = try Self.commits(by: authors, in: repo, changing: 4, to: "    if a == 1 { return 0 }")[4]
-        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        let (pushed, culprit) = try await Self.bisectEightCommits(served, repo: repo)
         let store = try served.store()
-        try await served.eventually("the pushed integration", timeout: .seconds(240)) {
-            try await store.integration(bot: "app", number: 2)?.integration.step == .completed
-        }
-        let pushed = try #require(try await store.integration(bot: "app", number: 2)).integration
-        try await served.eventually("the bisection", timeout: .seconds(300)) {
-            try await store.bisection(of: pushed.id)?.state != .running
-        }
         let bisection = try #require(try await store.bisection(of: pushed.id))
         #expect(bisection.state == .found && bisection.culprit == culprit, "\(bisection)")
         let log = try String(contentsOfFile: served.home.url(".kiln/logs/app/2.log"), encoding: .utf8)
@@ -163,10 +131,7 @@ struct BisectionServeTests {
             try await store.integrations(bot: "app", limit: 1, before: nil).first?.result == .succeeded
         }
 
-        let carol = GitFixture.Author("Carol Coder", "carol@example.com")
-        let dave = GitFixture.Author("Dave Dev", "dave@example.com")
-        let authors = [GitFixture.Author.alice, .bob, dave, .alice, carol, .bob, dave, .alice]
-        let culprit = try Self.commits(by: authors, in: repo, changing: 4, to: "    if a == 1 { return 0 }")[4]
+        let culprit = try Self.pushEightCommits(to: repo)
         _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: hosts[1].home.path)
         try await eventually("the pushed integration", timeout: .seconds(240), context: context()) {
             try await store.integration(bot: "app", number: 2)?.integration.step == .completed
@@ -243,6 +208,35 @@ struct BisectionServeTests {
         let calls = try await forge.waitForCalls { calls in calls.contains { $0.sha == head && $0.state == "failure" } }
         #expect(Set(calls.map(\.sha)).isSubset(of: [base, head]), "\(calls.map(\.sha))")
         _ = try await served.server.terminate()
+    }
+
+    /// Eight commits by four authors; Carol's, the fifth, breaks add(1, 2), which two tests check
+    /// in a file nobody touches. Returns Carol's commit.
+    static func pushEightCommits(to repo: GitFixture) throws -> String {
+        let carol = GitFixture.Author("Carol Coder", "carol@example.com")
+        let dave = GitFixture.Author("Dave Dev", "dave@example.com")
+        let authors = [GitFixture.Author.alice, .bob, dave, .alice, carol, .bob, dave, .alice]
+        return try commits(by: authors, in: repo, changing: 4, to: "    if a == 1 { return 0 }")[4]
+    }
+
+    /// `served` integrates its bot `app` once, then the eight commits of `pushEightCommits`, and
+    /// bisects them. Returns the integration of the eight, and Carol's commit.
+    static func bisectEightCommits(_ served: ServedHome, repo: GitFixture) async throws -> (pushed: Integration, culprit: String) {
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        try await served.eventually("the first integration", timeout: .seconds(240)) {
+            try await served.integrations("app").first?.result == .succeeded
+        }
+        let culprit = try pushEightCommits(to: repo)
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        let store = try served.store()
+        try await served.eventually("the pushed integration", timeout: .seconds(240)) {
+            try await store.integration(bot: "app", number: 2)?.integration.step == .completed
+        }
+        let pushed = try #require(try await store.integration(bot: "app", number: 2)).integration
+        try await served.eventually("the bisection", timeout: .seconds(300)) {
+            try await store.bisection(of: pushed.id)?.state != .running
+        }
+        return (pushed, culprit)
     }
 
     /// One commit per author, oldest first, each adding a note; the one at `culprit` also gives

@@ -28,7 +28,7 @@ struct BisectionStoreTests {
         let store = test.store
         try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), commit: "c0")
         let failure = Self.failure
-        let request = BisectRequest(maxIntegrations: 8, parallel: 1)
+        let request = BisectRequest(maxIntegrations: 8)
         let broken = try await test.integrate(
             "app",
             outcome: {
@@ -80,7 +80,7 @@ struct BisectionStoreTests {
         try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), commit: "c0")
         try await store.heartbeat(HostReport(name: "build-1", version: "1", executors: 3, busy: 0, botsDigest: "", lease: .seconds(600)))
         let failure = Self.failure
-        let request = BisectRequest(maxIntegrations: 8, parallel: Bisection.workspaces)
+        let request = BisectRequest(maxIntegrations: 8)
         var outcome = IntegrationOutcome(result: .testFailures, issues: [failure], commits: Self.range.reversed())
         outcome.bisect = request
         let broken = try await test.integrate("app", outcome: outcome, at: 100, commit: "c8")
@@ -122,8 +122,8 @@ struct BisectionStoreTests {
         var pinned = everyone
         pinned.introducedBy = [Committer(name: "carol", email: "carol@example.com", commit: "c3")]
         let cases: [(IntegrationIssue, [Commit], BisectRequest?)] = [
-            (everyone, [Self.range[7]], BisectRequest(maxIntegrations: 8, parallel: 1)),
-            (pinned, Self.range.reversed(), BisectRequest(maxIntegrations: 8, parallel: 1)),
+            (everyone, [Self.range[7]], BisectRequest(maxIntegrations: 8)),
+            (pinned, Self.range.reversed(), BisectRequest(maxIntegrations: 8)),
             (everyone, Self.range.reversed(), nil),
         ]
         for (index, (issue, commits, request)) in cases.enumerated() {
@@ -142,7 +142,7 @@ struct BisectionStoreTests {
             QueueRequest(bot: "app", cause: .webhook, commit: "c8", branch: "main", pullRequest: fork), now: test.at(1000))
         let claim = try #require(try await test.store.claimNext(owner: "h", now: test.at(1001)))
         var outcome = IntegrationOutcome(result: .testFailures, issues: [everyone], commits: Self.range.reversed())
-        outcome.bisect = BisectRequest(maxIntegrations: 8, parallel: 1)
+        outcome.bisect = BisectRequest(maxIntegrations: 8)
         try await test.store.complete(claim, outcome: outcome, now: test.at(1002))
         #expect(claim.integration.pullRequest?.fork == true)
         #expect(try await test.store.bisection(of: claim.id) == nil, "a fork's failure is not bisected")

@@ -22,16 +22,16 @@ extension Workspace {
                 atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             await log.header("copying this workspace to bisect workspace \(target), so that a bisection builds there warm")
             // Clang's module caches name the path they were built at: an unsandboxed copy, which
-            // its processes see at its own path, builds its own (sandboxed ones see this path).
-            let keepsPath = bot.sandbox == .bubblewrap
+            // its processes see at its own path, builds its own (confined ones see this path).
             let copy = StepCommand(
                 "/bin/sh",
                 [
                     "-c", #"cp -a "$0" "$1" && { [ "$2" = keep ] || find "$1/.build" -type d -name ModuleCache -prune -exec rm -rf {} +; }"#,
-                    directory, partial, keepsPath ? "keep" : "drop",
+                    directory, partial, confined ? "keep" : "drop",
                 ])
+            // Kiln's own copy: none of the bot's variables, secrets least of all.
             let end = try? await ProcessRunner.run(
-                copy, in: layout.path, environment: environment(commit: nil), log: log, deadline: deadline, mark: mark)
+                copy, in: layout.path, environment: ["PATH": "/usr/bin:/bin"], log: log, deadline: deadline, mark: mark)
             guard end?.succeeded == true, (try? FileManager.default.moveItem(atPath: partial, toPath: destination)) != nil else {
                 try? FileManager.default.removeItem(atPath: partial)
                 await log.note("bisect workspace \(target) was not copied (\(end?.description ?? "cp could not start")): it builds cold")

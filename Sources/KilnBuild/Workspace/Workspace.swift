@@ -27,7 +27,7 @@ public struct Workspace: Sendable {
     /// at the path of the bot's own, so that what `.build` and clang's module caches recorded of
     /// their path holds in the copies too (`seedBisectWorkspaces`), and builds there are warm.
     public var seenAs: String {
-        slot > 0 && (bot.sandbox == .bubblewrap || fromFork) ? layout.workspace(of: bot.name, fork: fromFork, slot: 0) : directory
+        slot > 0 && confined ? layout.workspace(of: bot.name, fork: fromFork, slot: 0) : directory
     }
     public let home: String
     public let log: IntegrationLog
@@ -68,6 +68,9 @@ public struct Workspace: Sendable {
 
     /// Whether this integration runs a fork's code: no secrets, a workspace of its own, confined.
     public var fromFork: Bool { pullRequest?.fork == true }
+
+    /// Whether its processes run under bubblewrap: when the bot says so, and always for a fork.
+    public var confined: Bool { bot.sandbox == .bubblewrap || fromFork }
 
     /// The values of the bot's secrets in the server's environment, for masking in the log.
     public static func secrets(of bot: Bot, in environment: [String: String]) -> [String] {
@@ -142,7 +145,6 @@ public struct Workspace: Sendable {
     ) async throws(ProcessError) -> ProcessEnd {
         try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         await log.header("\(step.rawValue): \(command.display)")
-        let confined = bot.sandbox == .bubblewrap || fromFork
         do {
             return try await ProcessRunner.run(
                 confined ? sandboxed(command) : command, in: directory,

@@ -12,9 +12,7 @@ public enum ServerConfigFile {
     public static func load(path: String) throws(ConfigError) -> ServerConfig {
         let text = try ConfigFileText.read(path)
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        var config = try decode(text, file: path, directory: directory)
-        config.file = URL(fileURLWithPath: path).standardizedFileURL.path
-        return config
+        return try decode(text, file: path, directory: directory)
     }
 
     public static func decode(_ text: String, file: String, directory: String) throws(ConfigError) -> ServerConfig {

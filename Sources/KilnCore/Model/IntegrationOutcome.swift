@@ -60,11 +60,8 @@ public struct TriggerRun: Sendable, Hashable {
 public struct BisectRequest: Sendable, Hashable {
     /// The most bisect integrations the search may run.
     public var maxIntegrations: Int
-    /// How many commits to integrate at once: the executors idle now.
-    public var parallel: Int
 
-    public init(maxIntegrations: Int, parallel: Int) {
+    public init(maxIntegrations: Int) {
         self.maxIntegrations = maxIntegrations
-        self.parallel = parallel
     }
 }

@@ -78,7 +78,7 @@ public struct IntegrationSequencer: Sendable {
         if bisects, bot.bisect.enabled {
             // As many commits at once as executors are idle (the store counts them), each bisect
             // integration in a workspace of its own.
-            outcome.bisect = BisectRequest(maxIntegrations: bot.bisect.maxIntegrations, parallel: Bisection.workspaces)
+            outcome.bisect = BisectRequest(maxIntegrations: bot.bisect.maxIntegrations)
             // A failure of several commits is likely bisected, here too: the bisect workspaces
             // this host would use start as copies of this one, made while the bot is still held.
             if executors > 1, claim.integration.bisectionID == nil, outcome.commits.count >= 2,

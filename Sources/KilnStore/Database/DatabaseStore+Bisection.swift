@@ -50,13 +50,13 @@ extension DatabaseStore {
                 request.maxIntegrations, now)
         else { throw StoreError.query(what: "starting a bisection", reason: "no id returned") }
         bisection.id = id
-        try advance(db, &bisection, branch: integration.branch, parallel: request.parallel, now: now)
+        try advance(db, &bisection, branch: integration.branch, now: now)
     }
 
     /// Records what a bisect integration showed, within `complete`'s transaction, and takes
     /// the bisection on when its round is over.
     static func recordBisectStep(
-        _ db: any SQLConnection, _ probe: Integration, found: Set<String>, result: IntegrationResult, parallel: Int, now: Date
+        _ db: any SQLConnection, _ probe: Integration, found: Set<String>, result: IntegrationResult, now: Date
     ) throws {
         guard let id = probe.bisectionID, let commit = probe.commit,
             let row = try db.row("SELECT * FROM bisection WHERE id = ?\(db.dialect.lock())", id)
@@ -69,23 +69,22 @@ extension DatabaseStore {
         let waiting: Int =
             try db.value("SELECT count(*) FROM integration WHERE bisection_id = ? AND step <> 'completed' AND id <> ?", id, probe.id) ?? 0
         guard waiting == 0 else { return }
-        try advance(db, &bisection, branch: probe.branch, parallel: parallel, now: now)
+        try advance(db, &bisection, branch: probe.branch, now: now)
     }
 
     /// Queues the next round, or ends the bisection: found, the culprit becomes the only one who
     /// introduced the failures it sought, marked bisected.
     ///
     /// A round integrates as many commits as there are executors idle on the hosts that are
-    /// alive (heard within their lease), at most `parallel` and `Bisection.workspaces`; one when
-    /// none is idle.
-    private static func advance(_ db: any SQLConnection, _ bisection: inout Bisection, branch: String, parallel: Int, now: Date) throws {
+    /// alive (heard within their lease), at most `Bisection.workspaces`; one when none is idle.
+    private static func advance(_ db: any SQLConnection, _ bisection: inout Bisection, branch: String, now: Date) throws {
         let idle: Int =
             try db.value(
                 """
                 SELECT CAST((SELECT coalesce(sum(executors), 0) FROM host WHERE last_heard + lease >= \(db.dialect.now))
                     - (SELECT count(*) FROM integration WHERE step NOT IN ('pending', 'completed') AND step <> 'completed') AS bigint)
                 """) ?? 0
-        switch bisection.next(parallel: min(parallel, Bisection.workspaces, max(1, idle))) {
+        switch bisection.next(parallel: min(Bisection.workspaces, max(1, idle))) {
         case .integrate(let commits):
             for commit in commits {
                 guard

@@ -73,8 +73,7 @@ extension DatabaseStore {
         guard let completed = try db.row("SELECT * FROM integration WHERE id = ?", id) else { throw StoreError.notFound(what: "integration \(id)") }
         let ended = Integration(row: completed)
         if ended.bisectionID != nil {
-            try recordBisectStep(
-                db, ended, found: Set(outcome.issues.map(\.fingerprint)), result: outcome.result, parallel: outcome.bisect?.parallel ?? 1, now: now)
+            try recordBisectStep(db, ended, found: Set(outcome.issues.map(\.fingerprint)), result: outcome.result, now: now)
         } else if let request = outcome.bisect {
             try startBisection(db, ended, issues: issues, commits: outcome.commits, request: request, now: now)
         }

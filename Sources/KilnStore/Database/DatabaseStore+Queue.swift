@@ -125,29 +125,29 @@ extension DatabaseStore {
             // holds: a bot being queued or claimed elsewhere waits for the next look. Bisect
             // integrations come after every other: they only use executors nothing else wants.
             guard
-                let id: Int64 = try db.value(
+                let row = try db.row(
                     """
-                    SELECT queued.id FROM integration AS queued JOIN bot ON bot.name = queued.bot
+                    SELECT queued.id, queued.bisection_id FROM integration AS queued JOIN bot ON bot.name = queued.bot
                     WHERE \(Self.startable)
                     ORDER BY queued.bisection_id IS NOT NULL, queued.queued_at, queued.id
                     LIMIT 1\(db.dialect.lockSkippingLocked(of: "queued, bot"))
                     """)
             else { return nil }
-            return try Self.start(db, id: id, owner: owner, now: now)
+            return try Self.start(db, row, owner: owner, now: now)
         }
     }
 
     public func claim(_ id: Int64, owner: String, now: Date) async throws(StoreError) -> Claim? {
         try await write("claiming integration \(id)") { db in
             guard
-                try db.row(
+                let row = try db.row(
                     """
-                    SELECT queued.id FROM integration AS queued JOIN bot ON bot.name = queued.bot
+                    SELECT queued.id, queued.bisection_id FROM integration AS queued JOIN bot ON bot.name = queued.bot
                     WHERE queued.id = ? AND \(Self.startable)
                     \(db.dialect.lock(of: "queued, bot"))
-                    """, id) != nil
+                    """, id)
             else { return nil }
-            return try Self.start(db, id: id, owner: owner, now: now)
+            return try Self.start(db, row, owner: owner, now: now)
         }
     }
 
@@ -163,26 +163,26 @@ extension DatabaseStore {
         """
     }
 
-    private static func start(_ db: any SQLConnection, id: Int64, owner: String, now: Date) throws -> Claim? {
-        let token = StoreRules.newToken()
-        // A bisect integration takes the first of its bot's workspaces on this host that none of
-        // its bisection's integrations running here holds: the bot's own (0, warm) when it runs
-        // alone on its host.
-        let used = Set(
-            try db.rows(
-                """
-                SELECT running.workspace_slot FROM integration AS running JOIN integration AS queued ON queued.bisection_id = running.bisection_id
-                WHERE queued.id = ? AND running.host = ? AND running.step NOT IN ('pending', 'completed') AND running.step <> 'completed'
-                """, id, ProcessOwner.host(of: owner)
-            ).compactMap { $0["workspace_slot"] as Int? })
-        let slot = (0...).first { !used.contains($0) } ?? 0
+    /// Starts the queued integration `queued` (its `id` and `bisection_id`). A bisect integration
+    /// takes the first of its bot's workspaces on this host that none of its bisection's
+    /// integrations running here holds: the bot's own (0, warm) when it runs alone on its host.
+    private static func start(_ db: any SQLConnection, _ queued: SQLRow, owner: String, now: Date) throws -> Claim? {
+        let (id, host, token): (Int64, String, String) = (queued["id"], ProcessOwner.host(of: owner), StoreRules.newToken())
+        var slot: Int?
+        if let bisection: Int64 = queued["bisection_id"] {
+            let used = Set(
+                try db.rows(
+                    "SELECT workspace_slot FROM integration WHERE bisection_id = ? AND host = ? AND step NOT IN ('pending', 'completed') AND step <> 'completed'",
+                    bisection, host
+                ).compactMap { $0["workspace_slot"] as Int? })
+            slot = (0...).first { !used.contains($0) }
+        }
         guard
             let row = try db.row(
                 """
-                UPDATE integration SET step = 'checkout', started_at = ?, owner = ?, host = ?, claim_token = ?,
-                    workspace_slot = CASE WHEN bisection_id IS NULL THEN NULL ELSE ? END
+                UPDATE integration SET step = 'checkout', started_at = ?, owner = ?, host = ?, claim_token = ?, workspace_slot = ?
                 WHERE id = ? RETURNING *
-                """, now, owner, ProcessOwner.host(of: owner), token, slot, id)
+                """, now, owner, host, token, slot, id)
         else { return nil }
         try db.execute("INSERT INTO step (integration_id, name, started_at) VALUES (?, 'checkout', ?)", id, now)
         return Claim(integration: Integration(row: row), token: token)
