@@ -94,6 +94,16 @@ struct OutputParserTests {
         #expect(tests.map(\.status) == [.passed, .failed])
         #expect(tests.first?.message == nil && tests.first?.measurement?.values == [0.1, 0.01, 0.01])
         #expect(tests.last?.message == "XCTAssertEqual failed: (\"1\") is not equal to (\"2\")" && tests.last?.line == 10)
+
+        // XCTest exits 1 for the noisy one: alone, that run succeeded; beside a real failure, not.
+        var parser = XCTestOutputParser(root: "/work/app")
+        for line in output.split(separator: "\n").prefix(4) { parser.consume(line) }
+        let excused = parser.finish(crash: nil)
+        #expect(parser.excusedNoise && excused.map(\.status) == [.passed])
+        #expect(XCTestOutputParser.settle(.exited(1), tests: excused, excusedNoise: true) == .exited(0))
+        #expect(XCTestOutputParser.settle(.exited(1), tests: tests, excusedNoise: true) == .exited(1))
+        #expect(XCTestOutputParser.settle(.exited(1), tests: excused, excusedNoise: false) == .exited(1))
+        #expect(XCTestOutputParser.settle(.signaled(11), tests: excused, excusedNoise: true) == .signaled(11))
     }
 
     @Test("XCTest with --parallel: announced tests pass unless their output says otherwise")

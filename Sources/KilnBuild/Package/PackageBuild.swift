@@ -167,7 +167,7 @@ public struct PackageBuild: Sendable {
         let stream = (try? String(contentsOfFile: testEvents, encoding: .utf8)) ?? ""
         for line in stream.split(separator: "\n") { swiftTesting.consume(line) }
         tests += swiftTesting.finish(crash: crash)
-        return (tests, end)
+        return (tests, XCTestOutputParser.settle(end, tests: tests, excusedNoise: parser.withLock { $0.excusedNoise }))
     }
 
     /// The package's own line coverage from the export `--enable-code-coverage` wrote.
