@@ -25,8 +25,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
-        .systemLibrary(name: "CGit2", pkgConfig: "libgit2", providers: [.apt(["libgit2-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        // libgit2 and libcurl are opened on first use (CLibraryLoader), not linked: short commands
+        // start without them. Their headers come from libgit2-dev and libcurl4-openssl-dev.
+        .target(name: "CLibraryLoader", exclude: ["README.md"]),
+        .target(name: "CGit2", dependencies: ["CLibraryLoader"], exclude: ["README.md"]),
+        .target(name: "CCurl", dependencies: ["CLibraryLoader"], exclude: ["README.md"]),
         .systemLibrary(name: "CMalloc"),
 
         .target(

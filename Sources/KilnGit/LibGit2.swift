@@ -12,6 +12,12 @@ public enum GitLibrary {
         return true
     }()
 
+    /// Why libgit2 cannot be opened (with the package to install), or nil when it can. libgit2
+    /// is opened on first use, not when Kiln starts.
+    public static var loadError: String? {
+        kiln_git_error().map { "cannot open libgit2 (\(String(cString: $0))): install it with `apt-get install libgit2-1.5`" }
+    }
+
     /// Makes sure libgit2 is initialised; cheap after the first call and safe from any thread.
     public static func initialize() {
         _ = initialized

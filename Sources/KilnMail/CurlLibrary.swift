@@ -7,6 +7,12 @@ public enum CurlLibrary {
         return true
     }()
 
+    /// Why libcurl cannot be opened (with the package to install), or nil when it can. libcurl is
+    /// opened on first use, not when Kiln starts.
+    public static var loadError: String? {
+        kiln_curl_error().map { "cannot open libcurl (\(String(cString: $0))): install it with `apt-get install libcurl4`" }
+    }
+
     public static func initialize() {
         _ = initialized
     }

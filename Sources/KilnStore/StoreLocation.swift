@@ -27,6 +27,7 @@ public enum StoreLocation {
                 }
             return try await PostgresStore.open(database, connections: connections, logsDirectory: layout.logs, logger: logger)
         }
-        return try SQLiteStore.open(path: layout.database, logsDirectory: layout.logs)
+        let oneConnection = if case .command = user { true } else { false }
+        return try SQLiteStore.open(path: layout.database, logsDirectory: layout.logs, oneConnection: oneConnection)
     }
 }

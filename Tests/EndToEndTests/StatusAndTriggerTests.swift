@@ -40,7 +40,29 @@ struct StatusAndTriggerTests {
         #expect(second.standardOutput == "app #1 was already queued; the trigger joins it\n")
         let other = try await runProcess(Executables.kiln, ["trigger", "lib"], in: home.path)
         #expect(other.standardOutput == "queued lib #1\n")
-        #expect(FileManager.default.fileExists(atPath: home.url(".kiln/kiln.sqlite")))
+        // The trigger created the file on one connection: it is in WAL mode all the same, which
+        // lets a server read while a trigger writes.
+        #expect(try await SQLiteStore.open(dataDirectory: home.url(".kiln")).journalMode() == "wal")
+    }
+
+    @Test("kiln trigger starts without libgit2 and libcurl, which a server opens when it starts")
+    func triggerLoadsNoGitOrCurl() async throws {
+        let home = try home()
+        var environment = ProcessInfo.processInfo.environment
+        environment["LD_DEBUG"] = "libs"
+        let trigger = try await runProcess(Executables.kiln, ["trigger", "app"], in: home.path, environment: environment)
+        #expect(trigger.status == 0, "\(trigger.standardError)")
+        // The loader's trace names every library it opens: SQLite, and neither of the others
+        // (with their ~40 dependencies, they took ~10 ms of every command's start).
+        #expect(trigger.standardError.contains("libsqlite3.so"), "LD_DEBUG traced nothing: \(trigger.standardError.prefix(500))")
+        #expect(!trigger.standardError.contains("libgit2.so"))
+        #expect(!trigger.standardError.contains("libcurl.so"))
+        let empty = try TemporaryDirectory()
+        try empty.write("Bots/.keep", "")
+        let serve = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: empty.path, environment: ["LD_DEBUG": "libs"])
+        _ = try await serve.waitForPort()
+        let served = try await serve.terminate()
+        #expect(served.standardError.contains("libgit2.so") && served.standardError.contains("libcurl.so"))
     }
 
     @Test("kiln trigger refuses unknown and broken bots with one clear line")

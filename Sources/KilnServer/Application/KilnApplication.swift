@@ -58,6 +58,8 @@ public struct KilnApplication: Sendable {
     public static func build(
         settings: ServerSettings, role: Role, sandbox probed: SandboxAvailability? = nil, logger: Logger
     ) async throws(ServerSetupError) -> KilnApplication {
+        // Opened on first use, not at start: a missing one is found here rather than mid-integration.
+        if let problem = GitLibrary.loadError ?? CurlLibrary.loadError { throw .library(problem) }
         let config = settings.config
         let layout = config.dataDirectory
         var lock: ServeLock?
@@ -179,6 +181,8 @@ public enum ServerSetupError: Error, Sendable, CustomStringConvertible {
     case dataDirectory(String)
     /// The listen address is taken by another program.
     case addressInUse(ListenAddress)
+    /// libgit2 or libcurl cannot be opened; says which package to install.
+    case library(String)
 
     public var description: String {
         switch self {
@@ -187,7 +191,7 @@ public enum ServerSetupError: Error, Sendable, CustomStringConvertible {
         case .webhookSecret(let path):
             "cannot read the webhook secret file \(path) (webhooks.secret-file): create it with the secret, or remove the key"
         case .mail(let reason): reason
-        case .dataDirectory(let reason): reason
+        case .dataDirectory(let reason), .library(let reason): reason
         case .addressInUse(let address):
             "cannot listen on \(address): the address is in use by another program (choose another with --listen or listen: in kiln.yml)"
         }

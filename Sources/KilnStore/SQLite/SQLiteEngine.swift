@@ -5,12 +5,13 @@ import KilnCore
 /// The embedded store: one SQLite file, `<data>/kiln.sqlite`, in WAL mode with foreign keys on.
 public typealias SQLiteStore = DatabaseStore<SQLiteEngine>
 
-/// SQLite through GRDB. `DatabasePool` serialises writes (in IMMEDIATE transactions, so writers in
-/// several processes queue on SQLite's lock instead of failing) and runs reads concurrently on
-/// its own threads; an inotify watch on the file (`ChangeWatcher`) hears every commit, from any
-/// process. Logs are files in the data directory.
+/// SQLite through GRDB. A server's `DatabasePool` serialises writes (in IMMEDIATE transactions, so
+/// writers in several processes queue on SQLite's lock instead of failing) and runs reads
+/// concurrently on its own threads; a command's `DatabaseQueue` is one connection. An inotify
+/// watch on the file (`ChangeWatcher`) hears every commit, from any process. Logs are files in
+/// the data directory.
 public struct SQLiteEngine: StoreEngine {
-    let pool: DatabasePool
+    let pool: any DatabaseWriter
     public let path: String
     public let logsDirectory: String?
     public let hub: ChangeHub
@@ -70,8 +71,10 @@ public struct SQLiteEngine: StoreEngine {
 }
 
 extension DatabaseStore where Engine == SQLiteEngine {
-    /// Opens (creating if needed) and migrates the database at `path`.
-    public static func open(path: String, logsDirectory: String? = nil) throws(StoreError) -> SQLiteStore {
+    /// Opens (creating if needed) and migrates the database at `path`. `oneConnection` is for a
+    /// command that makes a few queries and exits (`kiln trigger`): it saves the pool's second
+    /// connection and its setup, ~2 ms of the command's 20.
+    public static func open(path: String, logsDirectory: String? = nil, oneConnection: Bool = false) throws(StoreError) -> SQLiteStore {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
         configuration.busyMode = .timeout(30)
@@ -81,10 +84,17 @@ extension DatabaseStore where Engine == SQLiteEngine {
             // file consistent through a power cut (which may lose the last moments); FULL would
             // add an fsync to every commit and cap recording at a few hundred integrations a second.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
+            // A pool sets WAL mode itself; a queue must, should it create the file.
+            if oneConnection { try db.execute(sql: "PRAGMA journal_mode = WAL") }
         }
         do {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            let pool = try DatabasePool(path: path, configuration: configuration)
+            let pool: any DatabaseWriter =
+                if oneConnection {
+                    try DatabaseQueue(path: path, configuration: configuration)
+                } else {
+                    try DatabasePool(path: path, configuration: configuration)
+                }
             try migrate(pool)
             let hub = ChangeHub { onChange in ChangeWatcher(databasePath: path, onChange: { onChange(.stop) }) }
             return SQLiteStore(engine: SQLiteEngine(pool: pool, path: path, logsDirectory: logsDirectory, hub: hub))
@@ -97,7 +107,7 @@ extension DatabaseStore where Engine == SQLiteEngine {
     /// GRDB recorded them. The applied ones are read inside the same IMMEDIATE transaction that
     /// applies the rest: a server and a `kiln trigger` opening a new file at once migrate it once
     /// (the second waits, then finds nothing to do) instead of both running the first migrations.
-    static func migrate(_ pool: DatabasePool) throws {
+    static func migrate(_ pool: any DatabaseWriter) throws {
         let all = History.sqlite + Migrations.shared
         // Usually there is nothing to do: a read says so without taking the write lock.
         let applied = try pool.read { db in

@@ -1,0 +1,32 @@
+#include "library_loader.h"
+
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* pthread_once takes no argument: the library being opened is passed through a thread-local. */
+static _Thread_local kiln_library *opening;
+
+static void kiln_library_open(void) {
+    kiln_library *library = opening;
+    library->handle = dlopen(library->soname, RTLD_NOW | RTLD_LOCAL);
+    if (!library->handle) library->error = strdup(dlerror());
+}
+
+const char *kiln_library_error(kiln_library *library) {
+    opening = library;
+    pthread_once(&library->once, kiln_library_open);
+    return library->error;
+}
+
+void *kiln_library_symbol(kiln_library *library, const char *name) {
+    const char *error = kiln_library_error(library);
+    void *symbol = error ? 0 : dlsym(library->handle, name);
+    if (!symbol) {
+        fprintf(stderr, "kiln: cannot use %s from %s: %s. Install it with `apt-get install %s`.\n", name, library->soname,
+                error ? error : dlerror(), library->package);
+        abort();
+    }
+    return symbol;
+}
