@@ -18,4 +18,36 @@ struct Kiln: AsyncParsableCommand {
         version: KilnVersion.current,
         subcommands: [Serve.self, Run.self, Status.self, Trigger.self, Validate.self, Migrate.self]
     )
+
+    /// `kiln trigger BOT`, which git hooks and scripts run, is parsed as a command of its own;
+    /// help, completions, mistakes and every other command take ArgumentParser's path through
+    /// `Kiln`, which words them as always.
+    static func main() async {
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let asksForHelp = arguments.contains { ["-h", "--help", "help"].contains($0) }
+        guard arguments.first == "trigger", !asksForHelp, let trigger = try? Trigger.parseAsRoot(Array(arguments.dropFirst())) as? Trigger
+        else {
+            await mainThroughRoot(arguments)
+            return
+        }
+        do {
+            try await trigger.run()
+        } catch {
+            exit(withError: error)
+        }
+    }
+
+    /// ArgumentParser's own `main`, from the root command.
+    private static func mainThroughRoot(_ arguments: [String]) async {
+        do {
+            var command = try parseAsRoot(arguments)
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

@@ -74,6 +74,13 @@ struct StatusAndTriggerTests {
         let broken = try await runProcess(Executables.kiln, ["trigger", "broken"], in: home.path)
         #expect(broken.status == 1)
         #expect(broken.standardError == "error: bot 'broken' cannot integrate: Bots/broken.yml has problems (run kiln validate)\n")
+        // kiln trigger is parsed on a short path of its own; its mistakes read as every command's.
+        let extra = try await runProcess(Executables.kiln, ["trigger", "app", "lib"], in: home.path)
+        #expect(extra.status == 64)
+        #expect(extra.standardError.contains("Error: Unexpected argument 'lib'\nUsage: kiln trigger"), "\(extra.standardError)")
+        #expect(extra.standardError.contains("See 'kiln trigger --help' for more information."), "\(extra.standardError)")
+        let help = try await runProcess(Executables.kiln, ["trigger", "--help"], in: home.path)
+        #expect(help.standardOutput.contains("USAGE: kiln trigger [--config <file>] [--bots <dir>] [--data <dir>] <bot>"))
     }
 
     @Test("kiln status --json prints the bots as the API does: recorded by serve, queued by trigger")
