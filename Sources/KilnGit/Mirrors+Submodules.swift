@@ -123,8 +123,8 @@ extension Mirrors {
             let has = { () throws(GitError) -> Bool in try GitRepository.open(path).0?.withCommit(commit) { $0 != nil } ?? false }
             if try has() { return }
             try Self.updateBlocking(repository.url, path: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts, log: { _ in }) {
-                () throws(GitError) in
-                guard try has() else { throw .commitNotFound(commit: commit, url: repository.url.redacted) }
+                (mirror) throws(GitError) in
+                guard try mirror.withCommit(commit, { $0 != nil }) else { throw .commitNotFound(commit: commit, url: repository.url.redacted) }
             }
         }
     }

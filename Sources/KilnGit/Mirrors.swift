@@ -46,8 +46,8 @@ public struct Mirrors: Sendable {
         let sshKeyFile = sshKeyFile
         return try await withMirror(of: repository) { (path, knownHosts) throws(GitError) -> String in
             try Self.updateBlocking(repository.url, path: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts, log: log) {
-                () throws(GitError) -> String in
-                try Self.branchHead(repository, mirror: path)
+                (mirror) throws(GitError) -> String in
+                try Self.branchHead(repository, in: mirror)
             }
         }
     }
@@ -62,10 +62,8 @@ public struct Mirrors: Sendable {
         return try await withMirror(of: repository) { (path, knownHosts) throws(GitError) -> (base: String, head: String) in
             try Self.updateBlocking(
                 repository.url, path: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts, extraRefspecs: ["+\(ref):\(ref)"], log: log
-            ) { () throws(GitError) -> (base: String, head: String) in
-                let base = try Self.branchHead(repository, mirror: path)
-                let (opened, message) = GitRepository.open(path)
-                guard let mirror = opened else { throw .corruptMirror(path: path, detail: message) }
+            ) { (mirror) throws(GitError) -> (base: String, head: String) in
+                let base = try Self.branchHead(repository, in: mirror)
                 guard let head = try mirror.resolve(ref) else { throw .refNotFound(ref: ref, url: repository.url.redacted) }
                 return (base, head)
             }
@@ -88,34 +86,35 @@ public struct Mirrors: Sendable {
         }
     }
 
-    /// Clones the mirror on first use and fetches into it afterwards, then `read`s it. A damaged
-    /// mirror is cloned again, once, and `log` is told so.
+    /// Clones the mirror on first use and fetches into it afterwards, then `read`s it, opened
+    /// once for both. A damaged mirror is cloned again, once, and `log` is told so.
     static func updateBlocking<T>(
         _ url: RepositoryURL, path: String, sshKeyFile: String?, knownHosts: KnownHosts, extraRefspecs: [String] = [], log: (String) -> Void,
-        read: () throws(GitError) -> T
+        read: (GitRepository) throws(GitError) -> T
     ) throws(GitError) -> T {
-        /// A new clone has the branches; other refs are fetched into it at once.
-        func cloneWithExtras() throws(GitError) {
-            try clone(url, into: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
-            guard !extraRefspecs.isEmpty else { return }
+        func open() throws(GitError) -> GitRepository {
             let (opened, message) = GitRepository.open(path)
             guard let mirror = opened else { throw .corruptMirror(path: path, detail: message) }
-            try fetch(url, into: mirror, refspecs: extraRefspecs, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
+            return mirror
+        }
+        /// A new clone has the branches; other refs are fetched into it at once.
+        func cloneWithExtras() throws(GitError) -> GitRepository {
+            try clone(url, into: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
+            let mirror = try open()
+            if !extraRefspecs.isEmpty { try fetch(url, into: mirror, refspecs: extraRefspecs, sshKeyFile: sshKeyFile, knownHosts: knownHosts) }
+            return mirror
         }
         if !FileManager.default.fileExists(atPath: path) {
-            try cloneWithExtras()
-            return try read()
+            return try read(try cloneWithExtras())
         }
         do throws(GitError) {
-            let (opened, message) = GitRepository.open(path)
-            guard let mirror = opened else { throw .corruptMirror(path: path, detail: message) }
+            let mirror = try open()
             try fetch(url, into: mirror, refspecs: refspecs + extraRefspecs, sshKeyFile: sshKeyFile, knownHosts: knownHosts)
-            return try read()
+            return try read(mirror)
         } catch .corruptMirror(_, let detail) {
             log("the mirror \(path) is damaged (\(detail)); cloning \(url.redacted) again")
             try? FileManager.default.removeItem(atPath: path)
-            try cloneWithExtras()
-            return try read()
+            return try read(try cloneWithExtras())
         }
     }
 
@@ -204,9 +203,7 @@ public struct Mirrors: Sendable {
         }
     }
 
-    private static func branchHead(_ repository: Repository, mirror path: String) throws(GitError) -> String {
-        let (opened, message) = GitRepository.open(path)
-        guard let mirror = opened else { throw .corruptMirror(path: path, detail: message) }
+    private static func branchHead(_ repository: Repository, in mirror: GitRepository) throws(GitError) -> String {
         guard let head = try mirror.resolve("refs/heads/" + repository.branch) else {
             throw .branchNotFound(branch: repository.branch, url: repository.url.redacted)
         }
