@@ -13,8 +13,9 @@ public enum StoreLocation {
     /// The store of `config`: the PostgreSQL database of `database:` when set, with this host's
     /// logs in its data directory; else the embedded SQLite database of the data directory. Either
     /// is migrated before it is returned. A server holds up to `database.max-connections` to
-    /// PostgreSQL, `kiln run` two (its work and its heartbeat), any other command one.
-    public static func open(_ config: ServerConfig, for user: User = .command, logger: Logger = Logger(label: "kiln.store")) async throws(StoreError)
+    /// PostgreSQL, `kiln run` two (its work and its heartbeat), any other command one. `logger`
+    /// is PostgreSQL's (by default "kiln.store"); SQLite logs nothing.
+    public static func open(_ config: ServerConfig, for user: User = .command, logger: Logger? = nil) async throws(StoreError)
         -> any Store
     {
         let layout = config.dataDirectory
@@ -25,6 +26,7 @@ public enum StoreLocation {
                 case .foreground: 2
                 case .command: 1
                 }
+            let logger = logger ?? Logger(label: "kiln.store")
             return try await PostgresStore.open(database, connections: connections, logsDirectory: layout.logs, logger: logger)
         }
         let oneConnection = if case .command = user { true } else { false }

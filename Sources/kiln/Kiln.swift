@@ -19,19 +19,26 @@ struct Kiln: AsyncParsableCommand {
         subcommands: [Serve.self, Run.self, Status.self, Trigger.self, Validate.self, Migrate.self]
     )
 
-    /// `kiln trigger BOT`, which git hooks and scripts run, is parsed as a command of its own;
-    /// help, completions, mistakes and every other command take ArgumentParser's path through
-    /// `Kiln`, which words them as always.
+    /// `kiln trigger BOT`, which git hooks and scripts run, takes a short path: alone, it needs no
+    /// parsing at all (ArgumentParser reflects every command's properties, a fifth of the
+    /// command's time); with options, it is parsed as a command of its own. Help, completions,
+    /// mistakes and every other command take ArgumentParser's path through `Kiln`, which words
+    /// them as always.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
         let asksForHelp = arguments.contains { ["-h", "--help", "help"].contains($0) }
-        guard arguments.first == "trigger", !asksForHelp, let trigger = try? Trigger.parseAsRoot(Array(arguments.dropFirst())) as? Trigger
-        else {
+        guard arguments.first == "trigger", !asksForHelp else {
             await mainThroughRoot(arguments)
             return
         }
         do {
-            try await trigger.run()
+            if arguments.count == 2, let bot = arguments.last, !bot.hasPrefix("-") {
+                try await Trigger.queue(bot, at: DefaultLocation())
+            } else if let trigger = try? Trigger.parseAsRoot(Array(arguments.dropFirst())) as? Trigger {
+                try await trigger.run()
+            } else {
+                await mainThroughRoot(arguments)
+            }
         } catch {
             exit(withError: error)
         }

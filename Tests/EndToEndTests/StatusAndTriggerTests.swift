@@ -40,6 +40,9 @@ struct StatusAndTriggerTests {
         #expect(second.standardOutput == "app #1 was already queued; the trigger joins it\n")
         let other = try await runProcess(Executables.kiln, ["trigger", "lib"], in: home.path)
         #expect(other.standardOutput == "queued lib #1\n")
+        // Alone, the bot needs no parsing (`Kiln.main`); with options, the same store is reached.
+        let located = try await runProcess(Executables.kiln, ["trigger", "--data", ".kiln", "--bots", "Bots", "lib"], in: home.path)
+        #expect(located.standardOutput == "lib #1 was already queued; the trigger joins it\n", "\(located.standardError)")
         // The trigger created the file on one connection: it is in WAL mode all the same, which
         // lets a server read while a trigger writes.
         #expect(try await SQLiteStore.open(dataDirectory: home.url(".kiln")).journalMode() == "wal")

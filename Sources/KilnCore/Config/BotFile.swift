@@ -35,7 +35,7 @@ public enum BotFile {
 
     static func decodeLocated(_ text: String, file: String) throws(ConfigError) -> Located {
         let reader = ConfigReader(file: file)
-        let url = URL(fileURLWithPath: file)
+        let url = URL(filePath: file, directoryHint: .notDirectory)
         let directory = url.deletingLastPathComponent().path
         let fileName = url.deletingPathExtension().lastPathComponent
         let located = decode(text, fileName: fileName, directory: directory, reader: reader)
@@ -49,7 +49,8 @@ public enum BotFile {
 
     /// The name a bot in `file` has unless it says otherwise.
     public static func defaultName(forFile file: String) -> String {
-        URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+        // A file's path: `fileURLWithPath` would ask the file system whether it is a directory.
+        URL(filePath: file, directoryHint: .notDirectory).deletingPathExtension().lastPathComponent
     }
 
     private static func decode(_ text: String, fileName: String, directory: String, reader: ConfigReader) -> Located? {

@@ -30,10 +30,12 @@ final class ConfigReader {
     func compose(_ text: String) -> Node? {
         do {
             // A file with no document at all reads as an empty (null) one. Kiln reads every
-            // scalar's text itself (`bool`, `integer`, `isNull`), so the basic resolver serves:
-            // the default one runs seven regular expressions over every scalar and key, which
-            // was a fifth of `kiln trigger`'s own time.
-            return try Yams.compose(yaml: text, .basic) ?? Node.scalar(Node.Scalar("", Tag(.null), .plain))
+            // scalar's text itself (`bool`, `integer`, `isNull`), so the basic resolver and no
+            // constructor serve: the default resolver runs seven regular expressions over every
+            // scalar and key (a fifth of `kiln trigger`'s own time), the default constructor
+            // builds its tables, and the default encoding copies the environment to choose UTF-8.
+            let constructor = Constructor([:], [:], [:])
+            return try Yams.compose(yaml: text, .basic, constructor, .utf8) ?? Node.scalar(Node.Scalar("", Tag(.null), .plain))
         } catch let error as YamlError {
             let (message, line, column) = Self.describe(error)
             collected.append(ConfigDiagnostic(file: file, line: line, column: column, keyPath: "", message: message))

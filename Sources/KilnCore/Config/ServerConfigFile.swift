@@ -11,7 +11,7 @@ public enum ServerConfigFile {
     /// Reads `path`; relative paths inside it (data, bots, secret files) are resolved against its directory.
     public static func load(path: String) throws(ConfigError) -> ServerConfig {
         let text = try ConfigFileText.read(path)
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let directory = URL(filePath: path, directoryHint: .notDirectory).deletingLastPathComponent().path
         return try decode(text, file: path, directory: directory)
     }
 

@@ -109,9 +109,11 @@ extension DatabaseStore where Engine == SQLiteEngine {
     /// (the second waits, then finds nothing to do) instead of both running the first migrations.
     static func migrate(_ pool: any DatabaseWriter) throws {
         let all = History.sqlite + Migrations.shared
-        // Usually there is nothing to do: a read says so without taking the write lock.
+        // Usually there is nothing to do: a read says so without taking the write lock (asking
+        // `sqlite_master` itself: GRDB's `tableExists` would load its whole schema cache first).
         let applied = try pool.read { db in
-            try db.tableExists("grdb_migrations") ? Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations")) : []
+            try Row.fetchOne(db, sql: "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'grdb_migrations'") == nil
+                ? [] : Set(try String.fetchAll(db, sql: "SELECT identifier FROM grdb_migrations"))
         }
         guard all.contains(where: { !applied.contains($0.name) }) else { return }
         try pool.writeWithoutTransaction { db in

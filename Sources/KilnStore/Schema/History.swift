@@ -8,18 +8,22 @@ enum History {
     static let postgres = parse(PackageResources.postgres_history_sql)
 
     /// A history file's migrations: each starts at a `-- migration: NAME` line, and each of its
-    /// statements ends with `;` at the end of a line. Other `--` lines are comments.
+    /// statements ends with `;` at the end of a line. Other `--` lines are comments. Read as
+    /// bytes (the files are ASCII): every command opening the store reads the names.
     static func parse(_ bytes: [UInt8]) -> [Migrations.Migration] {
+        let marker = Array("-- migration: ".utf8)
+        let (dash, semicolon, newline) = (UInt8(ascii: "-"), UInt8(ascii: ";"), UInt8(ascii: "\n"))
         var migrations: [(name: String, statements: [String])] = []
-        var statement = ""
-        for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("-- migration: ") {
-                migrations.append((String(line.dropFirst("-- migration: ".count)), []))
-            } else if !line.hasPrefix("--"), !migrations.isEmpty, !line.allSatisfy(\.isWhitespace) {
-                statement += statement.isEmpty ? line : "\n" + line
-                if line.hasSuffix(";") {
-                    migrations[migrations.count - 1].statements.append(String(statement.dropLast()))
-                    statement = ""
+        var statement: [UInt8] = []
+        for line in bytes.split(separator: newline, omittingEmptySubsequences: false) {
+            if line.starts(with: marker) {
+                migrations.append((String(decoding: line.dropFirst(marker.count), as: UTF8.self), []))
+            } else if !line.starts(with: [dash, dash]), !migrations.isEmpty, line.contains(where: { $0 > UInt8(ascii: " ") }) {
+                if !statement.isEmpty { statement.append(newline) }
+                statement += line
+                if line.last == semicolon {
+                    migrations[migrations.count - 1].statements.append(String(decoding: statement.dropLast(), as: UTF8.self))
+                    statement = []
                 }
             }
         }

@@ -3,7 +3,7 @@ import Foundation
 import KilnCore
 
 /// Where a server's files are: the options every command takes.
-struct LocationOptions: ParsableArguments {
+struct LocationOptions: ParsableArguments, ServerLocation {
     @Option(name: .long, help: ArgumentHelp("The server config file (default: kiln.yml, if present).", valueName: "file"))
     var config: String?
 
@@ -12,7 +12,24 @@ struct LocationOptions: ParsableArguments {
 
     @Option(name: .long, help: ArgumentHelp("The data directory (default: the config's 'data', else .kiln).", valueName: "dir"))
     var data: String?
+}
 
+/// The defaults of `LocationOptions` (`kiln.yml` if present, its bots and data directories),
+/// for `kiln trigger BOT` given no options, which `Kiln.main` runs without ArgumentParser.
+struct DefaultLocation: ServerLocation {
+    var config: String? { nil }
+    var bots: String? { nil }
+    var data: String? { nil }
+}
+
+/// Where a server's files are, however the command was given them.
+protocol ServerLocation {
+    var config: String? { get }
+    var bots: String? { get }
+    var data: String? { get }
+}
+
+extension ServerLocation {
     /// The config file in force: the one named, else `kiln.yml` when it exists.
     var configFile: String? {
         if let config { return config }
@@ -29,9 +46,7 @@ struct LocationOptions: ParsableArguments {
         config.data = URL(fileURLWithPath: config.data).standardizedFileURL.path
         return config
     }
-}
 
-extension LocationOptions {
     /// The server config; prints its problems like a compiler and exits 1 when it has any.
     func loadServerConfig() throws -> ServerConfig {
         do {

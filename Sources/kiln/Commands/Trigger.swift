@@ -27,6 +27,11 @@ struct Trigger: AsyncParsableCommand {
     var bot: String
 
     func run() async throws {
+        try await Self.queue(bot, at: location)
+    }
+
+    /// Queues an integration of `bot` in the store of the server at `location`.
+    static func queue(_ bot: String, at location: some ServerLocation) async throws {
         let (config, found) = try location.loadOneBot(named: bot)
         do {
             let store = try await StoreLocation.open(config)
