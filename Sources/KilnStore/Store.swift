@@ -12,7 +12,7 @@ import KilnCore
 ///
 /// Errors: every method throws `StoreError` for infrastructure faults only (the database cannot
 /// be reached or written); "nothing found" is an empty or nil result, not an error.
-public protocol Store: MailStore, WebhookStore, StatusStore {
+public protocol Store: Sendable {
     /// Does the store's background work until the task is canceled: on PostgreSQL, hearing the
     /// other hosts' changes and sending this host's logs. Operations work without it; `changes()`
     /// from other hosts and logs kept in the database need it.
@@ -162,10 +162,9 @@ public protocol Store: MailStore, WebhookStore, StatusStore {
     /// The number of the bot's newest branch integration with a result in `results` that kept
     /// an asset named `name`.
     func latestAsset(bot: String, name: String, results: Set<IntegrationResult>) async throws(StoreError) -> Int?
-}
 
-/// What the webhook endpoints and `/metrics` need of the store.
-public protocol WebhookStore: Sendable {
+    // MARK: Webhooks and /metrics
+
     /// Records a webhook delivery, queues its integrations and closes its pull requests in one
     /// transaction: a delivery that is answered has its integrations queued (or stopped), and a
     /// queued integration's delivery is recorded.
@@ -178,17 +177,9 @@ public protocol WebhookStore: Sendable {
 
     /// Totals for `/metrics`.
     func statistics(durationBuckets: [Double]) async throws(StoreError) -> StoreStatistics
-}
 
-extension WebhookStore {
-    /// Records a push delivery and queues its integrations (`receiveWebhook(_:queue:close:now:)`).
-    public func receiveWebhook(_ delivery: WebhookDelivery, queue requests: [QueueRequest], now: Date) async throws(StoreError) -> [QueueOutcome] {
-        try await receiveWebhook(delivery, queue: requests, close: [], now: now).queued
-    }
-}
+    // MARK: The mail outbox, and what mail is composed from
 
-/// The mail outbox and what mail is composed from.
-public protocol MailStore: Sendable {
     /// Adds a mail to the outbox unless one with its dedupe key is there already; true when added.
     @discardableResult
     func queueMail(_ mail: OutgoingMail, now: Date) async throws(StoreError) -> Bool
@@ -222,12 +213,13 @@ public protocol MailStore: Sendable {
 
     /// What a digest says about a bot over `[from, to)`.
     func digest(bot: String, from: Date, to: Date) async throws(StoreError) -> DigestFigures
-}
 
-/// The commit statuses' outbox, and what statuses are composed from. Like mail: each
-/// integration's statuses are composed once across hosts (`queueStatuses` is a compare-and-set
-/// on the stage last composed), and claimed before they are sent.
-public protocol StatusStore: Sendable {
+    // MARK: Commit statuses
+    //
+    // The commit statuses' outbox, and what statuses are composed from. Like mail: each
+    // integration's statuses are composed once across hosts (`queueStatuses` is a compare-and-set
+    // on the stage last composed), and claimed before they are sent.
+
     /// Integrations of `bots` queued since `since` whose status lags: never composed, composed for
     /// an earlier stage, or for another commit. Oldest first.
     func integrationsAwaitingStatus(bots: [String], since: Date, limit: Int) async throws(StoreError) -> [StatusCandidate]
@@ -259,6 +251,13 @@ public protocol StatusStore: Sendable {
 
     /// Per bot, the latest refusal, unless a status of the bot queued after it was delivered since.
     func statusProblems() async throws(StoreError) -> [StatusProblem]
+}
+
+extension Store {
+    /// Records a push delivery and queues its integrations (`receiveWebhook(_:queue:close:now:)`).
+    public func receiveWebhook(_ delivery: WebhookDelivery, queue requests: [QueueRequest], now: Date) async throws(StoreError) -> [QueueOutcome] {
+        try await receiveWebhook(delivery, queue: requests, close: [], now: now).queued
+    }
 }
 
 /// How long a claimed mail waits before another sender may take it: longer than any SMTP
