@@ -18,6 +18,11 @@ public protocol StoreEngine: Sendable {
         _ what: String, lane: TransactionLane, notify: ChangeKind?, limit: Duration, _ body: @escaping @Sendable (any SQLConnection) throws -> T
     ) async throws(StoreError) -> T
 
+    /// Runs `body`, which makes one statement, on its own: outside any transaction where the
+    /// database has them per statement (PostgreSQL's autocommit), one round trip where a
+    /// transaction takes three. For a look that may spare a transaction.
+    func statement<T: Sendable>(_ what: String, _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws(StoreError) -> T
+
     /// Does the engine's background work until the task is canceled: hearing other hosts' changes
     /// where it is not done on demand.
     func run() async

@@ -127,16 +127,21 @@ public final class PostgresEngine: StoreEngine {
         try await transaction(what, on: lane == .control ? control : work, begin: "BEGIN", notify: notify, limit: limit, body)
     }
 
-    /// Runs `body` between `begin` and `COMMIT` on a thread and connection of `lane`. A
-    /// transaction that wrote ends with `NOTIFY kiln` carrying `notify`, so that only news wakes
-    /// the other hosts: an idle claim that found nothing must not wake every scheduler, its own
-    /// included, to claim again.
+    public func statement<T: Sendable>(_ what: String, _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws(StoreError) -> T {
+        try await transaction(what, on: work, begin: nil, notify: nil, limit: operationLimit, body)
+    }
+
+    /// Runs `body` between `begin` and `COMMIT` on a thread and connection of `lane` (without
+    /// `begin`, in autocommit: `body` makes one statement). A transaction that changed something
+    /// ends with `NOTIFY kiln` carrying `notify`, so that only news wakes the other hosts: an
+    /// idle claim that found nothing must not wake every scheduler, its own included, to claim
+    /// again, and it spares the round trip.
     ///
     /// It is not canceled with the caller, only by `limit` (`TransactionOutcome`): then the
     /// caller hears the database is unreachable. The limit runs from when a thread of the lane
     /// takes the transaction: waiting behind this host's own work says nothing of the database.
     private func transaction<T: Sendable>(
-        _ what: String, on lane: PostgresLane, begin: String, notify: ChangeKind?, limit: Duration,
+        _ what: String, on lane: PostgresLane, begin: String?, notify: ChangeKind?, limit: Duration,
         _ body: @escaping @Sendable (any SQLConnection) throws -> T
     ) async throws(StoreError) -> T {
         let logger = logger
@@ -149,12 +154,11 @@ public final class PostgresEngine: StoreEngine {
                     try lane.withConnection { connection in
                         guard outcome.start(on: connection) else { throw LaneError.expired }
                         let db = PostgresSQLConnection(connection: connection, logger: logger)
+                        guard let begin else { return try body(db) }
                         try db.execute(begin)
                         do {
                             let value = try body(db)
-                            if let notify {
-                                try db.execute("SELECT pg_notify('kiln', ?) WHERE pg_current_xact_id_if_assigned() IS NOT NULL", notify.rawValue)
-                            }
+                            if let notify, db.changed { try db.execute("SELECT pg_notify('kiln', ?)", notify.rawValue) }
                             try db.execute("COMMIT")
                             return value
                         } catch {

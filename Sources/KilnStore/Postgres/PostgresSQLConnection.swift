@@ -4,21 +4,39 @@ import PostgresNIO
 
 /// A leased connection inside one of `PostgresEngine`'s transactions, on a thread of the
 /// engine's: each statement waits for its answer. `?` placeholders become `$1`, `$2`, ….
-struct PostgresSQLConnection: SQLConnection {
+final class PostgresSQLConnection: SQLConnection {
     let connection: PostgresConnection
     let logger: Logger
+    /// Whether a statement so far may have changed something: anything but a read, or a write
+    /// that touched no row. A transaction that changed nothing tells no other host.
+    private(set) var changed = false
+
+    init(connection: PostgresConnection, logger: Logger) {
+        self.connection = connection
+        self.logger = logger
+    }
 
     var dialect: SQLDialect { .postgres }
 
     func rows(_ sql: String, _ arguments: [any SQLBindable]) throws -> [SQLRow] {
-        let result = try connection.query(Self.query(sql, arguments), logger: logger).wait()
+        let result = try run(sql, arguments)
         guard let first = result.rows.first else { return [] }
         let columns = SQLRow.Columns.of(sql) { first.map(\.columnName) }
         return result.rows.map { row in SQLRow(columns: columns, values: row.map(Self.value)) }
     }
 
     func execute(_ sql: String, _ arguments: [any SQLBindable]) throws -> Int {
-        try connection.query(Self.query(sql, arguments), logger: logger).wait().metadata.rows ?? 0
+        try run(sql, arguments).metadata.rows ?? 0
+    }
+
+    private func run(_ sql: String, _ arguments: [any SQLBindable]) throws -> PostgresQueryResult {
+        let result = try connection.query(Self.query(sql, arguments), logger: logger).wait()
+        switch result.metadata.command {
+        case "SELECT": break
+        case "INSERT", "UPDATE", "DELETE": if result.metadata.rows != 0 { changed = true }
+        default: changed = true
+        }
+        return result
     }
 
     static func query(_ sql: String, _ arguments: [any SQLBindable]) -> PostgresQuery {

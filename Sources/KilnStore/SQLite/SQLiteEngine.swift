@@ -28,6 +28,11 @@ public struct SQLiteEngine: StoreEngine {
         return try Self.unwrap(result, what)
     }
 
+    /// A read: each SQLite statement is a transaction of its own either way.
+    public func statement<T: Sendable>(_ what: String, _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws(StoreError) -> T {
+        try await read(what, body)
+    }
+
     /// `lane`, `notify` and `limit` need nothing here: one host has nobody to heartbeat to, the
     /// watcher hears every commit, and SQLite's busy timeout bounds the wait for the write lock.
     public func write<T: Sendable>(
