@@ -93,8 +93,10 @@ struct HostileBuildTests {
             "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n\(extra)triggers: [{name: \(name), phase: before, run: '\(run)'}]\n"
         }
         let bots = [
-            // Escapes the step's session twice over: setsid, and a double fork.
+            // Escapes the step's session twice over: setsid, and a double fork; under the default
+            // sandbox (its PID namespace ends with the step) and without it (the sweep by mark).
             "daemon": script("daemon", "setsid sleep 4343 & (sleep 4344 &) ; exit 0", ""),
+            "unconfined-daemon": script("daemon", "setsid sleep 4345 & (sleep 4346 &) ; exit 0", "sandbox: none\n"),
             "filler": script("fill", "head -c 300000000 /dev/zero > /tmp/fill; df -h /tmp; exit 0", "sandbox: bubblewrap\n"),
             "suicide": script("rm", "rm -rf \"$KILN_WORKSPACE\"", ""),
             "garbage": script("garbage", "head -c 3000000 /dev/urandom; exit 0", ""),
@@ -109,7 +111,7 @@ struct HostileBuildTests {
             let integration = try #require(try await served.integrations(bot).first)
             #expect(integration.result != nil && integration.result != .internalError, "\(bot): \(String(describing: integration.result))")
         }
-        #expect(try await leftoverProcesses(matching: "sleep 434[34]") == "", "the daemon was killed with its integration")
+        #expect(try await leftoverProcesses(matching: "sleep 434[3-6]") == "", "the daemons were killed with their integrations")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/fill"), "the sandbox's /tmp is private")
         // The server carries on: the workspace that deleted itself integrates again.
         _ = try await runProcess(Executables.kiln, ["trigger", "suicide"], in: served.home.path)

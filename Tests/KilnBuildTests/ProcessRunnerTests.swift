@@ -108,6 +108,32 @@ struct ProcessRunnerTests {
         #expect(try await leftoverProcesses(matching: "sleep 305").isEmpty)
     }
 
+    @Test("Processes that left the step's session are killed by its mark; in a PID namespace of its own, by the namespace's end")
+    func escapedSession() async throws {
+        let directory = try TemporaryDirectory()
+        let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
+        // setsid and a double fork: neither the group nor the session holds them any more.
+        let end = try await ProcessRunner.run(
+            .shell("setsid sleep 306 > /dev/null 2>&1 & (sleep 307 > /dev/null 2>&1 &); echo started"), in: directory.path,
+            environment: environment, log: log, deadline: far(), mark: "escaped-\(UUID().uuidString)")
+        #expect(end == .exited(0))
+        #expect(try await leftoverProcesses(matching: "sleep 30[67]").isEmpty, "the sweep by mark kills them")
+
+        // Isolated, no sweep runs: the namespace ending with its first process must kill them.
+        let bubblewrap = "/usr/bin/bwrap"
+        try #require(FileManager.default.isExecutableFile(atPath: bubblewrap), "install bubblewrap (apt-get install bubblewrap)")
+        let isolated = try await ProcessRunner.run(
+            StepCommand(
+                bubblewrap,
+                [
+                    "--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--die-with-parent", "--", "/bin/sh", "-c",
+                    "setsid sleep 308 > /dev/null 2>&1 & (sleep 309 > /dev/null 2>&1 &); echo started",
+                ]), in: directory.path, environment: environment, log: log, deadline: far(), mark: "isolated-\(UUID().uuidString)",
+            isolated: true)
+        #expect(isolated == .exited(0))
+        #expect(try await leftoverProcesses(matching: "sleep 30[89]").isEmpty, "nothing outlives the PID namespace")
+    }
+
     @Test("Canceling the task kills the group and reports canceled")
     func cancel() async throws {
         let directory = try TemporaryDirectory()

@@ -149,7 +149,7 @@ public struct Workspace: Sendable {
             return try await ProcessRunner.run(
                 confined ? sandboxed(command) : command, in: directory,
                 environment: environment(commit: commit, result: result, forTrigger: step == .beforeTriggers || step == .afterTriggers),
-                log: log, deadline: deadline, mark: mark, onLine: onLine)
+                log: log, deadline: deadline, mark: mark, isolated: confined, onLine: onLine)
         } catch .cannotStart(let display, let reason) where confined {
             let why = fromFork ? "a pull request from a fork always runs" : "this bot runs"
             throw .cannotStart(command: display, reason: "\(reason); \(why) under bubblewrap: install it (apt-get install bubblewrap)")
