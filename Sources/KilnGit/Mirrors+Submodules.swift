@@ -116,13 +116,18 @@ extension Mirrors {
     }
 
     /// Makes sure the mirror of `repository` has `commit`: cloned on first use, fetched only when
-    /// the commit is missing (a pinned commit rarely moves), re-cloned when it is damaged.
-    func ensureMirror(of repository: Repository, contains commit: String) async throws(GitError) {
+    /// the commit is missing, re-cloned when it is damaged (and `log` is told so). A commit's
+    /// objects never change, so one already here needs no round trip to the remote: a pinned
+    /// submodule commit rarely moves, and a push that queues many bots of one repository is
+    /// fetched by the first of them on each host.
+    public func ensureMirror(
+        of repository: Repository, contains commit: String, log: @escaping @Sendable (String) -> Void = { _ in }
+    ) async throws(GitError) {
         let sshKeyFile = sshKeyFile
         try await withMirror(of: repository) { (path, knownHosts) throws(GitError) in
             let has = { () throws(GitError) -> Bool in try GitRepository.open(path).0?.withCommit(commit) { $0 != nil } ?? false }
             if try has() { return }
-            try Self.updateBlocking(repository.url, path: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts, log: { _ in }) {
+            try Self.updateBlocking(repository.url, path: path, sshKeyFile: sshKeyFile, knownHosts: knownHosts, log: log) {
                 (mirror) throws(GitError) in
                 guard try mirror.withCommit(commit, { $0 != nil }) else { throw .commitNotFound(commit: commit, url: repository.url.redacted) }
             }

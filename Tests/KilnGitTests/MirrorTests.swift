@@ -66,6 +66,30 @@ struct MirrorTests {
         #expect(heads == Array(repeating: head, count: 6))
     }
 
+    @Test("A known commit needs no fetch: a new one is fetched, one already mirrored needs no remote, an unknown one is an error")
+    func knownCommit() async throws {
+        let harness = try GitHarness()
+        let first = try harness.origin.commit("first", files: ["a.txt": "a\n"])
+        try await harness.mirrors.ensureMirror(of: harness.repository, contains: first)
+        let second = try harness.origin.commit("second", files: ["a.txt": "b\n"])
+        try await harness.mirrors.ensureMirror(of: harness.repository, contains: second)
+
+        // With the remote gone, both mirrored commits are there to check out; a new one is not.
+        let moved = harness.origin.path + "-moved"
+        try FileManager.default.moveItem(atPath: harness.origin.path, toPath: moved)
+        try await harness.mirrors.ensureMirror(of: harness.repository, contains: first)
+        try await harness.mirrors.ensureMirror(of: harness.repository, contains: second)
+        try await harness.mirrors.checkout(first, of: harness.repository, into: harness.workspace())
+        #expect(harness.read("a.txt") == "a\n")
+        await #expect(throws: GitError.self) {
+            try await harness.mirrors.ensureMirror(of: harness.repository, contains: String(repeating: "e", count: 40))
+        }
+        try FileManager.default.moveItem(atPath: moved, toPath: harness.origin.path)
+        await #expect(throws: GitError.self, "a commit the remote does not have either") {
+            try await harness.mirrors.ensureMirror(of: harness.repository, contains: String(repeating: "e", count: 40))
+        }
+    }
+
     @Test("The remote head is read without fetching, and follows the branch")
     func remoteHead() async throws {
         let harness = try GitHarness()

@@ -21,19 +21,26 @@ extension IntegrationSteps {
             try workspace.prepare()
             let notes = NoteCollector()
             // A pull request's commits are those its head adds to the base branch as it is now;
-            // the branch's are those since its previous integration.
-            let head: String
+            // the branch's are those since its previous integration. An integration of a known
+            // commit (a push, a poll, a bisection) fetches only when the mirror lacks it.
             let previous: String?
+            let target: String
             if let pullRequest {
-                (previous, head) = try await mirrors.update(bot.repository, pullRef: pullRequest.ref, log: notes.add)
+                let (base, head) = try await mirrors.update(bot.repository, pullRef: pullRequest.ref, log: notes.add)
+                (previous, target) = (base, commit ?? head)
             } else {
-                head = try await mirrors.update(bot.repository, log: notes.add)
+                if let commit {
+                    try await mirrors.ensureMirror(of: bot.repository, contains: commit, log: notes.add)
+                    target = commit
+                } else {
+                    target = try await mirrors.update(bot.repository, log: notes.add)
+                }
                 previous = try await store.predecessor(.withCommit, bot: bot.name, before: integration.number)?.commit
             }
             for note in notes.notes { await log.note(note) }
-            let target = commit ?? head
+            // The queued row has the commit already when it was known.
+            if target != integration.commit { try await store.setCommit(claim, commit: target) }
             commit = target
-            try await store.setCommit(claim, commit: target)
             try await mirrors.checkout(target, of: bot.repository, into: workspace.directory)
             commits = try await mirrors.commits(of: bot.repository, from: previous, to: target)
             baseline = previous
