@@ -250,6 +250,43 @@ struct QueueTests {
         #expect(try await other.store.stopRequests(for: [otherRunning]).isEmpty)
     }
 
+    @Test(
+        "One push reaching many bots queues each as it would alone: new, coalesced, superseding, already integrated, and a bot named twice",
+        arguments: Engine.allCases)
+    func pushToManyBots(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        let store = test.store
+        try await test.integrate("done", outcome: IntegrationOutcome(result: .succeeded), commit: "c2")
+        _ = try await store.enqueue(QueueRequest(bot: "busy", cause: .webhook, commit: "c1", branch: "main"), now: test.at(1))
+        let running = try #require(try await store.claimNext(owner: "host-1 1 a", now: test.at(2)))
+        #expect(running.bot == "busy")
+        _ = try await store.enqueue(QueueRequest(bot: "waiting", cause: .manual, branch: "main"), now: test.at(2))
+        let push = { (bot: String) in QueueRequest(bot: bot, cause: .webhook, commit: "c2", branch: "main") }
+        let fresh = (1...600).map { "bot-\($0)" }
+        let requests = fresh.map(push) + ["done", "waiting", "busy", "bot-7"].map(push)
+        let delivery = WebhookDelivery(forge: "generic", event: "push", commit: "c2", outcome: .queued, statusCode: 202, receivedAt: test.at(3))
+        let receipt = try await store.receiveWebhook(delivery, queue: requests, close: [], now: test.at(3))
+
+        #expect(receipt.queued.count == requests.count)
+        #expect(receipt.queued.prefix(600).allSatisfy { !$0.coalesced && $0.integration.number == 1 && $0.integration.commit == "c2" })
+        #expect(Set(receipt.queued.prefix(600).map(\.integration.bot)) == Set(fresh), "every new bot queued once, in the order asked")
+        let (done, waiting, busy, again) = (receipt.queued[600], receipt.queued[601], receipt.queued[602], receipt.queued[603])
+        #expect(done.coalesced && done.integration.number == 1, "the commit it integrated last is not integrated again")
+        #expect(waiting.coalesced && waiting.integration.number == 1 && waiting.integration.commit == "c2", "the queued one takes the commit")
+        #expect(!busy.coalesced && busy.integration.number == 2 && busy.superseded == [running.id])
+        #expect(try await store.stopRequests(for: [running]).first?.reason == "superseded by a newer commit, c2")
+        #expect(again.coalesced && again.integration.id == receipt.queued[6].integration.id, "a bot named twice coalesces into its own")
+        for bot in ["bot-1", "bot-600", "waiting", "busy"] {
+            #expect(try await store.integrations(bot: bot, limit: 9, before: nil).filter { $0.step == .pending }.count == 1, "\(bot)")
+        }
+        #expect(try await store.webhookDeliveries(limit: 1).first?.integrations.count == requests.count)
+        // Numbering goes on from where the push left it.
+        #expect(try await store.enqueue(QueueRequest(bot: "bot-600", cause: .manual, branch: "main"), now: test.at(4)).integration.number == 1)
+        let claim = try #require(try await store.claim(receipt.queued[0].integration.id, owner: "host-1 1 a", now: test.at(5)))
+        try await store.complete(claim, outcome: IntegrationOutcome(result: .succeeded), now: test.at(6))
+        #expect(try await store.enqueue(QueueRequest(bot: "bot-1", cause: .manual, branch: "main"), now: test.at(7)).integration.number == 2)
+    }
+
     @Test("Many tasks queueing at once: numbers unique and gapless", arguments: Engine.allCases)
     func concurrentTasks(engine: Engine) async throws {
         let test = try await TestStore(engine)

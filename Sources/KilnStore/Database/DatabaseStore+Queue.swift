@@ -20,70 +20,10 @@ extension DatabaseStore {
         try await write("queueing an integration of '\(request.bot)'", notify: .queue) { db in try Self.enqueue(db, request, now: now) }
     }
 
-    /// Queues, or coalesces, within the caller's transaction. The bot's row is locked first: it
-    /// orders this with claims of the same bot on every host.
+    /// Queues, or coalesces, one request within the caller's transaction.
     static func enqueue(_ db: any SQLConnection, _ request: QueueRequest, now: Date) throws -> QueueOutcome {
-        try db.execute("INSERT INTO bot (name, branch, updated_at) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING", request.bot, request.branch, now)
-        guard try db.row("SELECT name FROM bot WHERE name = ?\(db.dialect.lock())", request.bot) != nil else {
-            throw StoreError.notFound(what: "bot '\(request.bot)'")
-        }
-        let lane = request.pullRequest?.number
-        var superseded: [Int64] = []
-        if request.cancelSuperseded, let commit = request.commit {
-            superseded = try db.rows(
-                """
-                UPDATE integration SET cancel_requested = ?
-                WHERE bot = ? AND step NOT IN ('pending', 'completed') AND step <> 'completed' AND commit_sha IS NOT NULL AND commit_sha <> ?
-                    AND cancel_requested IS NULL AND pull_number IS NOT DISTINCT FROM ? AND bisection_id IS NULL
-                RETURNING id
-                """, StoreRules.supersededReason(commit), request.bot, commit, lane
-            ).map { $0["id"] }
-            if !superseded.isEmpty { try announce(db, .stop) }
-        }
-        if let pullRequest = request.pullRequest { try record(db, pullRequest, bot: request.bot, open: true, now: now) }
-        if let queued = try db.row(
-            """
-            SELECT * FROM integration
-            WHERE bot = ? AND step = 'pending' AND step <> 'completed' AND pull_number IS NOT DISTINCT FROM ? AND bisection_id IS NULL
-            """,
-            request.bot, lane)
-        {
-            var integration = Integration(row: queued)
-            if let commit = request.commit, commit != integration.commit {
-                try db.execute("UPDATE integration SET commit_sha = ? WHERE id = ?", commit, integration.id)
-                integration.commit = commit
-            }
-            if let pullRequest = request.pullRequest, pullRequest != integration.pullRequest {
-                try db.execute(
-                    "UPDATE integration SET \(Integration.pullColumns.map { "\($0) = ?" }.joined(separator: ", ")) WHERE id = ?",
-                    Integration.pullArguments(pullRequest) + [integration.id])
-                integration.pullRequest = pullRequest
-            }
-            return QueueOutcome(integration: integration, coalesced: true, superseded: superseded)
-        }
-        if let latest = try db.row(
-            """
-            SELECT * FROM integration WHERE bot = ? AND step <> 'pending' AND pull_number IS NOT DISTINCT FROM ? AND bisection_id IS NULL
-            ORDER BY number DESC LIMIT 1
-            """,
-            request.bot, lane),
-            StoreRules.reaches(request, latest: Integration(row: latest), cancelRequested: latest.value("cancel_requested") != .null)
-        {
-            return QueueOutcome(integration: Integration(row: latest), coalesced: true, superseded: superseded)
-        }
-        guard let number: Int = try db.value("UPDATE bot SET next_number = next_number + 1 WHERE name = ? RETURNING next_number - 1", request.bot)
-        else { throw StoreError.notFound(what: "bot '\(request.bot)'") }
-        guard
-            let row = try db.rows(
-                """
-                INSERT INTO integration (bot, number, cause, commit_sha, branch, step, queued_at, \(Integration.pullColumns.joined(separator: ", ")))
-                VALUES (?, ?, ?, ?, ?, 'pending', ?, \(placeholders(Integration.pullColumns.count)))
-                RETURNING *
-                """,
-                [request.bot, number, request.cause.rawValue, request.commit, request.branch, now] + Integration.pullArguments(request.pullRequest)
-            ).first
-        else { throw StoreError.query(what: "queueing", reason: "no row returned") }
-        return QueueOutcome(integration: Integration(row: row), coalesced: false, superseded: superseded)
+        guard let outcome = try enqueue(db, [request], now: now).first else { throw StoreError.query(what: "queueing", reason: "no outcome") }
+        return outcome
     }
 
     /// Records a pull request as the forge last described it, open or closed.

@@ -6,7 +6,7 @@ extension DatabaseStore {
         _ delivery: WebhookDelivery, queue requests: [QueueRequest], close closings: [PullRequestClosing], now: Date
     ) async throws(StoreError) -> WebhookReceipt {
         try await write("recording a webhook delivery", notify: .queue) { db in
-            let outcomes = try requests.map { try Self.enqueue(db, $0, now: now) }
+            let outcomes = try Self.enqueue(db, requests, now: now)
             let stopped = try closings.flatMap { try Self.close(db, $0, now: now) }
             let reached = (outcomes.map(\.integration) + stopped).map { IntegrationReference(bot: $0.bot, number: $0.number) }
             try db.execute(
