@@ -27,7 +27,7 @@ extension DatabaseStore {
     }
 
     public func nextMailAttempt() async throws(StoreError) -> Date? {
-        try await read("reading the outbox") { db in try db.value("SELECT min(next_attempt_at) FROM outbox WHERE state = 'queued'") }
+        try await readStatement("reading the outbox") { db in try db.value("SELECT min(next_attempt_at) FROM outbox WHERE state = 'queued'") }
     }
 
     public func mailSent(_ id: Int64, now: Date) async throws(StoreError) {
@@ -53,7 +53,7 @@ extension DatabaseStore {
     }
 
     public func integrationsToNotify(limit: Int) async throws(StoreError) -> [Integration] {
-        try await read("reading integrations to notify") { db in
+        try await readStatement("reading integrations to notify") { db in
             try db.rows(
                 "SELECT * FROM integration WHERE notified_at IS NULL AND step = 'completed' AND bisection_id IS NULL ORDER BY id LIMIT ?", limit
             )

@@ -68,7 +68,7 @@ extension DatabaseStore {
     }
 
     public func predecessor(_ kind: Predecessor, bot: String, before number: Int?) async throws(StoreError) -> Integration? {
-        try await read("reading the integration before \(number.map { "#\($0)" } ?? "now") of '\(bot)'") { db in
+        try await readStatement("reading the integration before \(number.map { "#\($0)" } ?? "now") of '\(bot)'") { db in
             try Self.predecessor(db, kind, bot: bot, before: number)
         }
     }

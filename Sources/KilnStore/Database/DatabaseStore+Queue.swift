@@ -198,7 +198,7 @@ extension DatabaseStore {
 
     public func stopRequests(for claims: [Claim]) async throws(StoreError) -> [CancelRequest] {
         guard !claims.isEmpty else { return [] }
-        let rows = try await read("reading cancel requests") { db in
+        let rows = try await readStatement("reading cancel requests") { db in
             try db.rows(
                 "SELECT id, step, claim_token, reason, cancel_requested FROM integration WHERE id IN (\(placeholders(claims.count)))",
                 claims.map(\.id))

@@ -62,7 +62,8 @@ extension DatabaseStore {
     }
 
     public func nextStatusAttempt() async throws(StoreError) -> Date? {
-        try await read("reading the commit statuses") { db in try db.value("SELECT min(next_attempt_at) FROM forge_status WHERE delivery = 'queued'")
+        try await readStatement("reading the commit statuses") { db in
+            try db.value("SELECT min(next_attempt_at) FROM forge_status WHERE delivery = 'queued'")
         }
     }
 

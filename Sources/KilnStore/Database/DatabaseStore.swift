@@ -51,6 +51,13 @@ public final class DatabaseStore<Engine: StoreEngine>: Store {
         try await engine.read(what, body)
     }
 
+    /// A read of one statement, run on its own: a statement sees one snapshot by itself, and
+    /// PostgreSQL answers it in one round trip where a read transaction takes three. For the
+    /// reads every integration or every host's tick makes.
+    func readStatement<T: Sendable>(_ what: String, _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws(StoreError) -> T {
+        try await engine.statement(what, body)
+    }
+
     @discardableResult
     func write<T: Sendable>(
         _ what: String, lane: TransactionLane = .work, notify: ChangeKind? = .data, limit: Duration = operationLimit,
