@@ -152,6 +152,8 @@ public actor Scheduler: Service {
                         await self.execute(claim, of: bot, until: stops)
                         await self.executorFreed(claim.id)
                         wake.yield()
+                        // Housekeeping once the executor is free: the next claim does not wait for it.
+                        if let bot { await self.applyRetention(bot: bot.name) }
                     }
                 }
             }
@@ -216,7 +218,6 @@ public actor Scheduler: Service {
             }
             return completed
         }
-        await applyRetention(bot: bot.name)
         logger.info(
             "ended", metadata: ["bot": "\(bot.name)", "number": "\(integration.number)", "result": "\(ended?.result?.rawValue ?? "unknown")"])
     }
