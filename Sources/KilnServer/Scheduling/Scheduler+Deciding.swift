@@ -10,14 +10,21 @@ extension Scheduler {
     /// Loads the bots now (the server reports them before it starts serving); later changes are
     /// picked up by `reloadIfChanged`, which this load spares a second read of the same files.
     public func loadBots() async throws(ConfigError) -> BotCatalog {
-        directoryFingerprint = fingerprintOfBotFiles()
+        let (fingerprint, files) = fingerprintOfBotFiles()
+        directoryFingerprint = fingerprint
+        botsWatch?.follow(files)
         return try await registry.reload()
     }
 
+    /// Reloads the bots when their files changed: looked at when the watch saw something, and
+    /// every `BotFilesWatch.fullLook` anyway (at every tick without a watch).
     func reloadIfChanged() async {
-        let fingerprint = fingerprintOfBotFiles()
+        if let botsWatch, !botsWatch.changed(), ContinuousClock.now < nextFullLook { return }
+        nextFullLook = .now + BotFilesWatch.fullLook
+        let (fingerprint, files) = fingerprintOfBotFiles()
         guard fingerprint != directoryFingerprint else { return }
         directoryFingerprint = fingerprint
+        botsWatch?.follow(files)
         do {
             let catalog = try await registry.reload()
             logger.info("bots loaded", metadata: ["bots": "\(catalog.bots.count)", "broken": "\(catalog.broken.count)"])
@@ -26,14 +33,16 @@ extension Scheduler {
         }
     }
 
-    /// Names, sizes and modification times of the bot files: changes when any file does.
-    private func fingerprintOfBotFiles() -> String {
+    /// Names, sizes and modification times of the bot files, which changes when any file does;
+    /// and the files.
+    private func fingerprintOfBotFiles() -> (String, [String]) {
         let files = (try? BotCatalog.files(in: registry.directory)) ?? []
-        return files.map { file -> String in
+        let fingerprint = files.map { file -> String in
             var info = stat()
             _ = stat(file, &info)
             return "\(file) \(info.st_size) \(info.st_mtim.tv_sec) \(info.st_mtim.tv_nsec)"
         }.joined(separator: "\n")
+        return (fingerprint, files)
     }
 
     // MARK: Once across hosts

@@ -54,6 +54,9 @@ public actor Scheduler: Service {
     /// Per bot: when its periodic schedule last queued an integration.
     var lastPeriodic: [String: Date] = [:]
     var directoryFingerprint = ""
+    /// What tells that the bot files may have changed, and when they are read anyway.
+    let botsWatch: BotFilesWatch?
+    var nextFullLook = ContinuousClock.now
     let startedAt: Date
 
     /// Integrations running now, each with its claim and the signal that stops it.
@@ -76,6 +79,7 @@ public actor Scheduler: Service {
         self.owner = owner ?? ProcessOwner.current(host: settings.host)
         self.now = now
         self.startedAt = now()
+        botsWatch = BotFilesWatch(directory: registry.directory)
     }
 
     public func run() async throws {
