@@ -13,7 +13,12 @@ public actor BotRegistry {
     /// Whether bubblewrap runs here: bots that want it are run, run unconfined or shown broken.
     public let sandbox: SandboxAvailability
     private let logger: Logger
-    public private(set) var catalog = BotCatalog()
+    public private(set) var catalog = BotCatalog() {
+        didSet { forgeBots = catalog.bots.map(\.bot).filter { $0.forge != nil } }
+    }
+    /// The bots that post commit statuses to a forge: what the status publisher looks at on
+    /// every change of the store, on every host.
+    public private(set) var forgeBots: [Bot] = []
     /// A digest of the bot files as last loaded (names and contents): hosts that show different
     /// digests read different bot files.
     public private(set) var digest = ""

@@ -73,8 +73,8 @@ public actor StatusPublisher: Service {
     /// the statuses delivered.
     @discardableResult
     public func round() async -> Int {
-        // Filtered before copying: a catalog of hundreds of bots is read at every change.
-        let bots = Array(await registry.catalog.bots.lazy.filter { $0.bot.forge != nil }.map(\.bot))
+        // Filtered once per load: this runs at every change of the store, of any host.
+        let bots = await registry.forgeBots
         if bots.isEmpty {
             // Only retries of statuses composed before (by a bot since changed) can be due.
             if let last = lastIdleLook, ContinuousClock.now - last < settings.tick { return 0 }
