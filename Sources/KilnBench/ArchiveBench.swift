@@ -84,8 +84,8 @@ struct ArchiveBench {
             try await store.storeAsset(Asset(name: "blob.tar.gz", size: size, sha256: "00"), from: file, for: claim)
             _ = try await store.complete(claim, outcome: IntegrationOutcome(result: .succeeded), now: Date())
         }
-        let port = 18_000 + Int.random(in: 2000..<4000)
-        let server = try Server(kiln: kiln, home: home, listen: "127.0.0.1:\(port)")
+        let server = try Server(kiln: kiln, home: home)
+        let port = try await server.port()
         defer { server.stop() }
         try await WebBench.waitForHTTP("http://127.0.0.1:\(port)/health")
         let before = server.residentMegabytes("RssAnon")

@@ -206,7 +206,7 @@ struct HostsBench {
         _ postgres: BenchPostgres, database: String, hosts: Int, bots: String, executors: Int = executors, lease: String = "30s"
     ) async throws -> Cluster {
         let url = try postgres.database(database)
-        var servers: [(name: String, port: Int, server: Server)] = []
+        var started: [(name: String, server: Server)] = []
         for index in 1...hosts {
             let home = work.url("\(database)-host-\(index)")
             try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
@@ -219,18 +219,21 @@ struct HostsBench {
             webhooks: {secret-file: '\(work.url("hosts-secret"))'}
 
             """.write(toFile: home + "/kiln.yml", atomically: false, encoding: .utf8)
-            let port = 19_000 + Int.random(in: 0..<2000)
-            servers.append((name: "host-\(index)", port: port, server: try Server(kiln: kiln, home: home, listen: "127.0.0.1:\(port)")))
+            started.append((name: "host-\(index)", server: try Server(kiln: kiln, home: home)))
+        }
+        // Each on a port the kernel chose, and answering on it.
+        var servers: [(name: String, port: Int, server: Server)] = []
+        for (name, server) in started {
+            let port = try await server.port()
+            do {
+                try await WebBench.waitForHTTP("http://127.0.0.1:\(port)/health")
+            } catch {
+                let log = (try? String(contentsOfFile: server.home + "/kiln-serve.log", encoding: .utf8)) ?? ""
+                throw BenchError.unexpected("\(name) did not answer; its output ends:\n\(log.suffix(1500))")
+            }
+            servers.append((name: name, port: port, server: server))
         }
         let cluster = Cluster(store: try await PostgresStore.open(DatabaseSettings(url: url)), servers: servers)
-        for server in servers {
-            do {
-                try await WebBench.waitForHTTP("http://127.0.0.1:\(server.port)/health")
-            } catch {
-                let log = (try? String(contentsOfFile: server.server.home + "/kiln-serve.log", encoding: .utf8)) ?? ""
-                throw BenchError.unexpected("\(server.name) did not answer; its output ends:\n\(log.suffix(1500))")
-            }
-        }
         return cluster
     }
 

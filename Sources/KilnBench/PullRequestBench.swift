@@ -33,7 +33,6 @@ struct PullRequestBench {
         defer { forge.terminate() }
         let forgePort = try await Self.port(in: forgeDirectory)
 
-        let port = 18_000 + Int.random(in: 2000..<4000)
         try "executors: 1\npublic-url: https://ci.example.com\n".write(toFile: home + "/kiln.yml", atomically: false, encoding: .utf8)
         try """
         repository: {url: '\(repository)', branch: master}
@@ -45,7 +44,8 @@ struct PullRequestBench {
         triggers: [{name: mark, phase: before, run: 'date +%s%N > \(marks)/$KILN_INTEGRATION; exit 1'}]
 
         """.write(toFile: home + "/Bots/timed.yml", atomically: false, encoding: .utf8)
-        let server = try Server(kiln: kiln, home: home, listen: "127.0.0.1:\(port)")
+        let server = try Server(kiln: kiln, home: home)
+        let port = try await server.port()
         defer { server.stop() }
         let base = "http://127.0.0.1:\(port)"
         try await WebBench.waitForHTTP(base + "/health")

@@ -101,6 +101,24 @@ final class Server {
         try process.run()
     }
 
+    /// The port it listens on, as it says once serving: with `--listen 127.0.0.1:0` the kernel
+    /// picks a free one (ports picked at random collided among 24 hosts: a host that could not
+    /// start went unnoticed, its health check answered by another).
+    func port(timeout: TimeInterval = 60) async throws -> Int {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let output = (try? String(contentsOfFile: home + "/kiln-serve.log", encoding: .utf8)) ?? ""
+            if let range = output.range(of: #"on http://127\.0\.0\.1:\d+"#, options: .regularExpression),
+                let port = output[range].split(separator: ":").last.flatMap({ Int($0) })
+            {
+                return port
+            }
+            guard process.isRunning else { throw BenchError.unexpected("kiln serve in \(home) ended:\n\(output.suffix(1500))") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw BenchError.unexpected("kiln serve in \(home) did not say where it listens")
+    }
+
     /// Waits until `bots` bots have integrated once and nothing is queued or running.
     func waitUntilIdle(bots: Int, timeout: TimeInterval = 120) async throws {
         let deadline = Date().addingTimeInterval(timeout)

@@ -22,7 +22,6 @@ struct WebBench {
         try FileManager.default.createDirectory(atPath: home + "/Bots", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: home + "/.kiln", withIntermediateDirectories: true)
         try Self.secret.write(toFile: home + "/secret", atomically: false, encoding: .utf8)
-        let port = 18_000 + Int.random(in: 0..<2000)
         // Retention above the stored history: the figures are about serving, not a first retention pass.
         try "executors: 2\nretention: {integrations: 5000}\nwebhooks: {secret-file: '\(home)/secret'}\n".write(
             toFile: home + "/kiln.yml", atomically: false, encoding: .utf8)
@@ -56,7 +55,8 @@ struct WebBench {
                 .write(toFile: "\(home)/Bots/burst-\(index).yml", atomically: false, encoding: .utf8)
         }
 
-        let server = try Server(kiln: kiln, home: home, listen: "127.0.0.1:\(port)")
+        let server = try Server(kiln: kiln, home: home)
+        let port = try await server.port()
         defer { server.stop() }
         let base = "http://127.0.0.1:\(port)"
         try await Self.waitForHTTP(base + "/health")
