@@ -1,3 +1,4 @@
+import Foundation
 import KilnCore
 import Synchronization
 
@@ -84,6 +85,8 @@ final class DatabaseLogSink: LogSink {
         var offset = 0
         var lost = false
         var closing = false
+        /// `close`, waiting for what is pending to be in the database.
+        var drained: CheckedContinuation<Void, Never>?
     }
 
     /// How long `close` waits for the database to take what is pending.
@@ -108,20 +111,35 @@ final class DatabaseLogSink: LogSink {
     }
 
     /// Waits until everything written is in the database, or the claim was lost, or the database
-    /// stayed away for `closeLimit` (then what is still pending is not kept).
+    /// stayed away for `closeLimit` (then what is still pending is not kept). Woken by the send
+    /// that empties it: the integration's completion follows at once.
     func close() async {
-        state.withLock { $0.closing = true }
-        shipper.schedule(self)
-        let deadline = ContinuousClock.now + Self.closeLimit
-        var pause = Duration.milliseconds(1)
-        while hasPending {
-            guard ContinuousClock.now < deadline else {
-                state.withLock { $0.lost = true }
-                return
-            }
-            try? await Task.sleep(for: pause)
-            pause = min(pause * 2, .milliseconds(50))
+        let waits = state.withLock { state in
+            state.closing = true
+            return !state.lost && !state.pending.isEmpty
         }
+        shipper.schedule(self)
+        guard waits else { return }
+        // A deadline that holds whatever becomes of the task waiting: the end of an integration
+        // canceled while its log is on its way still waits for the log, for so long.
+        DispatchQueue.global().asyncAfter(deadline: .now() + Self.closeLimit.seconds) { self.abandon() }
+        await withCheckedContinuation { continuation in
+            let drained = state.withLock { state in
+                guard !state.lost, !state.pending.isEmpty else { return true }
+                state.drained = continuation
+                return false
+            }
+            if drained { continuation.resume() }
+        }
+    }
+
+    /// What is still pending at `close`'s deadline is not kept: the database stayed away.
+    private func abandon() {
+        state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard let drained = state.drained.take() else { return nil }
+            state.lost = true
+            return drained
+        }?.resume()
     }
 
     var closing: Bool { state.withLock { $0.closing } }
@@ -146,6 +164,7 @@ final class DatabaseLogSink: LogSink {
                 state.pending.removeFirst(chunk.bytes.count)
                 state.offset += chunk.bytes.count
             }
-        }
+            return state.pending.isEmpty ? state.drained.take() : nil
+        }?.resume()
     }
 }
