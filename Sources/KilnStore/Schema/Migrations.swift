@@ -8,7 +8,9 @@ enum Migrations {
         let statements: @Sendable (SQLDialect) -> [String]
     }
 
-    static let shared: [Migration] = [oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements, assets, workspaceSlots]
+    static let shared: [Migration] = [
+        oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements, assets, workspaceSlots, queueOrder,
+    ]
 
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times
     /// as seconds since 1970 everywhere, hosts' and leases' included.
@@ -105,6 +107,14 @@ enum Migrations {
     /// integrate several commits at once (`Integration.workspaceSlot`).
     static let workspaceSlots = Migration(name: "v12: bisect workspaces") { dialect in
         ["ALTER TABLE integration ADD COLUMN workspace_slot \(dialect == .sqlite ? "INTEGER" : "bigint")"]
+    }
+
+    /// v13: the queue in the order claims take it. A claim wants the first queued integration
+    /// that may start, bisect integrations last; without this index it judged every queued one
+    /// and sorted them (5.7 ms a claim with 432 queued on PostgreSQL), with it it reads them in
+    /// order and stops at the first that may start (0.2 ms).
+    static let queueOrder = Migration(name: "v13: queue order") { _ in
+        ["CREATE INDEX integration_queue ON integration ((bisection_id IS NOT NULL), queued_at, id) WHERE step = 'pending'"]
     }
 
     /// v9: bisections, and the integrations that are their steps (never the branch's history).
