@@ -66,7 +66,7 @@ extension Mirrors {
         }
         let changed: Bool
         do {
-            // Written only when they differ: each atomic write costs an fsync on every integration.
+            // Written only when they differ (a new workspace, a moved mirror).
             let alternates = try write(mirror + "/objects\n", to: gitDirectory + "/objects/info/alternates")
             let exclude = try write("/.build/\n", to: gitDirectory + "/info/exclude")
             changed = alternates || exclude
@@ -81,11 +81,14 @@ extension Mirrors {
         return reopened
     }
 
-    /// Writes `text` to `path` unless the file already holds it; returns whether it wrote.
+    /// Writes `text` to `path` unless the file already holds it; returns whether it wrote. In
+    /// place, not atomically: an atomic write waits for the disk (an fsync; two per new
+    /// workspace), and a file cut short by a crash differs from `text` at the next checkout,
+    /// which writes it again.
     private static func write(_ text: String, to path: String) throws -> Bool {
         if let data = FileManager.default.contents(atPath: path), data == Data(text.utf8) { return false }
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
         return true
     }
 }
