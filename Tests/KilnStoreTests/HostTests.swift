@@ -162,6 +162,47 @@ struct HostTests {
         #expect(try await other.logSize(bot: "app", number: 1) == size, "a lost claim's log writes are dropped")
     }
 
+    @Test("On PostgreSQL a log whose integration's row is busy waits for it, and the other logs of its host are not held up")
+    func busyLogs() async throws {
+        let test = try await TestStore(.postgres)
+        for bot in ["busy", "free"] { _ = try await test.store.enqueue(QueueRequest(bot: bot, cause: .manual, branch: "main"), now: test.at(0)) }
+        let busy = try #require(try await test.store.claimNext(owner: "build-1 1 1", now: test.at(1)))
+        let free = try #require(try await test.store.claimNext(owner: "build-1 1 1", now: test.at(1)))
+        #expect(busy.bot == "busy" && free.bot == "free")
+        // Another session holds the busy integration's row, as a step being recorded does.
+        let holding = "SELECT pg_sleep(60) /* busy log */"
+        async let holder = PostgresServer.shared.query(
+            "BEGIN; SELECT id FROM integration WHERE id = \(busy.id) FOR UPDATE; \(holding); COMMIT;", database: test.location)
+        let active = "SELECT count(*) FROM pg_stat_activity WHERE query LIKE '%busy log */%' AND state = 'active' AND pid <> pg_backend_pid()"
+        while try await PostgresServer.shared.query(active, database: test.location).first != "1" { try await Task.sleep(for: .milliseconds(20)) }
+
+        let (busyLog, freeLog) = (try #require(test.store.logSink(for: busy)), try #require(test.store.logSink(for: free)))
+        busyLog.write(Array("the busy one's line\n".utf8))
+        freeLog.write(Array("the free one's line\n".utf8))
+        let closed = await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await freeLog.close()
+                return true
+            }
+            group.addTask {
+                try? await Task.sleep(for: .seconds(20))
+                return false
+            }
+            defer { group.cancelAll() }
+            return await group.next() ?? false
+        }
+        #expect(closed, "the free integration's log waited for the busy one's row")
+        #expect(try await test.log("free", 1) == "the free one's line\n")
+        #expect(try await test.log("busy", 1).isEmpty, "the busy one's chunk waits while its row is held")
+
+        _ = try await PostgresServer.shared.query(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query LIKE '%busy log */%' AND pid <> pg_backend_pid()",
+            database: test.location)
+        _ = try? await holder
+        await busyLog.close()
+        #expect(try await test.log("busy", 1) == "the busy one's line\n", "and lands once it is free, not taken for lost")
+    }
+
     @Test("Of two senders claiming due mail at once, each mail goes to one", arguments: Engine.allCases)
     func mailClaims(engine: Engine) async throws {
         let test = try await TestStore(engine)

@@ -15,14 +15,24 @@ final class LogShipper: Sendable {
         let bytes: [UInt8]
     }
 
-    /// Writes chunks in one transaction; returns the ids of the integrations whose claim was lost.
-    typealias Send = @Sendable ([Chunk]) async throws(StoreError) -> Set<Int64>
+    /// What became of a batch: the integrations whose claim was lost (their chunks are not
+    /// kept, nor anything after them), and those whose rows were busy (their chunks wait for the
+    /// next batch).
+    struct Sent: Sendable {
+        var lost: Set<Int64> = []
+        var busy: Set<Int64> = []
+    }
+
+    /// Writes chunks in one transaction.
+    typealias Send = @Sendable ([Chunk]) async throws(StoreError) -> Sent
 
     /// The most one transaction carries, and one chunk.
     static let batchLimit = 4 * 1024 * 1024
     static let chunkLimit = 1024 * 1024
     /// How long a write waits for more output to join its chunk.
     static let gathering = Duration.milliseconds(20)
+    /// How long chunks wait whose integrations' rows were all busy.
+    static let busyPause = Duration.milliseconds(5)
 
     private let send: Send
     private let ready = Mutex<[ObjectIdentifier: DatabaseLogSink]>([:])
@@ -66,9 +76,11 @@ final class LogShipper: Sendable {
             }
             guard !batch.isEmpty else { return }
             do {
-                let lost = try await send(batch.map(\.1))
-                for (sink, chunk) in batch { sink.sent(chunk, lost: lost.contains(chunk.claim.id)) }
+                let sent = try await send(batch.map(\.1))
+                for (sink, chunk) in batch where !sent.busy.contains(chunk.claim.id) { sink.sent(chunk, lost: sent.lost.contains(chunk.claim.id)) }
                 delay = .milliseconds(100)
+                // Only busy rows: their integrations are writing a step; look again in a moment.
+                if sent.busy.count == batch.count { try? await Task.sleep(for: Self.busyPause) }
             } catch {
                 try? await Task.sleep(for: delay)
                 delay = min(delay * 2, .seconds(2))

@@ -77,27 +77,39 @@ extension DatabaseStore {
             """, id, Array(LogFiles.note(note).utf8), id)
     }
 
-    /// Writes chunks at their offsets in one transaction, each only if its claim still holds;
-    /// returns the integrations whose claim was lost. A chunk already there (a retry of a write
-    /// whose answer was lost) is left as it is. The claims are checked in one statement that
-    /// locks their rows in id order, and the chunks written in another: the rows stay locked
-    /// for two round trips, not two per integration, while the integrations' steps wait on them.
-    static func appendChunks(_ engine: Engine, _ chunks: [LogShipper.Chunk]) async throws(StoreError) -> Set<Int64> {
+    /// Writes chunks at their offsets in one transaction, each only if its claim still holds. A
+    /// chunk already there (a retry of a write whose answer was lost) is left as it is. The
+    /// claims are checked in one statement that locks their rows in id order, skipping those an
+    /// integration's own step holds (their chunks wait for the next batch, where waiting held
+    /// every other integration's chunks behind them, 5 s in all in a drain of 432 on 24 hosts),
+    /// and the chunks are written in another.
+    static func appendChunks(_ engine: Engine, _ chunks: [LogShipper.Chunk]) async throws(StoreError) -> LogShipper.Sent {
         let what = chunks.count == 1 ? "writing the log of \(chunks[0].claim.bot) #\(chunks[0].claim.number)" : "writing \(chunks.count) logs"
         return try await engine.write(what, lane: .work, notify: .log, limit: operationLimit) { db in
             let claims = Dictionary(chunks.map { ($0.claim.id, $0.claim) }) { first, _ in first }
+            let ids = claims.keys.sorted()
             let rows = try db.rows(
-                "SELECT id, step, claim_token, reason FROM integration WHERE id IN (\(placeholders(claims.count))) ORDER BY id\(db.dialect.lock())",
-                claims.keys.sorted())
-            let lost = Set(claims.values.filter { claim in StoreRules.refusal(of: claim, row: rows.first { $0["id"] == claim.id }) != nil }.map(\.id))
-            let kept = chunks.filter { !lost.contains($0.claim.id) }
-            guard !kept.isEmpty else { return lost }
+                "SELECT id, step, claim_token, reason FROM integration WHERE id IN (\(placeholders(ids.count))) ORDER BY id\(db.dialect.lockSkippingLocked())",
+                ids)
+            var sent = LogShipper.Sent()
+            let skipped = ids.filter { id in !rows.contains { $0["id"] == id } }
+            if !skipped.isEmpty {
+                // Skipped: busy, or gone (then the claim is lost).
+                sent.busy = Set(
+                    try db.rows("SELECT id FROM integration WHERE id IN (\(placeholders(skipped.count)))", skipped).map { $0["id"] as Int64 })
+            }
+            sent.lost = Set(
+                claims.values.filter { claim in
+                    !sent.busy.contains(claim.id) && StoreRules.refusal(of: claim, row: rows.first { $0["id"] == claim.id }) != nil
+                }.map(\.id))
+            let kept = chunks.filter { !sent.lost.contains($0.claim.id) && !sent.busy.contains($0.claim.id) }
+            guard !kept.isEmpty else { return sent }
             try db.execute(
                 """
                 INSERT INTO log_chunk (integration_id, start_offset, data) VALUES \(Array(repeating: "(?, ?, ?)", count: kept.count).joined(separator: ", "))
                 ON CONFLICT (integration_id, start_offset) DO NOTHING
                 """, kept.flatMap { chunk -> [any SQLBindable] in [chunk.claim.id, chunk.offset, chunk.bytes] })
-            return lost
+            return sent
         }
     }
 }
