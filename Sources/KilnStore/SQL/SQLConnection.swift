@@ -121,7 +121,7 @@ public enum SQLDialect: Sendable {
     func lockSkippingLocked(of tables: String? = nil) -> String {
         switch self {
         case .sqlite: ""
-        case .postgres: " FOR UPDATE" + (tables.map { " OF \($0)" } ?? "") + " SKIP LOCKED"
+        case .postgres: Self.rowLock + (tables.map { " OF \($0)" } ?? "") + " SKIP LOCKED"
         }
     }
 
@@ -130,9 +130,18 @@ public enum SQLDialect: Sendable {
     func lock(of tables: String? = nil) -> String {
         switch self {
         case .sqlite: ""
-        case .postgres: " FOR UPDATE" + (tables.map { " OF \($0)" } ?? "")
+        case .postgres: Self.rowLock + (tables.map { " OF \($0)" } ?? "")
         }
     }
+
+    /// The lock an UPDATE takes, which excludes every other writer and locker of the row but
+    /// not the foreign-key checks of rows that reference it. `FOR UPDATE` excludes those too,
+    /// and deadlocked: a push locked a bot's row, then waited for its running integration's
+    /// row, while that integration's completion, updating its row a second time (which checks
+    /// its foreign key to the bot again), waited for the bot's row. Kiln never deletes a row
+    /// nor changes a key that another row references.
+    private static let rowLock = " FOR NO KEY UPDATE"
+
 }
 
 /// Converts what a row's JSON column holds.
