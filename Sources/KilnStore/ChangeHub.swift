@@ -17,6 +17,7 @@ public final class ChangeHub: Sendable {
         var subscribers: [Int: (kind: ChangeKind, continuation: AsyncStream<Void>.Continuation)] = [:]
         var nextID = 0
         var source: (any ChangeSource)?
+        var watchers: [Int: AsyncStream<Void>.Continuation] = [:]
     }
 
     private let start: StartSource
@@ -28,15 +29,16 @@ public final class ChangeHub: Sendable {
 
     func subscribe(to kind: ChangeKind = .data) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let id = state.withLock { state in
+        let (id, watchers) = state.withLock { state in
             let id = state.nextID
             state.nextID += 1
             state.subscribers[id] = (kind, continuation)
             if state.source == nil {
                 state.source = start { [weak self] kind in self?.broadcast(kind) }
             }
-            return id
+            return (id, Array(state.watchers.values))
         }
+        for watcher in watchers { watcher.yield() }
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }
         return stream
     }
@@ -47,17 +49,41 @@ public final class ChangeHub: Sendable {
         for subscriber in subscribers { subscriber.yield() }
     }
 
+    /// Whether anyone subscribes to changes of `kind`.
+    func isHeard(_ kind: ChangeKind) -> Bool {
+        state.withLock { $0.subscribers.values.contains { $0.kind == kind } }
+    }
+
+    /// Wakes at once, then whenever a subscription begins or ends: for work that an engine does
+    /// only while someone subscribes to a kind (`isHeard`).
+    func subscriptionChanges() -> AsyncStream<Void> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let id = state.withLock { state in
+            let id = state.nextID
+            state.nextID += 1
+            state.watchers[id] = continuation
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in self?.state.withLock { _ = $0.watchers.removeValue(forKey: id) } }
+        continuation.yield()
+        return stream
+    }
+
     private func unsubscribe(_ id: Int) {
-        let idle = state.withLock { state -> (any ChangeSource)? in
+        let (idle, watchers) = state.withLock { state -> ((any ChangeSource)?, [AsyncStream<Void>.Continuation]) in
             state.subscribers[id] = nil
-            guard state.subscribers.isEmpty else { return nil }
+            let watchers = Array(state.watchers.values)
+            guard state.subscribers.isEmpty else { return (nil, watchers) }
             defer { state.source = nil }
-            return state.source
+            return (state.source, watchers)
         }
         idle?.stop()
+        for watcher in watchers { watcher.yield() }
     }
 
     deinit {
-        state.withLock { $0.source?.stop() }
+        let (source, watchers) = state.withLock { ($0.source, Array($0.watchers.values)) }
+        source?.stop()
+        for watcher in watchers { watcher.finish() }
     }
 }

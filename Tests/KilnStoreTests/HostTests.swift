@@ -1,8 +1,9 @@
 import Foundation
 import KilnCore
-import KilnStore
 import KilnTestSupport
 import Testing
+
+@testable import KilnStore
 
 /// Claims, hosts, leases and logs: what keeps several hosts on one database honest.
 @Suite("Hosts and claims")
@@ -121,7 +122,7 @@ struct HostTests {
     }
 
     @Test(
-        "A log reads back at any offset, from any process (on PostgreSQL from any host, woken by each chunk), and stops at a lost claim",
+        "A log reads back at any offset, from any process (on PostgreSQL from any host), and stops at a lost claim",
         arguments: Engine.allCases)
     func logs(engine: Engine) async throws {
         let test = try await TestStore(engine)
@@ -141,14 +142,11 @@ struct HostTests {
             #expect(String(decoding: read, as: UTF8.self) == text)
             return
         }
-        let changes = other.logChanges()
         for (line, piece) in text.split(separator: "\n").enumerated() {
             sink.write(Array((piece + "\n").utf8))
             if line % 500 == 0 { try await Task.sleep(for: .milliseconds(30)) }
         }
         await sink.close()
-        var heard = changes.makeAsyncIterator()
-        #expect(await heard.next() != nil, "a new chunk wakes log followers on other hosts")
         #expect(try await other.logSize(bot: "app", number: 1) == text.utf8.count)
         var read: [UInt8] = []
         while let chunk = try await other.readLog(bot: "app", number: 1, from: read.count, limit: 777), !chunk.isEmpty { read += chunk }
@@ -160,6 +158,41 @@ struct HostTests {
         late.write(Array("written after the claim was lost\n".utf8))
         await late.close()
         #expect(try await other.logSize(bot: "app", number: 1) == size, "a lost claim's log writes are dropped")
+    }
+
+    @Test("On PostgreSQL a log's chunks wake the hosts where someone follows a log, and only once one does")
+    func logFollowers() async throws {
+        let test = try await TestStore(.postgres)
+        let writer = try #require(test.store as? PostgresStore)
+        let follower = try await test.another()
+        _ = try await test.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: test.at(0))
+        let claim = try #require(try await test.store.claimNext(owner: "build-1 1 1", now: test.at(1)))
+        let sink = try #require(test.store.logSink(for: claim))
+        sink.write(Array("followed by nobody\n".utf8))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!writer.engine.logsFollowed, "no host follows a log: the writer notifies nobody of its chunks")
+
+        let wakes = WakeCount()
+        let changes = follower.logChanges()
+        let counting = Task {
+            for await _ in changes { await wakes.add() }
+        }
+        defer { counting.cancel() }
+        // Listening begins with a wake of its own (a chunk may have landed before it).
+        while await wakes.count == 0 { try await Task.sleep(for: .milliseconds(20)) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !writer.engine.logsFollowed, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
+        #expect(writer.engine.logsFollowed, "the writer heard within 10 s that a host follows a log")
+        let before = await wakes.count
+        sink.write(Array("followed\n".utf8))
+        while await wakes.count == before, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(await wakes.count > before, "a chunk written after the writer heard of the follower wakes it")
+        await sink.close()
+    }
+
+    actor WakeCount {
+        private(set) var count = 0
+        func add() { count += 1 }
     }
 
     @Test("On PostgreSQL a log whose integration's row is busy waits for it, and the other logs of its host are not held up")

@@ -67,8 +67,9 @@ let operationLimit = Duration.seconds(15)
 /// What changed, the payload of PostgreSQL's notifications: the store's data (`Store.changes()`);
 /// the queue (`Store.queueChanges()`: work to claim, or work ended); a request that running work
 /// stop (`Store.stopChanges()`: a cancel, a superseding commit, a closed pull request, a lost
-/// claim); or an integration's log (`Store.logChanges()`). A stop is a change of the queue, and
-/// both are changes of the data.
+/// claim); or an integration's log (`Store.logChanges()`; on PostgreSQL heard only where someone
+/// follows a log, `PostgresEngine.followLogs`). A stop is a change of the queue, and both are
+/// changes of the data.
 public enum ChangeKind: String, Sendable {
     case data = ""
     case queue

@@ -3,6 +3,7 @@ import KilnCore
 import Logging
 import NIOCore
 import PostgresNIO
+import Synchronization
 
 /// The shared store: one PostgreSQL database that several `kiln serve` hosts use at once.
 public typealias PostgresStore = DatabaseStore<PostgresEngine>
@@ -12,9 +13,10 @@ public typealias PostgresStore = DatabaseStore<PostgresEngine>
 /// each on a thread of its own (`PostgresLane`). With a budget of one, both share it.
 ///
 /// Every transaction that wrote ends with `NOTIFY kiln`, which the control connection hears, on
-/// this host and every other, and turns into changes while the store runs (`run()`). Claims take
-/// rows with `FOR UPDATE … SKIP LOCKED` and the bot's row with them, so "one integration per bot
-/// at a time" holds across hosts without a coordinator. Logs are kept in the database.
+/// this host and every other, and turns into changes while the store runs (`run()`); a log's
+/// chunks notify only the hosts where someone follows a log (`followLogs`). Claims take rows with
+/// `FOR NO KEY UPDATE … SKIP LOCKED` and the bot's row with them, so "one integration per bot at
+/// a time" holds across hosts without a coordinator. Logs are kept in the database.
 public final class PostgresEngine: StoreEngine {
     /// The URL as messages may show it (password redacted).
     public let location: String
@@ -46,10 +48,19 @@ public final class PostgresEngine: StoreEngine {
         control.close()
     }
 
+    /// Hears the changes of every host until canceled, and while someone on this host follows a
+    /// running log, the chunks every host writes (`followLogs`).
+    public func run() async {
+        await withDiscardingTaskGroup { group in
+            group.addTask { await self.listen() }
+            group.addTask { await self.followLogs() }
+        }
+    }
+
     /// Hears the changes of every host (`LISTEN kiln` on the control connection) until canceled,
     /// listening again after a lost connection. A (re)connection is news of both kinds: changes
     /// may have been missed meanwhile.
-    public func run() async {
+    private func listen() async {
         var delay = Duration.milliseconds(100)
         while !Task.isCancelled {
             do {
@@ -58,8 +69,13 @@ public final class PostgresEngine: StoreEngine {
                     try await connection.listen(on: "kiln") { notifications in
                         delay = .milliseconds(100)
                         hub.broadcast(.stop)
-                        hub.broadcast(.log)
-                        for try await notification in notifications { hub.broadcast(ChangeKind(rawValue: notification.payload) ?? .data) }
+                        for try await notification in notifications {
+                            if notification.payload == Self.following {
+                                logsFollowedUntil.withLock { $0 = .now + Self.followingLapse }
+                            } else {
+                                hub.broadcast(ChangeKind(rawValue: notification.payload) ?? .data)
+                            }
+                        }
                     }
                 } onCancel: {
                     connection.closeQuietly()
@@ -67,6 +83,75 @@ public final class PostgresEngine: StoreEngine {
             } catch {
                 if Task.isCancelled { break }
                 logger.warning("listening for database changes: \(error.reason); connecting again in \(delay)")
+            }
+            try? await Task.sleep(for: delay)
+            delay = min(delay * 2, .seconds(5))
+        }
+    }
+
+    /// The payload on `kiln` of a host that follows a log, sent every `followingInterval` while it does.
+    static let following = "following"
+    static let followingInterval = Duration.seconds(5)
+    /// How long a host sends its log chunks' notifications after it last heard `following`.
+    static let followingLapse = Duration.seconds(15)
+
+    /// Until when this host tells of its log chunks: someone somewhere follows a log.
+    private let logsFollowedUntil = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// Whether a host was heard following a log within `followingLapse`.
+    var logsFollowed: Bool {
+        logsFollowedUntil.withLock { until in until.map { $0 > .now } ?? false }
+    }
+
+    /// A log chunk is news only where someone follows a running log (a page streaming it), so
+    /// logs do not wake every host 50 times a second each: only a host with a follower listens on
+    /// `kiln_log`, and says so on `kiln` every `followingInterval`; the others notify `kiln_log`
+    /// of their chunks only while they have heard that within `followingLapse`. A follower that
+    /// starts before the writers have heard of it misses nothing: it also looks for more every
+    /// 200 ms (`LogController`), as it does for SQLite's log files.
+    private func followLogs() async {
+        var changes = hub.subscriptionChanges().makeAsyncIterator()
+        while await changes.next() != nil {
+            guard hub.isHeard(.log) else { continue }
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { await self.hearLogs() }
+                while await changes.next() != nil, hub.isHeard(.log) {}
+                group.cancelAll()
+            }
+        }
+    }
+
+    /// Listens on `kiln_log` and says so, until canceled (when the last follower leaves), listening
+    /// again after a lost connection. The control connection is the listener's too: it is not
+    /// closed here.
+    private func hearLogs() async {
+        var delay = Duration.milliseconds(100)
+        while !Task.isCancelled {
+            do {
+                let connection = try await control.sharedConnection()
+                try await connection.listen(on: "kiln_log") { notifications in
+                    delay = .milliseconds(100)
+                    hub.broadcast(.log)
+                    try await withThrowingTaskGroup(of: Void.self) { group in
+                        group.addTask {
+                            for try await _ in notifications { self.hub.broadcast(.log) }
+                        }
+                        group.addTask {
+                            while !Task.isCancelled {
+                                let what = "saying this host follows a log"
+                                _ = try await self.transaction(what, on: self.control, begin: nil, notify: nil, limit: operationLimit) { db in
+                                    try db.execute("SELECT pg_notify('kiln', ?)", Self.following)
+                                }
+                                try await Task.sleep(for: Self.followingInterval)
+                            }
+                        }
+                        try await group.next()
+                        group.cancelAll()
+                    }
+                }
+            } catch {
+                if Task.isCancelled { break }
+                logger.warning("listening for log chunks: \(error.reason); listening again in \(delay)")
             }
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(5))
@@ -158,7 +243,13 @@ public final class PostgresEngine: StoreEngine {
                         try db.execute(begin)
                         do {
                             let value = try body(db)
-                            if let notify, db.changed { try db.execute("SELECT pg_notify('kiln', ?)", notify.rawValue) }
+                            if let notify, db.changed {
+                                if notify != .log {
+                                    try db.execute("SELECT pg_notify('kiln', ?)", notify.rawValue)
+                                } else if self.logsFollowed {
+                                    try db.execute("SELECT pg_notify('kiln_log', '')")
+                                }
+                            }
                             try db.execute("COMMIT")
                             return value
                         } catch {
