@@ -61,28 +61,36 @@ public final class PostgresEngine: StoreEngine {
     /// listening again after a lost connection. A (re)connection is news of both kinds: changes
     /// may have been missed meanwhile.
     private func listen() async {
+        await reconnecting("listening for database changes") { connected in
+            let connection = try await control.sharedConnection()
+            try await withTaskCancellationHandler {
+                try await connection.listen(on: "kiln") { notifications in
+                    connected()
+                    hub.broadcast(.stop)
+                    for try await notification in notifications {
+                        if notification.payload == Self.following {
+                            logsFollowedUntil.withLock { $0 = .now + Self.followingLapse }
+                        } else {
+                            hub.broadcast(ChangeKind(rawValue: notification.payload) ?? .data)
+                        }
+                    }
+                }
+            } onCancel: {
+                connection.closeQuietly()
+            }
+        }
+    }
+
+    /// Runs `session` until canceled, again after each end or failure: after a pause that
+    /// doubles from 100 ms to 5 s while it fails, and starts over once it calls `connected`.
+    private func reconnecting(_ what: String, _ session: (_ connected: () -> Void) async throws -> Void) async {
         var delay = Duration.milliseconds(100)
         while !Task.isCancelled {
             do {
-                let connection = try await control.sharedConnection()
-                try await withTaskCancellationHandler {
-                    try await connection.listen(on: "kiln") { notifications in
-                        delay = .milliseconds(100)
-                        hub.broadcast(.stop)
-                        for try await notification in notifications {
-                            if notification.payload == Self.following {
-                                logsFollowedUntil.withLock { $0 = .now + Self.followingLapse }
-                            } else {
-                                hub.broadcast(ChangeKind(rawValue: notification.payload) ?? .data)
-                            }
-                        }
-                    }
-                } onCancel: {
-                    connection.closeQuietly()
-                }
+                try await session { delay = .milliseconds(100) }
             } catch {
                 if Task.isCancelled { break }
-                logger.warning("listening for database changes: \(error.reason); connecting again in \(delay)")
+                logger.warning("\(what): \(error.reason); trying again in \(delay)")
             }
             try? await Task.sleep(for: delay)
             delay = min(delay * 2, .seconds(5))
@@ -125,36 +133,28 @@ public final class PostgresEngine: StoreEngine {
     /// again after a lost connection. The control connection is the listener's too: it is not
     /// closed here.
     private func hearLogs() async {
-        var delay = Duration.milliseconds(100)
-        while !Task.isCancelled {
-            do {
-                let connection = try await control.sharedConnection()
-                try await connection.listen(on: "kiln_log") { notifications in
-                    delay = .milliseconds(100)
-                    hub.broadcast(.log)
-                    try await withThrowingTaskGroup(of: Void.self) { group in
-                        group.addTask {
-                            for try await _ in notifications { self.hub.broadcast(.log) }
-                        }
-                        group.addTask {
-                            while !Task.isCancelled {
-                                let what = "saying this host follows a log"
-                                _ = try await self.transaction(what, on: self.control, begin: nil, notify: nil, limit: operationLimit) { db in
-                                    try db.execute("SELECT pg_notify('kiln', ?)", Self.following)
-                                }
-                                try await Task.sleep(for: Self.followingInterval)
-                            }
-                        }
-                        try await group.next()
-                        group.cancelAll()
+        await reconnecting("listening for log chunks") { connected in
+            let connection = try await control.sharedConnection()
+            try await connection.listen(on: "kiln_log") { notifications in
+                connected()
+                hub.broadcast(.log)
+                try await withThrowingTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for try await _ in notifications { self.hub.broadcast(.log) }
                     }
+                    group.addTask {
+                        while !Task.isCancelled {
+                            let what = "saying this host follows a log"
+                            _ = try await self.transaction(what, on: self.control, begin: nil, notify: nil, limit: operationLimit) { db in
+                                try db.execute("SELECT pg_notify('kiln', ?)", Self.following)
+                            }
+                            try await Task.sleep(for: Self.followingInterval)
+                        }
+                    }
+                    try await group.next()
+                    group.cancelAll()
                 }
-            } catch {
-                if Task.isCancelled { break }
-                logger.warning("listening for log chunks: \(error.reason); listening again in \(delay)")
             }
-            try? await Task.sleep(for: delay)
-            delay = min(delay * 2, .seconds(5))
         }
     }
 
