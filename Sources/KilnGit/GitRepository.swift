@@ -20,14 +20,6 @@ final class GitRepository {
         return (GitRepository(pointer: pointer), "")
     }
 
-    static func initialize(_ path: String, bare: Bool) throws(GitError) -> GitRepository {
-        var pointer: OpaquePointer?
-        guard git_repository_init(&pointer, path, bare ? 1 : 0) == 0, let pointer else {
-            throw .failed(operation: "creating a repository at \(path)", detail: lastGitMessage())
-        }
-        return GitRepository(pointer: pointer)
-    }
-
     /// The commit `name` points at (`refs/heads/main`), nil when there is no such reference.
     func resolve(_ name: String) throws(GitError) -> String? {
         var id = git_oid()

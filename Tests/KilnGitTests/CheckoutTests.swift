@@ -1,8 +1,9 @@
 import Foundation
 import KilnCore
-import KilnGit
 import KilnTestSupport
 import Testing
+
+@testable import KilnGit
 
 @Suite("Checkout into a workspace")
 struct CheckoutTests {
@@ -53,6 +54,20 @@ struct CheckoutTests {
         #expect(Set(packs) == ["info", "pack"], "no objects of its own")
         let origin = try await runProcess("/usr/bin/git", ["config", "remote.origin.url"], in: harness.workspace())
         #expect(origin.standardOutput == harness.repository.url.redacted + "\n")
+        // A repository as git itself sees it: the commit checked out, nothing changed.
+        let described = try await runProcess("/usr/bin/git", ["log", "-1", "--format=%H %s"], in: harness.workspace())
+        #expect(described.standardOutput == "\(head) first\n", "\(described.standardError)")
+        let status = try await runProcess("/usr/bin/git", ["status", "--porcelain"], in: harness.workspace())
+        #expect(status.status == 0 && status.standardOutput.isEmpty, "\(status.standardOutput)\(status.standardError)")
+    }
+
+    @Test("A URL is quoted for the workspace's git config as git reads it back")
+    func configValues() async throws {
+        let directory = try TemporaryDirectory()
+        let value = #"/srv/git/a "quoted" \ path\there"#
+        try "[remote \"origin\"]\n\turl = \(Mirrors.configValue(value))\n".write(toFile: directory.url("config"), atomically: false, encoding: .utf8)
+        let read = try await runProcess("/usr/bin/git", ["config", "-f", "config", "remote.origin.url"], in: directory.path)
+        #expect(read.standardOutput == value + "\n", "\(read.standardError)")
     }
 
     @Test("An unknown commit is an error naming it")
