@@ -44,8 +44,13 @@ public struct Notifier: Sendable {
         let byName = Dictionary(bots.map { ($0.name, $0) }) { a, _ in a }
         // Integrations whose bisection is still looking for the culprit: their mail waits.
         var waiting: Set<Int64> = []
+        // Integrations composed in this round: one whose row another host was marking at once
+        // stays unmarked here (`markNotified` skips it) and is not composed again in this round.
+        var handled: Set<Int64> = []
         while true {
-            let integrations = try await store.integrationsToNotify(limit: 50 + waiting.count).filter { !waiting.contains($0.id) }
+            let integrations = try await store.integrationsToNotify(limit: 50 + waiting.count + handled.count).filter {
+                !waiting.contains($0.id) && !handled.contains($0.id)
+            }
             guard !integrations.isEmpty else { return queued }
             var notified: [Int64] = []
             for integration in integrations {
@@ -62,6 +67,7 @@ public struct Notifier: Sendable {
                 notified.append(integration.id)
             }
             try await store.markNotified(notified, now: now)
+            handled.formUnion(notified)
         }
     }
 

@@ -83,7 +83,7 @@ extension DatabaseStore {
     private static func lockBots(_ db: any SQLConnection, _ requests: [QueueRequest], now: Date) throws {
         for chunk in batches(requests) {
             try db.execute(
-                "INSERT INTO bot (name, branch, updated_at) VALUES \(rows(chunk.count, of: 3)) ON CONFLICT (name) DO NOTHING",
+                "INSERT INTO bot (name, branch, updated_at) VALUES \(placeholders(rows: chunk.count, of: 3)) ON CONFLICT (name) DO NOTHING",
                 chunk.flatMap { [$0.bot, $0.branch, now] as [any SQLBindable] })
         }
         var locked = Set<String>()
@@ -141,7 +141,7 @@ extension DatabaseStore {
 
     /// Queues a new integration for each request, numbered after its bot's last.
     private static func insert(_ db: any SQLConnection, _ requests: [QueueRequest], now: Date) throws -> [Integration] {
-        let columns = ["bot", "number", "cause", "commit_sha", "branch", "queued_at"] + Integration.pullColumns
+        let columns = ["step", "bot", "number", "cause", "commit_sha", "branch", "queued_at"] + Integration.pullColumns
         return try batches(requests).flatMap { chunk in
             var numbers: [String: Int] = [:]
             let numbering =
@@ -150,13 +150,12 @@ extension DatabaseStore {
             var arguments: [any SQLBindable] = []
             for request in chunk {
                 guard let number = numbers[request.bot] else { throw StoreError.notFound(what: "bot '\(request.bot)'") }
-                arguments += [request.bot, number, request.cause.rawValue, request.commit, request.branch, now]
+                arguments += [IntegrationStep.pending.rawValue, request.bot, number, request.cause.rawValue, request.commit, request.branch, now]
                 arguments += Integration.pullArguments(request.pullRequest)
             }
             let inserted = try db.rows(
                 """
-                INSERT INTO integration (step, \(columns.joined(separator: ", ")))
-                VALUES \(Array(repeating: "('pending', \(placeholders(columns.count)))", count: chunk.count).joined(separator: ", "))
+                INSERT INTO integration (\(columns.joined(separator: ", "))) VALUES \(placeholders(rows: chunk.count, of: columns.count))
                 RETURNING *
                 """, arguments)
             guard inserted.count == chunk.count else {
@@ -171,13 +170,8 @@ private func bindable(_ values: some Sequence<some SQLBindable>) -> [any SQLBind
     values.map { $0 }
 }
 
-/// `(?, ?, ?), (?, ?, ?)`: `count` rows of `width` values each, for a multi-row `VALUES`.
-private func rows(_ count: Int, of width: Int) -> String {
-    Array(repeating: "(\(placeholders(width)))", count: count).joined(separator: ", ")
-}
-
 /// `items` in slices small enough that a statement's values stay within both engines' limits
-/// (SQLite's 32,766 variables; PostgreSQL's 65,535 parameters): at most 500 rows of 14 values.
+/// (SQLite's 32,766 variables; PostgreSQL's 65,535 parameters): at most 500 rows of 15 values.
 private func batches<T>(_ items: [T]) -> [ArraySlice<T>] {
     stride(from: 0, to: items.count, by: 500).map { items[$0..<min($0 + 500, items.count)] }
 }

@@ -106,7 +106,7 @@ extension DatabaseStore {
             guard !kept.isEmpty else { return sent }
             try db.execute(
                 """
-                INSERT INTO log_chunk (integration_id, start_offset, data) VALUES \(Array(repeating: "(?, ?, ?)", count: kept.count).joined(separator: ", "))
+                INSERT INTO log_chunk (integration_id, start_offset, data) VALUES \(placeholders(rows: kept.count, of: 3))
                 ON CONFLICT (integration_id, start_offset) DO NOTHING
                 """, kept.flatMap { chunk -> [any SQLBindable] in [chunk.claim.id, chunk.offset, chunk.bytes] })
             return sent

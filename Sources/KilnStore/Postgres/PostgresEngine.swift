@@ -58,8 +58,8 @@ public final class PostgresEngine: StoreEngine {
     }
 
     /// Hears the changes of every host (`LISTEN kiln` on the control connection) until canceled,
-    /// listening again after a lost connection. A (re)connection is news of both kinds: changes
-    /// may have been missed meanwhile.
+    /// listening again after a lost connection. A (re)connection is news: changes may have been
+    /// missed meanwhile (`hearLogs` says the same of log chunks).
     private func listen() async {
         await reconnecting("listening for database changes") { connected in
             let connection = try await control.sharedConnection()

@@ -100,6 +100,11 @@ func placeholders(_ count: Int) -> String {
     Array(repeating: "?", count: count).joined(separator: ", ")
 }
 
+/// `(?, ?, ?), (?, ?, ?)`: `count` rows of `width` values each, for a multi-row `VALUES`.
+func placeholders(rows count: Int, of width: Int) -> String {
+    Array(repeating: "(\(placeholders(width)))", count: count).joined(separator: ", ")
+}
+
 /// The few words in which the engines' SQL differs. Everything else the store says is the SQL
 /// both understand (SQLite 3.39 or later, PostgreSQL 13 or later).
 public enum SQLDialect: Sendable {
@@ -141,7 +146,6 @@ public enum SQLDialect: Sendable {
     /// its foreign key to the bot again), waited for the bot's row. Kiln never deletes a row
     /// nor changes a key that another row references.
     private static let rowLock = " FOR NO KEY UPDATE"
-
 }
 
 /// Converts what a row's JSON column holds.
