@@ -60,9 +60,6 @@ public struct KilnApplication: Sendable {
     ) async throws(ServerSetupError) -> KilnApplication {
         // Opened on first use, not at start: a missing one is found here rather than mid-integration.
         if let problem = GitLibrary.loadError ?? CurlLibrary.loadError { throw .library(problem) }
-        // A server initialises libgit2 now, not in its first integration: with mbedTLS it parses
-        // the system's certificates (~5 ms), which 24 hosts did at once in a push's first wave.
-        if case .server = role { GitLibrary.initialize() }
         let config = settings.config
         let layout = config.dataDirectory
         var lock: ServeLock?
