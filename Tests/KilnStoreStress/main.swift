@@ -3,6 +3,9 @@
 //
 //   kiln-store-stress cycle STORE BOT COUNT   queue, claim and complete COUNT integrations; print each number
 //   kiln-store-stress hold STORE BOT          queue and claim one integration, print "claimed N", then wait to be killed
+//
+// With KILN_STRESS_START set (seconds since 1970), it waits for that instant before opening the
+// store, so that processes started milliseconds apart open a new store together.
 import Foundation
 import KilnCore
 import KilnStore
@@ -13,6 +16,10 @@ guard arguments.count >= 4 else {
     exit(2)
 }
 let (mode, path, bot) = (arguments[1], arguments[2], arguments[3])
+if let start = ProcessInfo.processInfo.environment["KILN_STRESS_START"].flatMap(Double.init) {
+    let wait = start - Date().timeIntervalSince1970
+    if wait > 0 { try await Task.sleep(for: .seconds(wait)) }
+}
 do {
     let store: any Store =
         path.hasPrefix("postgres")

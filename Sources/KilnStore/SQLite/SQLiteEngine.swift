@@ -82,7 +82,7 @@ extension DatabaseStore where Engine == SQLiteEngine {
     public static func open(path: String, logsDirectory: String? = nil, oneConnection: Bool = false) throws(StoreError) -> SQLiteStore {
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
-        configuration.busyMode = .timeout(30)
+        configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "kiln"
         configuration.prepareDatabase { db in
             // In WAL mode, NORMAL keeps every commit safe from a crashed or killed process and the
@@ -94,17 +94,39 @@ extension DatabaseStore where Engine == SQLiteEngine {
         }
         do {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            let pool: any DatabaseWriter =
+            let pool: any DatabaseWriter = try retryingBusyWALSetUp {
                 if oneConnection {
                     try DatabaseQueue(path: path, configuration: configuration)
                 } else {
                     try DatabasePool(path: path, configuration: configuration)
                 }
+            }
             try migrate(pool)
             let hub = ChangeHub { onChange in ChangeWatcher(databasePath: path, onChange: { onChange(.stop) }) }
             return SQLiteStore(engine: SQLiteEngine(pool: pool, path: path, logsDirectory: logsDirectory, hub: hub))
         } catch {
             throw .cannotOpen(path: path, reason: "\(error)")
+        }
+    }
+
+    /// How long a statement waits for another connection's lock, in seconds.
+    static let busyTimeout: TimeInterval = 30
+
+    /// Runs `open` again while it fails with SQLITE_BUSY, for as long as the busy timeout would
+    /// wait. Turning a new file to WAL mode writes its header: SQLite takes a read lock, then asks
+    /// to write, and when another process holds the file (it is making the same change, or already
+    /// migrating it) refuses at once rather than invoke the busy handler, since waiting while
+    /// holding a read lock could deadlock. A server and a `kiln trigger` opening a new data
+    /// directory together meet that; the second open finds the file in WAL mode and goes on.
+    static func retryingBusyWALSetUp<T>(_ open: () throws -> T) throws -> T {
+        let deadline = ContinuousClock.now + .seconds(busyTimeout)
+        while true {
+            do {
+                return try open()
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
+                // A few milliseconds, varied so that two processes do not retry in step.
+                usleep(UInt32.random(in: 2_000...10_000))
+            }
         }
     }
 
