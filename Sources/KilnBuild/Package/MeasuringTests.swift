@@ -2,21 +2,28 @@ import Foundation
 import KilnCore
 
 /// The XCTests that call `measure {}`, for `swift test --parallel`, which prints only failing
-/// tests' output and so hides every measurement: Kiln runs these again, serially, to read them.
+/// tests' output and so hides most measurements: Kiln runs these again, serially, to read them.
 public enum MeasuringTests {
-    /// Which of `tests` (passed, with no measurement read) call `measure` in their own body,
-    /// from the package's sources under `Tests/`: `class Suite` … `func testName` … `measure {`.
-    /// A test that measures only through a helper of its own is not found; it still runs, only
-    /// without a measurement.
+    /// Which of `tests` (those that passed) measure something: those the run printed a
+    /// measurement for, and those that call `measure` in their own body, from the package's
+    /// sources under `Tests/` (`class Suite` … `func testName` … `measure {`). A test that
+    /// measures only through a helper of its own and printed nothing is not found; it still runs,
+    /// only without a measurement.
+    ///
+    /// Under `--parallel` a measurement is printed when XCTest fails it for varying too much,
+    /// which is when other tests ran beside it: such a value is never a baseline's equal, so the
+    /// caller measures every test found here again, whether or not it printed one.
     public static func find(_ tests: [TestCase], packageAt root: String) -> [TestCase] {
-        let unmeasured = tests.filter { $0.status == .passed && $0.measurement == nil }
-        guard !unmeasured.isEmpty else { return [] }
-        var measuring: Set<String> = []
-        for file in sources(under: root + "/Tests") {
-            guard let text = try? String(contentsOfFile: file, encoding: .utf8), text.contains("measure") else { continue }
-            measuring.formUnion(keys(in: text))
+        let passed = tests.filter { $0.status == .passed }
+        guard !passed.isEmpty else { return [] }
+        var measuring = Set(passed.filter { $0.measurement != nil }.map(\.key))
+        if passed.contains(where: { !measuring.contains($0.key) }) {
+            for file in sources(under: root + "/Tests") {
+                guard let text = try? String(contentsOfFile: file, encoding: .utf8), text.contains("measure") else { continue }
+                measuring.formUnion(keys(in: text))
+            }
         }
-        return unmeasured.filter { measuring.contains($0.key) }
+        return passed.filter { measuring.contains($0.key) }
     }
 
     /// `Suite/testName` of each test function in `source` whose body calls `measure(…)`,

@@ -48,13 +48,18 @@ extension IntegrationSteps {
     }
 
     /// Under `--parallel`, SwiftPM prints only failing tests' output, and with it every
-    /// measurement: the passing tests that call `measure` run again, serially, for their values.
+    /// measurement: the passing tests that measure run again, serially, for their values. What
+    /// the parallel run did print (XCTest fails a measurement that varies too much, which is when
+    /// other tests ran beside it) was measured under that load and is replaced; a test whose
+    /// serial run gives no measurement keeps none.
     mutating func measureSerially(_ package: PackageBuild, tested: inout TestOutput) async throws(Stop) {
         guard package.testsRunInParallel else { return }
         let measuring = MeasuringTests.find(tested.tests, packageAt: workspace.directory)
         guard !measuring.isEmpty else { return }
         let names = measuring.map { "\($0.suite).\($0.name)" }.joined(separator: ", ")
         await log.header("measuring \(measuring.count) test\(measuring.count == 1 ? "" : "s") serially (--parallel hides measurements): \(names)")
+        let keys = Set(measuring.map(\.key))
+        for index in tested.tests.indices where keys.contains(tested.tests[index].key) { tested.tests[index].measurement = nil }
         let run = try await attempt { [commit] in try await package.measure(measuring, commit: commit) }
         _ = try ended(run.end)
         for measured in run.tests where measured.status == .passed {
