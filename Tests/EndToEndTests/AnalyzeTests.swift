@@ -127,6 +127,27 @@ struct AnalyzeTests {
         #expect(four.issues.contains { $0.status == .new && $0.introducedBy.map(\.name) == ["Bob Builder"] }, "\(four.issues)")
     }
 
+    @Test(
+        "An API check that compared nothing (no library product, so SwiftPM checks no module) is an error saying why, never a clean result"
+    )
+    func apiBreakageUnchecked() async throws {
+        let home = try TemporaryDirectory()
+        let package = try FixturePackage()
+        let repo = package.repository
+        try repo.commit("Two functions", files: ["Sources/Lib/Lib.swift": FixturePackage.library() + "\npublic func extra() {}\n"])
+        try home.write("Bots/app.yml", "repository: {url: '\(repo.url)'}\ntest: {enabled: false}\nanalyze: {api-breakage: true}\n")
+        let first = try await home.kilnRun()
+        #expect(first.output.contains("result: succeeded"), "nothing to compare with yet: \(first.output)")
+
+        try repo.commit("Drop extra", files: ["Sources/Lib/Lib.swift": FixturePackage.library()], author: .bob)
+        let second = try await home.kilnRun()
+        #expect(second.status == 1 && second.output.contains("result: build-errors"), "\(second.output)")
+        let two = try await home.recorded(2)
+        let error = try #require(two.issues.first { $0.type == .error }, "\(two.issues)")
+        #expect(error.message.hasPrefix("API breakage not checked: ") && error.message.contains("declares none"), "\(error.message)")
+        #expect(two.integration.summary?.errors == 1)
+    }
+
     @Test("A real package (swift-log, with its own .swift-format): a lint finding and an API break of one commit are new and its author's")
     func realPackage() async throws {
         let copy = "/opt/swift-packages/apple/swift-log.git"

@@ -183,4 +183,19 @@ struct OutputParserTests {
         #expect(tests.map(\.status) == [.passed, .failed])
         #expect(tests.last?.message == "the test process crashed (signal 11)")
     }
+
+    @Test("The API check's report: breaks by module, and which modules SwiftPM compared at all")
+    func apiBreakageReport() {
+        var report = APIBreakageReport()
+        for line in [
+            "Build complete! (1.35s)", "", "2 breaking changes detected in Lib:", "  💔 API breakage: func extra() has been removed",
+            "  💔 API breakage: var x has been removed", "No breaking changes detected in Core",
+            "Skipping New because it does not exist in the baseline",
+        ] { report.consume(Substring(line)) }
+        #expect(report.breaks.map(\.module) == ["Lib", "Lib"] && report.breaks.first?.change == "func extra() has been removed")
+        #expect(report.modules == ["Lib", "Core", "New"])
+        var silent = APIBreakageReport()
+        for line in ["Building for debugging...", "Build complete! (0.06s)"] { silent.consume(Substring(line)) }
+        #expect(silent.modules.isEmpty && silent.breaks.isEmpty, "a package without library products: SwiftPM compared nothing")
+    }
 }

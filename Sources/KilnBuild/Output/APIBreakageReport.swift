@@ -16,14 +16,22 @@ public struct APIBreakageReport: Sendable {
     public private(set) var breaks: [Break] = []
     /// The last `error: …` line: why the check could not be done.
     public private(set) var lastError: String?
+    /// The modules SwiftPM compared ("No breaking changes detected in Lib", "2 breaking changes
+    /// detected in Lib:") or skipped as new ("Skipping Lib because it does not exist in the
+    /// baseline"). None at all means it compared nothing: SwiftPM compares only the modules of
+    /// library products, and says nothing when there are none.
+    public private(set) var modules: [String] = []
     private var module = ""
 
     public init() {}
 
     public mutating func consume(_ line: Substring) {
         let text = line.trimmingCharacters(in: .whitespaces)
-        if text.hasSuffix(":"), let range = text.range(of: " detected in ") {
-            module = String(text[range.upperBound...].dropLast())
+        if let range = text.range(of: " detected in ") {
+            module = String(text[range.upperBound...]).trimmingCharacters(in: CharacterSet(charactersIn: ":"))
+            modules.append(module)
+        } else if text.hasPrefix("Skipping "), let range = text.range(of: " because ") {
+            modules.append(String(text[text.index(text.startIndex, offsetBy: 9)..<range.lowerBound]))
         } else if let range = text.range(of: "API breakage: ") {
             breaks.append(Break(module: module, change: String(text[range.upperBound...])))
         } else if text.hasPrefix("error: ") {

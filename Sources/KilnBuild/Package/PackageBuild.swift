@@ -91,7 +91,7 @@ public struct PackageBuild: Sendable {
         case .timedOut, .canceled: break
         default:
             let said = diagnostics.first { $0.file == nil }.map { ": \($0.message)" } ?? ""
-            failure = "swift format lint \(end.description)\(said) (swift-format ships with the Swift toolchain since 6.0)"
+            failure = "Lint not checked: swift format lint \(end.description)\(said) (swift-format ships with the Swift toolchain since 6.0)"
         }
         return AnalysisOutput(findings: findings, failure: failure, end: end)
     }
@@ -116,11 +116,17 @@ public struct PackageBuild: Sendable {
         }
         var failure: String?
         switch end {
-        case .exited(0), .timedOut, .canceled: break
+        case .timedOut, .canceled: break
+        case .exited(0) where found.modules.isEmpty:
+            failure =
+                "API breakage not checked: swift package diagnose-api-breaking-changes compared no module, as it compares only the modules "
+                + "of library products and this package declares none (add `products: [.library(...)]` to Package.swift, or set "
+                + "`analyze.api-breakage: false`)"
+        case .exited(0): break
         case .exited(1) where !findings.isEmpty: break
         default:
             let said = found.lastError.map { ": \($0)" } ?? ""
-            failure = "swift package diagnose-api-breaking-changes \(end.description)\(said)"
+            failure = "API breakage not checked: swift package diagnose-api-breaking-changes \(end.description)\(said)"
         }
         return AnalysisOutput(findings: findings, failure: failure, end: end)
     }

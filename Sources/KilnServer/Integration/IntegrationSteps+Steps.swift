@@ -99,21 +99,21 @@ extension IntegrationSteps {
     }
 
     /// The `analyze` step, when the bot asks for it (not in a bisect integration, which only
-    /// looks for a failure). An analysis that could not run ends the integration as an internal
-    /// error that says why, never as a clean pass.
+    /// looks for a failure). A check that could not run is an error issue that says why, never
+    /// a clean pass.
     mutating func analyze(_ package: PackageBuild) async throws(Stop) -> Analysis {
         let settings = bot.analyze
         guard settings.enabled, integration.bisectionID == nil else { return Analysis() }
         try await enter(.analyzing)
         var analysis = Analysis()
         if settings.lint {
-            analysis.findings = try await analyzed { [commit] in try await package.lint(commit: commit) }
+            analysis.findings = try await analyzed(into: &analysis) { [commit] in try await package.lint(commit: commit) }
         }
         if settings.apiBreakage != .off {
             if let baseline, baseline != commit {
-                let breaks = try await analyzed { [commit] in try await package.apiBreakage(since: baseline, commit: commit) }
+                let breaks = try await analyzed(into: &analysis) { [commit] in try await package.apiBreakage(since: baseline, commit: commit) }
                 if settings.apiBreakage == .error {
-                    analysis.errors = breaks.map {
+                    analysis.errors += breaks.map {
                         var error = $0; error.severity = .error; return error
                     }
                 } else {
@@ -126,13 +126,13 @@ extension IntegrationSteps {
         return analysis
     }
 
-    /// One analysis's findings; a failure to analyze stops the integration.
-    private func analyzed(_ body: () async throws -> AnalysisOutput) async throws(Stop) -> [Diagnostic] {
+    /// One check's findings; a check that could not run adds an error saying why to `analysis`.
+    private func analyzed(into analysis: inout Analysis, _ body: () async throws -> AnalysisOutput) async throws(Stop) -> [Diagnostic] {
         let output = try await attempt(body)
         _ = try ended(output.end)
         if let failure = output.failure {
             await log.note(failure)
-            throw stop(.internalError, failure)
+            analysis.errors.append(Diagnostic(severity: .error, file: nil, line: nil, column: nil, message: failure))
         }
         return output.findings
     }
