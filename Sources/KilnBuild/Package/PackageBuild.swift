@@ -6,8 +6,9 @@ import Synchronization
 public struct BuildOutput: Sendable {
     public var diagnostics: [Diagnostic]
     public var end: ProcessEnd
-    /// When the build started: serialized diagnostics older than this were not recompiled.
-    public var startedAt: Date
+    /// The serialized diagnostics (`.build/<configuration>/<Module>.build/<File>.dia`) as the
+    /// build found them, with when each was written: one it wrote again was recompiled.
+    var diagnosticsBefore: [String: Date]
 
     public var succeeded: Bool { end.succeeded }
 }
@@ -65,11 +66,11 @@ public struct PackageBuild: Sendable {
 
     public func build(commit: String?) async throws(ProcessError) -> BuildOutput {
         let parser = Mutex(DiagnosticParser(root: workspace.seenAs))
-        let started = Date()
+        let before = serializedDiagnostics()
         let end = try await workspace.run(StepCommand("swift", buildArguments), step: .building, commit: commit) { line in
             parser.withLock { $0.consume(line.utf8) }
         }
-        return BuildOutput(diagnostics: parser.withLock { $0.diagnostics }, end: end, startedAt: started)
+        return BuildOutput(diagnostics: parser.withLock { $0.diagnostics }, end: end, diagnosticsBefore: before)
     }
 
     /// `swift format lint` of the whole package (swift-format skips hidden directories such as
@@ -183,25 +184,36 @@ public struct PackageBuild: Sendable {
         return export.flatMap { Coverage.percentage(exportAt: "\(path)/\($0)", root: workspace.seenAs) }
     }
 
+    /// The serialized diagnostics of the build directory, `.build/<configuration>/<Module>.build/
+    /// <File>.dia`, each with when it was written.
+    func serializedDiagnostics() -> [String: Date] {
+        let buildDirectory = "\(workspace.directory)/.build/\(configuration)"
+        let fileManager = FileManager.default
+        var found: [String: Date] = [:]
+        for module in (try? fileManager.contentsOfDirectory(atPath: buildDirectory)) ?? [] where module.hasSuffix(".build") {
+            let directory = "\(buildDirectory)/\(module)"
+            for file in (try? fileManager.contentsOfDirectory(atPath: directory)) ?? [] where file.hasSuffix(".dia") {
+                let path = "\(directory)/\(file)"
+                if let modified = try? fileManager.attributesOfItem(atPath: path)[.modificationDate] as? Date { found[path] = modified }
+            }
+        }
+        return found
+    }
+
     /// An incremental build prints nothing for files it does not recompile, so their warnings would
     /// look resolved. `previous`'s warnings in files that were not recompiled this time (their
-    /// serialized diagnostics, `.build/…/<Module>.build/<File>.dia`, are older than this build)
-    /// and that still exist are kept.
+    /// serialized diagnostics are the ones the build found) and that still exist are kept. What
+    /// the build wrote is told by comparing with what it found, not with a clock: an integration
+    /// that starts within a second of the last compile must not take its diagnostics for new.
     public func carriedWarnings(from previous: [IntegrationIssue], build: BuildOutput) -> [Diagnostic] {
         let seenFiles = Set(build.diagnostics.compactMap(\.file))
         let root = workspace.directory
-        let buildDirectory = "\(root)/.build/\(configuration)"
-        let moduleDirectories = ((try? FileManager.default.contentsOfDirectory(atPath: buildDirectory)) ?? []).filter { $0.hasSuffix(".build") }
+        let after = serializedDiagnostics()
         func recompiled(_ file: String) -> Bool {
-            let stem = ((file as NSString).lastPathComponent as NSString).deletingPathExtension
-            var found = false
-            for module in moduleDirectories {
-                let dia = "\(buildDirectory)/\(module)/\(stem).dia"
-                guard let modified = try? FileManager.default.attributesOfItem(atPath: dia)[.modificationDate] as? Date else { continue }
-                found = true
-                if modified >= build.startedAt.addingTimeInterval(-1) { return true }
-            }
-            return !found
+            let name = "/" + ((file as NSString).lastPathComponent as NSString).deletingPathExtension + ".dia"
+            let written = after.filter { $0.key.hasSuffix(name) }
+            // No serialized diagnostics of the file at all: nothing says it was not recompiled.
+            return written.isEmpty || written.contains { build.diagnosticsBefore[$0.key] != $0.value }
         }
         return previous.compactMap { issue in
             guard issue.type == .warning, issue.status != .resolved, let file = issue.file, !seenFiles.contains(file), !file.hasPrefix("/"),
