@@ -20,7 +20,7 @@ struct StoreBench {
                 type: .warning, message: "variable 'x\($0)' was never used", file: "Sources/App/File\($0).swift", line: $0 * 10, fingerprint: "w\($0)"
             )
         }
-        let outcome = IntegrationOutcome(result: .testFailures, warnings: 5, tests: tests, issues: issues)
+        let outcome = IntegrationOutcome(result: .testFailures, tests: tests, issues: issues)
         let start = ContinuousClock.now
         try await record(store, count: 1000, outcome: outcome)
         let seconds = Measure.milliseconds(ContinuousClock.now - start) / 1000
@@ -29,7 +29,7 @@ struct StoreBench {
             comparison: "each: queue + claim + complete with 5 issues, 20 tests")
 
         // Fill up to 100,000 integrations.
-        try await record(store, count: 99_000, outcome: IntegrationOutcome(result: .succeeded, warnings: 1, tests: Array(tests.prefix(3))))
+        try await record(store, count: 99_000, outcome: IntegrationOutcome(result: .succeeded, tests: Array(tests.prefix(3))))
         let overview = try await Measure.median(runs: 21) { _ = try await store.botOverviews() }
         table.add("front page query, 100,000 integrations", target: "< 5 ms", measured: Measure.format(overview), comparison: "50 bots")
         let history = try await Measure.median(runs: 21) { _ = try await store.integrations(bot: "bot-25", limit: 50, before: 1500) }
@@ -40,7 +40,7 @@ struct StoreBench {
     func fill(_ store: SQLiteStore, count: Int) async throws {
         try await store.syncBots(
             bots.map { BotState(name: $0, file: "Bots/\($0).yml", repository: "https://example.com/\($0).git", branch: "main") }, now: Date())
-        try await record(store, count: count, outcome: IntegrationOutcome(result: .succeeded, warnings: 1))
+        try await record(store, count: count, outcome: IntegrationOutcome(result: .succeeded))
     }
 
     private func record(_ store: SQLiteStore, count: Int, outcome: IntegrationOutcome) async throws {

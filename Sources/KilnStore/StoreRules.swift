@@ -41,8 +41,9 @@ enum StoreRules {
         )
     }
 
-    /// The results whose integration ran its tests: what `beforeFailedBuild` looks back to.
-    static let testedResults: [IntegrationResult] = [.succeeded, .warnings, .testFailures]
+    /// The results whose integration ran its tests (`IntegrationResult.ranTests`): what
+    /// `beforeFailedBuild` looks back to.
+    static let testedResults = IntegrationResult.allCases.filter(\.ranTests)
 
     /// Why an integration left running by a process that is gone was ended.
     static func abandonedReason(owner: String, step: IntegrationStep) -> String {

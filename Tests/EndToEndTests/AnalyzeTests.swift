@@ -145,7 +145,7 @@ struct AnalyzeTests {
         let two = try await home.recorded(2)
         let error = try #require(two.issues.first { $0.type == .error }, "\(two.issues)")
         #expect(error.message.hasPrefix("API breakage not checked: ") && error.message.contains("declares none"), "\(error.message)")
-        #expect(two.integration.summary?.errors == 1)
+        #expect(two.integration.summary?[.error] == 1)
     }
 
     @Test("A real package (swift-log, with its own .swift-format): a lint finding and an API break of one commit are new and its author's")

@@ -33,7 +33,7 @@ struct MigrateTests {
         try await store.record(
             "app",
             outcome: IntegrationOutcome(
-                result: .warnings, warnings: 1,
+                result: .warnings,
                 tests: [
                     TestCase(
                         suite: "AppTests", name: "adds", status: .failed, duration: 0.5, message: "1 != 2", file: "Tests/AppTests.swift", line: 7)
@@ -44,7 +44,7 @@ struct MigrateTests {
         try await store.record(
             "app",
             outcome: IntegrationOutcome(
-                result: .buildErrors, errors: 1, issues: [.init(type: .error, message: "no such module", file: nil, line: nil, fingerprint: "e1")]),
+                result: .buildErrors, issues: [.init(type: .error, message: "no such module", file: nil, line: nil, fingerprint: "e1")]),
             at: t0.addingTimeInterval(120), log: String(repeating: "long line of output\n", count: 120_000))
         _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, commit: nil, branch: "main"), now: t0.addingTimeInterval(180))
         _ = try await store.queueMail(

@@ -65,7 +65,7 @@ struct RunCommandTests {
         #expect(fourth.output.contains("failed: MathTests.testMaybeFails (Tests/LibTests/LibTests.swift:6)"))
         #expect(fourth.output.contains("failed: LibSwiftTests.SwiftMath.addsAgain() \"Adds again\" (Tests/LibSwiftTests/LibSwiftTests.swift:6)"))
         let four = try await home.recorded(4)
-        #expect(four.integration.summary?.testFailures == 2)
+        #expect(four.integration.summary?[.testFailure] == 2)
         #expect(four.issues.filter { $0.type == .testFailure }.count == 2)
         #expect(four.issues.first { $0.type == .error }?.status == .resolved)
         #expect(four.issues.first { $0.type == .warning }?.status == .unresolved, "the warning survives the build that fixed the error")

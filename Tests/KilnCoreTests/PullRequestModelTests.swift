@@ -97,14 +97,23 @@ struct PullRequestModelTests {
         #expect(long.description.count == CommitStatus.maximumDescription)
     }
 
-    @Test("Counts read as English")
+    @Test("Counts read as English, a figure per kind: those always counted, and the others when present")
     func counts() {
         #expect(CountText.of(0, "error") == "0 errors" && CountText.of(1, "warning") == "1 warning" && CountText.of(2, "test") == "2 tests")
         let figures = SummaryFigures(Summary(issues: [.warning: 1, .testFailure: 1], tests: 1, issueChanges: [.warning: 1]))
         #expect(
-            [figures.errorsText, figures.warningsText, figures.testsText, figures.testFailuresText] == [
-                "0 errors", "1 warning", "1 test", "1 test failure",
-            ])
-        #expect(figures.warningsChange == "+1" && figures.errorsChange == nil)
+            figures.issues.map { $0.text + $0.among } == ["0 errors", "1 warning", "1 test failure of 1 test"],
+            "kinds not counted nor changed are left out")
+        #expect(figures.issues.map(\.separator) == ["", ", ", ", "])
+        #expect(figures.issues.map(\.change) == [nil, "+1", nil] && figures.testsText == "1 test")
+        let fixed = SummaryFigures(Summary(tests: 1, issueChanges: [.performanceRegression: -1]))
+        #expect(fixed.issues.last?.text == "0 performance regressions" && fixed.issues.last?.change == "−1", "a kind that went away still shows")
+        let first = SummaryFigures(Summary(issues: [.analyzerWarning: 2], tests: 3))
+        #expect(
+            first.issues.map { $0.text + $0.among } == ["0 errors", "0 warnings", "0 test failures of 3 tests", "2 analyzer warnings"],
+            "nothing to compare with")
+        #expect(
+            first.columns.map(\.key) == ["errors", "warnings", "testFailures"]
+                && SummaryFigures.columnTitles == ["Errors", "Warnings", "Test failures"])
     }
 }

@@ -45,7 +45,7 @@ struct MailFixture {
         let integration = try await store.record(
             bot,
             outcome: IntegrationOutcome(
-                result: result, errors: issues.filter { $0.type == .error }.count, tests: tests, issues: issues,
+                result: result, tests: tests, issues: issues,
                 commits: [Commit(sha: "abc1234", author: "Alice", email: "alice@example.com", date: now, subject: "Change things")]),
             commit: "abc1234", at: now, duration: 30)
         clock.set(now.addingTimeInterval(60))

@@ -13,7 +13,7 @@ struct CompletionTests {
         let first = try await test.integrate(
             "app",
             outcome: IntegrationOutcome(
-                result: .testFailures, errors: 0, warnings: 2,
+                result: .testFailures,
                 tests: [
                     TestCase(suite: "AppTests", name: "testA", status: .passed, duration: 0.1),
                     TestCase(
@@ -34,7 +34,7 @@ struct CompletionTests {
         let third = try await test.integrate(
             "app",
             outcome: IntegrationOutcome(
-                result: .succeeded, warnings: 1, tests: [TestCase(suite: "AppTests", name: "testA", status: .passed, duration: 0.1)], coverage: 62.5,
+                result: .succeeded, tests: [TestCase(suite: "AppTests", name: "testA", status: .passed, duration: 0.1)], coverage: 62.5,
                 issues: [
                     IntegrationIssue(type: .warning, message: "unused x", file: "a.swift", line: 13, fingerprint: "w1"),
                     IntegrationIssue(type: .warning, message: "unused z", file: "b.swift", line: 1, fingerprint: "w3"),
@@ -42,8 +42,8 @@ struct CompletionTests {
         #expect(
             third.summary
                 == Summary(
-                    issues: [.warning: 1], tests: 1, coverage: 62.5,
-                    issueChanges: [.error: 0, .warning: -1, .testFailure: -1, .analyzerWarning: 0, .performanceRegression: 0],
+                    issues: [.warning: 2], tests: 1, coverage: 62.5,
+                    issueChanges: [.error: 0, .warning: 0, .testFailure: -1, .analyzerWarning: 0, .performanceRegression: 0],
                     testsChange: -1,
                     coverageChange: 12.5))
         let detail = try #require(try await test.store.integration(bot: "app", number: 3))
@@ -66,11 +66,11 @@ struct CompletionTests {
         let test = try await TestStore(engine)
         let warning = IntegrationIssue(type: .warning, message: "unused", file: "a.swift", line: 2, fingerprint: "w")
         let failure = IntegrationIssue(type: .testFailure, message: "S.t: nope", fingerprint: "t")
-        try await test.integrate("app", outcome: IntegrationOutcome(result: .testFailures, warnings: 1, issues: [warning, failure]))
-        try await test.integrate("app", outcome: IntegrationOutcome(result: .buildErrors, errors: 1, issues: [.error("broken")]), at: 100)
+        try await test.integrate("app", outcome: IntegrationOutcome(result: .testFailures, issues: [warning, failure]))
+        try await test.integrate("app", outcome: IntegrationOutcome(result: .buildErrors, issues: [.error("broken")]), at: 100)
         let broken = try #require(try await test.store.integration(bot: "app", number: 2))
         #expect(broken.issues.map(\.status) == [.new], "nothing resolved by a build that could not see it")
-        try await test.integrate("app", outcome: IntegrationOutcome(result: .testFailures, warnings: 1, issues: [warning, failure]), at: 200)
+        try await test.integrate("app", outcome: IntegrationOutcome(result: .testFailures, issues: [warning, failure]), at: 200)
         let fixed = try #require(try await test.store.integration(bot: "app", number: 3))
         #expect(fixed.issues.map(\.fingerprint) == ["w", "t", IntegrationIssue.error("broken").fingerprint])
         #expect(fixed.issues.map(\.status) == [.unresolved, .unresolved, .resolved])
@@ -131,7 +131,7 @@ struct CompletionTests {
             try await test.integrate(
                 "app",
                 outcome: IntegrationOutcome(
-                    result: .succeeded, warnings: 1, tests: [TestCase(suite: "S", name: "t", status: .passed, duration: 1)],
+                    result: .succeeded, tests: [TestCase(suite: "S", name: "t", status: .passed, duration: 1)],
                     issues: [IntegrationIssue.error("e\(index)")]), at: Double(index * 100))
         }
         for index in 0..<3 { try await test.integrate("lib", outcome: IntegrationOutcome(result: .succeeded), at: Double(1000 + index * 100)) }

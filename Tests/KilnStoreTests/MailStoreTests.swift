@@ -17,7 +17,7 @@ struct MailStoreTests {
         #expect(try await test.store.integrationsToNotify(limit: 2).map(\.number) == [1, 2])
         try await test.store.markNotified([waiting[0].id, waiting[1].id], now: test.at(500))
         #expect(try await test.store.integrationsToNotify(limit: 10).map(\.number) == [3])
-        try await test.integrate("other", outcome: IntegrationOutcome(result: .warnings, warnings: 1), at: 600)
+        try await test.integrate("other", outcome: IntegrationOutcome(result: .warnings), at: 600)
         #expect(try await test.store.markAllNotified(now: test.at(700)) == 2)
         #expect(try await test.store.integrationsToNotify(limit: 10).isEmpty)
         #expect(try await test.store.markAllNotified(now: test.at(800)) == 0)
@@ -28,7 +28,7 @@ struct MailStoreTests {
         let test = try await TestStore(engine)
         let warning = IntegrationIssue(type: .warning, message: "unused", file: "a.swift", line: 1, fingerprint: "w")
         try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), at: 0)  // before the period
-        try await test.integrate("app", outcome: IntegrationOutcome(result: .warnings, warnings: 1, issues: [warning]), at: 1000)
+        try await test.integrate("app", outcome: IntegrationOutcome(result: .warnings, issues: [warning]), at: 1000)
         let tests = [
             TestCase(suite: "S", name: "fast", status: .passed, duration: 0.1), TestCase(suite: "S", name: "slow", status: .passed, duration: 3),
             TestCase(suite: "S", name: "medium", status: .passed, duration: 1),
@@ -39,7 +39,7 @@ struct MailStoreTests {
         let queued = try await test.store.enqueue(
             QueueRequest(bot: "app", cause: .webhook, commit: "p1", branch: "main", pullRequest: pull), now: test.at(2500))
         let claim = try #require(try await test.store.claim(queued.integration.id, owner: "test", now: test.at(2501)))
-        try await test.store.complete(claim, outcome: IntegrationOutcome(result: .buildErrors, errors: 1), now: test.at(2510))
+        try await test.store.complete(claim, outcome: IntegrationOutcome(result: .buildErrors), now: test.at(2510))
         try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), at: 9000)  // after the period
 
         let digest = try await test.store.digest(bot: "app", from: test.at(500), to: test.at(5000))
@@ -62,7 +62,7 @@ struct MailStoreTests {
         let test = try await TestStore(engine)
         try await test.store.record("app", outcome: IntegrationOutcome(result: .succeeded), at: test.at(0), duration: 5)
         try await test.store.record("app", outcome: IntegrationOutcome(result: .succeeded), at: test.at(100), duration: 50)
-        try await test.store.record("app", outcome: IntegrationOutcome(result: .buildErrors, errors: 1), at: test.at(200), duration: 500)
+        try await test.store.record("app", outcome: IntegrationOutcome(result: .buildErrors), at: test.at(200), duration: 500)
         _ = try await test.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: test.at(300))
         _ = try await test.store.enqueue(QueueRequest(bot: "other", cause: .manual, branch: "main"), now: test.at(300))
         _ = try await test.store.claimNext(owner: "test 1 1", now: test.at(301))

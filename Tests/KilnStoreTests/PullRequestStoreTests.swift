@@ -91,18 +91,18 @@ struct PullRequestStoreTests {
         let store = test.store
         let base = IntegrationIssue(type: .warning, message: "old", file: "a.swift", line: 1, fingerprint: "base")
         let added = IntegrationIssue(type: .warning, message: "new", file: "b.swift", line: 2, fingerprint: "added")
-        try await test.integrate("app", outcome: IntegrationOutcome(result: .warnings, warnings: 1, issues: [base]), commit: "aaaa1111")
+        try await test.integrate("app", outcome: IntegrationOutcome(result: .warnings, issues: [base]), commit: "aaaa1111")
 
         let queued = try await store.enqueue(Self.headOf(5, "bbbb1111"), now: test.at(10))
         let claim = try #require(try await store.claim(queued.integration.id, owner: "test", now: test.at(11)))
         let pull = try await store.complete(
-            claim, outcome: IntegrationOutcome(result: .warnings, warnings: 2, issues: [base, added]), now: test.at(12))
+            claim, outcome: IntegrationOutcome(result: .warnings, issues: [base, added]), now: test.at(12))
         #expect(pull.summary?.change(.warning) == 1)
         let pullIssues = try #require(try await store.integration(bot: "app", number: 2)).issues
         #expect(pullIssues.map(\.status) == [.unresolved, .new])
 
         // The branch's next integration compares with the branch's #1: "added" never was the branch's.
-        try await test.integrate("app", outcome: IntegrationOutcome(result: .warnings, warnings: 1, issues: [base]), at: 20, commit: "aaaa2222")
+        try await test.integrate("app", outcome: IntegrationOutcome(result: .warnings, issues: [base]), at: 20, commit: "aaaa2222")
         let branch = try #require(try await store.integration(bot: "app", number: 3))
         #expect(branch.issues.map(\.fingerprint) == ["base"] && branch.issues.map(\.status) == [.unresolved])
         #expect(branch.integration.summary?.change(.warning) == 0)

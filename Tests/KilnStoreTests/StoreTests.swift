@@ -105,7 +105,7 @@ struct StoreMigrationTests {
         #expect(overviews.first?.last?.number == 2)
         #expect(overviews.first?.last?.result == .testFailures)
         let summary = try #require(overviews.first?.last?.summary)
-        #expect(summary.testFailures == 1 && summary.tests == 1 && summary.errors == 0, "\(summary)")
+        #expect(summary[.testFailure] == 1 && summary.tests == 1 && summary[.error] == 0, "\(summary)")
         #expect(summary.change(.testFailure) != nil, "the changes against #1 are kept")
         let detail = try #require(try await store.integration(bot: "app", number: 2))
         #expect(detail.issues.map(\.status) == [.unresolved])

@@ -10,7 +10,7 @@ struct PagesTests {
     /// An integration whose every user-supplied text is hostile markup.
     static var hostileOutcome: IntegrationOutcome {
         IntegrationOutcome(
-            result: .testFailures, errors: 0, warnings: 1,
+            result: .testFailures,
             tests: [
                 TestCase(suite: "AppTests", name: "test\(hostile)", status: .failed, duration: 0.5, message: "boom"),
                 TestCase(suite: "AppTests", name: "testFine", status: .passed, duration: 0.1),
@@ -75,7 +75,10 @@ struct PagesTests {
     func figures() async throws {
         let web = try await WebFixture.start(bots: ["app": Bots.app])
         defer { Task { await web.stop() } }
-        try await web.integrate("app", result: .succeeded, outcome: IntegrationOutcome(result: .succeeded, warnings: 3))
+        let warnings = (1...3).map { (index: Int) in
+            IntegrationIssue(type: .warning, message: "unused \(index)", file: "a.swift", line: index, fingerprint: "w\(index)")
+        }
+        try await web.integrate("app", result: .succeeded, outcome: IntegrationOutcome(result: .succeeded, issues: warnings))
         let second = try await web.integrate("app", result: .testFailures, outcome: Self.hostileOutcome)
         let change = { (figure: Int, change: String) in "\(figure) <span class=\"change\">\(change)</span>" }
         for path in ["/", "/bots/app"] {

@@ -180,7 +180,7 @@ struct PullRequestWebhookTests {
             QueueRequest(bot: "hello", cause: .webhook, commit: Self.head, branch: "master", pullRequest: pull), now: Date())
         let claim = try #require(try await web.store.claim(queued.integration.id, owner: "test", now: Date()))
         let warning = IntegrationIssue(type: .warning, message: "unused", file: "a.swift", line: 1, fingerprint: "w")
-        try await web.store.complete(claim, outcome: IntegrationOutcome(result: .warnings, warnings: 1, issues: [warning]), now: Date())
+        try await web.store.complete(claim, outcome: IntegrationOutcome(result: .warnings, issues: [warning]), now: Date())
 
         let page = try await web.get("/bots/hello/integrations/1").text
         #expect(

@@ -23,16 +23,10 @@ extension IssueBuilder {
                     type: .performanceRegression, message: found.regression.message(suite: found.test.suite, name: found.test.name),
                     file: found.test.file, line: found.test.line, fingerprint: hash("performance-regression|\(found.test.suite)|\(found.test.name)"))
             }
-        let errors = issues.filter { $0.type == .error }.count
-        let warnings = issues.filter { $0.type == .warning }.count
-        let analyzerWarnings = issues.filter { $0.type == .analyzerWarning }.count
-        let failures = tests.tests.filter(\.counts).count
         // A regression ranks as a failing test, or as a warning (its count stays its own).
-        let (slowerFailing, slowerWarning) = regressions == .failure ? (regressed.count, 0) : (0, regressed.count)
-        let result = IntegrationResult.decide(
-            buildFailed: !build.succeeded, errors: errors, testFailures: failures + slowerFailing, warnings: warnings + slowerWarning,
-            analyzerWarnings: analyzerWarnings)
-        return IntegrationOutcome(result: result, errors: errors, warnings: warnings, tests: tests.tests, coverage: tests.coverage, issues: issues)
+        let results = issues.map { $0.type == .performanceRegression && regressions == .warning ? .warnings : $0.type.result }
+        let result = build.succeeded ? IntegrationResult.worst(results) : .buildErrors
+        return IntegrationOutcome(result: result, tests: tests.tests, coverage: tests.coverage, issues: issues)
     }
 
     /// Who introduced each issue: the author of its line when `blame` says the line last changed

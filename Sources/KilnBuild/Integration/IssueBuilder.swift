@@ -45,15 +45,3 @@ public enum IssueBuilder {
         return String(repeating: "0", count: 16 - digits.count) + digits
     }
 }
-
-extension IntegrationResult {
-    /// The result DESIGN.md's order gives: checkout and trigger failures first, then build errors
-    /// over test failures over warnings over analyzer warnings over success.
-    public static func decide(buildFailed: Bool, errors: Int, testFailures: Int, warnings: Int, analyzerWarnings: Int = 0) -> IntegrationResult {
-        if buildFailed || errors > 0 { return .buildErrors }
-        if testFailures > 0 { return .testFailures }
-        if warnings > 0 { return .warnings }
-        if analyzerWarnings > 0 { return .analyzerWarnings }
-        return .succeeded
-    }
-}

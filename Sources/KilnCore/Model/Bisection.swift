@@ -99,17 +99,14 @@ public struct Bisection: Sendable, Hashable {
     /// The kinds of new issue a bisection looks for: a build error, a failing test, a measurement
     /// that got slower (a bisect integration judges its measurements against the baseline the
     /// bisected integration had).
-    public static let soughtTypes: Set<IssueType> = [.error, .testFailure, .performanceRegression]
+    public static let soughtTypes = Set(IssueType.allCases.filter(\.breaks))
 
     /// What an integration of a commit of the range showed: bad when any of the failures is
     /// among its issues; good when it built and tested without them. A build that failed for
     /// another reason may hide them, and a broken checkout or trigger says nothing: skipped.
     public static func verdict(result: IntegrationResult, found: Set<String>, sought: [String]) -> Verdict {
         if sought.contains(where: found.contains) { return .bad }
-        switch result {
-        case .succeeded, .warnings, .testFailures: return .good
-        default: return .skip
-        }
+        return result.ranTests ? .good : .skip
     }
 }
 

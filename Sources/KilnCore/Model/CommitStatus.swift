@@ -106,16 +106,16 @@ public struct CommitStatus: Sendable, Hashable {
     static func describe(_ integration: Integration, result: IntegrationResult, issues: [IntegrationIssue]) -> String {
         let new = issues.filter { $0.status == .new }
         var parts: [String] = []
-        let newErrors = new.filter { $0.type == .error }.count
-        let newWarnings = new.filter { $0.type == .warning }.count
-        let newFindings = new.filter { $0.type == .analyzerWarning }.count
-        let slower = issues.filter { $0.type == .performanceRegression && $0.status != .resolved }.count
-        let failing = issues.filter { $0.type == .testFailure && $0.status != .resolved }.count
-        if newErrors > 0 { parts.append(CountText.of(newErrors, "new error")) }
-        if newWarnings > 0 { parts.append(CountText.of(newWarnings, "new warning")) }
-        if newFindings > 0 { parts.append(CountText.of(newFindings, "new analyzer warning")) }
-        if failing > 0 { parts.append(CountText.of(failing, "test", plural: "tests") + " failing") }
-        if slower > 0 { parts.append(CountText.of(slower, "test", plural: "tests") + " slower") }
+        for kind in IssueType.allCases {
+            switch kind.statusWords {
+            case .new(let noun):
+                let count = new.filter { $0.type == kind }.count
+                if count > 0 { parts.append(CountText.of(count, noun)) }
+            case .openTests(let state):
+                let count = issues.filter { $0.type == kind && $0.status != .resolved }.count
+                if count > 0 { parts.append(CountText.of(count, "test", plural: "tests") + " " + state) }
+            }
+        }
         var names: [String] = []
         for committer in new.flatMap(\.introducedBy) where !names.contains(committer.name) { names.append(committer.name) }
         let who = names.isEmpty ? "" : " (\(names.prefix(3).joined(separator: ", "))\(names.count > 3 ? " and others" : ""))"
@@ -127,10 +127,11 @@ public struct CommitStatus: Sendable, Hashable {
         case .succeeded:
             let tests = summary?.tests ?? 0
             return tests > 0 ? "Succeeded: \(CountText.of(tests, "test")) passed" : "Succeeded"
-        case .analyzerWarnings: return "\(CountText.of(summary?[.analyzerWarning] ?? 0, "analyzer warning")), none new"
-        case .warnings: return "\(CountText.of(summary?.warnings ?? 0, "warning")), none new"
+        case .analyzerWarnings, .warnings, .buildErrors:
+            // The kind that gives this result, counted: "2 warnings, none new".
+            guard let kind = IssueType.allCases.first(where: { $0.result == result }) else { return result.rawValue }
+            return "\(CountText.of(summary?[kind] ?? 0, kind.noun)), none new"
         case .testFailures: return "Tests failing"
-        case .buildErrors: return "\(CountText.of(summary?.errors ?? 0, "build error")), none new"
         case .checkoutError: return "Checkout failed: " + (integration.reason ?? "see the log")
         case .triggerError: return "A trigger failed: " + (integration.reason ?? "see the log")
         case .timeout: return "Timed out"

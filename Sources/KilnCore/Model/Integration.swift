@@ -112,10 +112,6 @@ public struct Summary: Sendable, Hashable, Encodable {
         issueChanges.isEmpty ? nil : issueChanges[kind] ?? 0
     }
 
-    public var errors: Int { self[.error] }
-    public var warnings: Int { self[.warning] }
-    public var testFailures: Int { self[.testFailure] }
-
     /// This summary with its changes computed against `previous`.
     public func changed(from previous: Summary?) -> Summary {
         var summary = self

@@ -2,8 +2,6 @@
 public struct IntegrationOutcome: Sendable {
     public var result: IntegrationResult
     public var reason: String?
-    public var errors: Int
-    public var warnings: Int
     public var tests: [TestCase]
     public var coverage: Double?
     /// Issues found, without status: the store marks them against the previous integration.
@@ -14,13 +12,11 @@ public struct IntegrationOutcome: Sendable {
     public var bisect: BisectRequest?
 
     public init(
-        result: IntegrationResult, reason: String? = nil, errors: Int = 0, warnings: Int = 0, tests: [TestCase] = [], coverage: Double? = nil,
+        result: IntegrationResult, reason: String? = nil, tests: [TestCase] = [], coverage: Double? = nil,
         issues: [IntegrationIssue] = [], commits: [Commit] = [], triggers: [TriggerRun] = []
     ) {
         self.result = result
         self.reason = reason
-        self.errors = errors
-        self.warnings = warnings
         self.tests = tests
         self.coverage = coverage
         self.issues = issues
@@ -29,15 +25,12 @@ public struct IntegrationOutcome: Sendable {
     }
 
     /// The counts of this outcome, without changes (the store computes those against the previous
-    /// integration).
+    /// integration): its issues by kind, except that a kind counted from the tests counts every
+    /// failed test, a quarantined one too (it is no issue: it fails nothing and blames nobody).
     public var summary: Summary {
-        Summary(
-            issues: [
-                .error: errors, .warning: warnings, .testFailure: tests.filter { $0.status == .failed }.count,
-                .analyzerWarning: issues.filter { $0.type == .analyzerWarning }.count,
-                .performanceRegression: issues.filter { $0.type == .performanceRegression }.count,
-            ], tests: tests.count,
-            coverage: coverage)
+        var counts = Dictionary(issues.map { ($0.type, 1) }, uniquingKeysWith: +)
+        for kind in IssueType.allCases where kind.countsTests { counts[kind] = tests.filter { $0.status == .failed }.count }
+        return Summary(issues: counts, tests: tests.count, coverage: coverage)
     }
 }
 

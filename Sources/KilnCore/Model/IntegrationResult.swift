@@ -24,6 +24,15 @@ public enum IntegrationResult: String, CaseIterable, Codable, Sendable, Hashable
     public static let built: Set<IntegrationResult> = [.succeeded, .analyzerWarnings, .warnings, .testFailures, .buildErrors]
 
     public var isBuilt: Bool { Self.built.contains(self) }
+
+    /// Whether the integration ran its tests: it built, and no error ranks it below them.
+    public var ranTests: Bool { isBuilt && self != .buildErrors }
+
+    /// The worst of `results` by DESIGN.md's order (the order of the cases); succeeded for none.
+    public static func worst(_ results: some Sequence<IntegrationResult>) -> IntegrationResult {
+        let rank = { (result: IntegrationResult) in allCases.firstIndex(of: result) ?? 0 }
+        return results.max { rank($0) < rank($1) } ?? .succeeded
+    }
 }
 
 /// Which earlier integration of the same bot something is compared with: each rule is named here

@@ -1,54 +1,57 @@
 import Foundation
 
-/// A summary as pages and mails write it: the counts, each change as `+2` or `−1` (nil when
-/// nothing changed or there is nothing to compare with, so that a template writes nothing) and
-/// coverage as `87.5 %`. The templates read it as `figures`; stored properties only, since
-/// Mustache reads them by reflection.
+/// A summary as pages and mails write it: a figure per kind of issue, each change as `+2` or
+/// `−1` (nil when nothing changed or there is nothing to compare with, so that a template writes
+/// nothing) and coverage as `87.5 %`. The templates read it as `figures` and iterate over its
+/// kinds, never naming one; stored properties only, since Mustache reads them by reflection.
 public struct SummaryFigures: Sendable, Hashable {
-    public var errors: Int
-    public var errorsChange: String?
-    public var warnings: Int
-    public var warningsChange: String?
+    /// One kind's count.
+    public struct Kind: Sendable, Hashable {
+        /// The kind's name in the API's summary (`testFailures`).
+        public var key: String
+        public var count: Int
+        public var change: String?
+        /// The count with its noun, as English: `1 test failure`, `0 errors`.
+        public var text: String
+        /// After the change, for a kind counted from the tests: ` of 3 tests`; else empty.
+        public var among: String
+        /// What stands before it in a line of figures: nothing for the first, else `, `.
+        public var separator: String
+    }
+
+    /// The kinds always counted and those present (counted, or changed since the previous
+    /// integration), in the kinds' order: `0 errors, 1 warning, 1 test failure of 3 tests`.
+    public var issues: [Kind]
+    /// The kinds always counted, present or not: the columns of the pages' tables.
+    public var columns: [Kind]
     public var tests: Int
     public var testsChange: String?
-    public var testFailures: Int
-    public var testFailuresChange: String?
-    public var analyzerWarnings: Int
-    public var analyzerWarningsChange: String?
-    public var performanceRegressions: Int
-    public var coverage: String?
-    /// The counts with their nouns, as English: `0 errors`, `1 warning`, `1 test failure`, `3 tests`.
-    public var errorsText: String
-    public var warningsText: String
-    public var testFailuresText: String
+    /// `3 tests`.
     public var testsText: String
-    /// `2 analyzer warnings`; nil when there are none and were none before, so that bots
-    /// that do not analyze show nothing.
-    public var analyzerWarningsText: String?
-    /// `1 performance regression`; nil when there is none.
-    public var performanceRegressionsText: String?
+    public var coverage: String?
+
+    /// The titles of `columns`, for a table's head: `Errors`, `Test failures`.
+    public static let columnTitles = IssueType.counted.map { kind in
+        let plural = CountText.of(2, kind.noun).dropFirst(2)
+        return plural.prefix(1).uppercased() + plural.dropFirst()
+    }
 
     /// The figures of `summary`; all zero when the integration has none (it never built).
     public init(_ summary: Summary?) {
         let summary = summary ?? Summary()
-        errors = summary.errors
-        errorsChange = Self.change(summary.change(.error))
-        warnings = summary.warnings
-        warningsChange = Self.change(summary.change(.warning))
         tests = summary.tests
         testsChange = Self.change(summary.testsChange)
-        testFailures = summary.testFailures
-        testFailuresChange = Self.change(summary.change(.testFailure))
-        analyzerWarnings = summary[.analyzerWarning]
-        analyzerWarningsChange = Self.change(summary.change(.analyzerWarning))
-        coverage = summary.coverageText
-        errorsText = CountText.of(errors, "error")
-        warningsText = CountText.of(warnings, "warning")
-        testFailuresText = CountText.of(testFailures, "test failure")
         testsText = CountText.of(tests, "test")
-        performanceRegressions = summary[.performanceRegression]
-        performanceRegressionsText = performanceRegressions == 0 ? nil : CountText.of(performanceRegressions, "performance regression")
-        analyzerWarningsText = analyzerWarnings == 0 && analyzerWarningsChange == nil ? nil : CountText.of(analyzerWarnings, "analyzer warning")
+        coverage = summary.coverageText
+        let all = IssueType.allCases.map { kind in
+            Kind(
+                key: kind.summaryKey, count: summary[kind], change: Self.change(summary.change(kind)), text: CountText.of(summary[kind], kind.noun),
+                among: kind.countsTests ? " of \(CountText.of(summary.tests, "test"))" : "", separator: ", ")
+        }
+        columns = zip(IssueType.allCases, all).filter { $0.0.alwaysCounted }.map(\.1)
+        issues = zip(IssueType.allCases, all).filter { $0.0.alwaysCounted || $0.1.count != 0 || $0.1.change != nil }.map(\.1)
+        if !issues.isEmpty { issues[0].separator = "" }
+        if !columns.isEmpty { columns[0].separator = "" }
     }
 
     static func change(_ value: Int?) -> String? {

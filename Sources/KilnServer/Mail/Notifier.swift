@@ -24,7 +24,8 @@ public struct Notifier: Sendable {
     public let timeZone: TimeZone
 
     public init(
-        store: any Store, templates: MailTemplates, from: EmailAddress, publicURL: String, reports: ReportTimes = ReportTimes(),
+        store: any Store, templates: MailTemplates, from: EmailAddress, publicURL: String,
+        reports: ReportTimes = ReportTimes(),
         timeZone: TimeZone = .current
     ) {
         self.store = store
@@ -244,7 +245,7 @@ public struct Notifier: Sendable {
     }
 
     private func digestSection(_ name: String, _ figures: DigestFigures, before: DigestFigures) -> DigestBot {
-        let good = { (f: DigestFigures) in (f.results[.succeeded] ?? 0) + (f.results[.warnings] ?? 0) }
+        let good = { (f: DigestFigures) in f.results.filter(\.key.isPassing).values.reduce(0, +) }
         var trend = "\(figures.count) vs \(before.count) integrations in the previous period"
         if figures.count > 0, before.count > 0 {
             let now = Double(good(figures)) / Double(figures.count) * 100

@@ -61,6 +61,8 @@ struct BotPage {
     var queued: [ActiveView]
     var integrations: [IntegrationSummaryView]
     var hasIntegrations: Bool
+    /// The heads of the history's issue columns, one per kind always counted.
+    var kindColumns = SummaryFigures.columnTitles
     var charts: [TrendChart]
     var olderURL: String?
     var newestURL: String?

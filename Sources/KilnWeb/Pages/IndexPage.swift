@@ -46,6 +46,8 @@ struct IndexPage {
     var broken: [BrokenBotView]
     var hasBroken: Bool
     var hasBots: Bool
+    /// The heads of the table's issue columns, one per kind always counted.
+    var kindColumns = SummaryFigures.columnTitles
     var bigscreen: Bool
     /// Seconds between refreshes of the wall display; nil for the normal page.
     var refresh: Int?

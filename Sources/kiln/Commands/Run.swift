@@ -150,13 +150,15 @@ struct Run: AsyncParsableCommand {
                 guard let value, value != 0 else { return "" }
                 return value > 0 ? " (+\(value))" : " (\(value))"
             }
-            var counts =
-                "errors \(summary.errors)\(change(summary.change(.error))), warnings \(summary.warnings)\(change(summary.change(.warning))), "
-                + "tests \(summary.tests)\(change(summary.testsChange)), failures \(summary.testFailures)\(change(summary.change(.testFailure)))"
-            if summary[.performanceRegression] > 0 { counts += ", performance regressions \(summary[.performanceRegression])" }
-            if summary[.analyzerWarning] > 0 || summary.change(.analyzerWarning) ?? 0 != 0 {
-                counts += ", analyzer warnings \(summary[.analyzerWarning])\(change(summary.change(.analyzerWarning)))"
+            // "errors 0, warnings 1 (+1), tests 5, failures 1": the kinds always counted, the
+            // tests before the kind counted from them, then the other kinds present.
+            var figures: [String] = []
+            for kind in IssueType.allCases where kind.alwaysCounted || summary[kind] != 0 || summary.change(kind) ?? 0 != 0 {
+                if kind.countsTests { figures.append("tests \(summary.tests)\(change(summary.testsChange))") }
+                let label = kind.countsTests ? "failures" : kind.pluralName.replacingOccurrences(of: "-", with: " ")
+                figures.append("\(label) \(summary[kind])\(change(summary.change(kind)))")
             }
+            var counts = figures.joined(separator: ", ")
             if let coverage = summary.coverageText { counts += ", coverage \(coverage)" }
             lines.append(counts)
         }
@@ -169,7 +171,7 @@ struct Run: AsyncParsableCommand {
             for test in detail.tests where test.status == .flaky {
                 lines.append("flaky: \(test.suite).\(test.name) (failed, then passed when run again): \(test.message ?? "")")
             }
-            for issue in detail.issues where issue.status == .new && issue.type != .testFailure {
+            for issue in detail.issues where issue.status == .new && !issue.type.countsTests {
                 let location = issue.file.map { "\($0)\(issue.line.map { ":\($0)" } ?? ""): " } ?? ""
                 lines.append("new \(issue.type.rawValue): \(location)\(issue.message.split(separator: "\n").first ?? "")")
             }
