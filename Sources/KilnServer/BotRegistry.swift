@@ -9,7 +9,7 @@ import Logging
 /// recorded in the store, so that `kiln status` and the pages show the bots and their problems.
 public actor BotRegistry {
     public let directory: String
-    private let store: (any Store)?
+    private let store: (any IntegrationQueue)?
     /// Whether bubblewrap runs here: bots that want it are run, run unconfined or shown broken.
     public let sandbox: SandboxAvailability
     private let logger: Logger
@@ -23,7 +23,7 @@ public actor BotRegistry {
     /// digests read different bot files.
     public private(set) var digest = ""
 
-    public init(directory: String, store: (any Store)? = nil, sandbox: SandboxAvailability = SandboxAvailability(), logger: Logger) {
+    public init(directory: String, store: (any IntegrationQueue)? = nil, sandbox: SandboxAvailability = SandboxAvailability(), logger: Logger) {
         self.directory = directory
         self.store = store
         self.sandbox = sandbox

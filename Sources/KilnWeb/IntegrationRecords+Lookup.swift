@@ -1,7 +1,7 @@
 import KilnCore
 import KilnStore
 
-extension Store {
+extension IntegrationRecords {
     /// The bot named in a request's path, or 404.
     func overview(of name: String) async throws -> BotOverview {
         guard Bot.isValidName(name), let overview = try await botOverviews().first(where: { $0.state.name == name }) else {

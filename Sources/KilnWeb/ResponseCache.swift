@@ -25,11 +25,11 @@ actor ResponseCache: Service {
     private var entries: [String: Entry] = [:]
     private var renders: [String: Render] = [:]
     private var generation = 0
-    private let store: any Store
+    private let store: any ChangeFeed
     private let maximumAge: Duration
     private let minimumInterval: Duration
 
-    init(store: any Store, maximumAge: Duration = .seconds(1), minimumInterval: Duration = .milliseconds(100)) {
+    init(store: any ChangeFeed, maximumAge: Duration = .seconds(1), minimumInterval: Duration = .milliseconds(100)) {
         self.store = store
         self.maximumAge = maximumAge
         self.minimumInterval = minimumInterval

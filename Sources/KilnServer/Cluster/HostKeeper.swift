@@ -12,7 +12,7 @@ import ServiceLifecycle
 /// finds a silent host's work (the database's answer), a second loop ends those integrations and
 /// queues their commits again (`Store.recoverLostHosts`; on SQLite, with one host, there are none).
 public actor HostKeeper: Service {
-    let store: any Store
+    let store: any HostRegistry
     let scheduler: Scheduler
     let registry: BotRegistry
     let host: String
@@ -21,7 +21,7 @@ public actor HostKeeper: Service {
     let logger: Logger
     private var reachable = true
 
-    public init(store: any Store, scheduler: Scheduler, registry: BotRegistry, host: String, executors: Int, lease: Duration, logger: Logger) {
+    public init(store: any HostRegistry, scheduler: Scheduler, registry: BotRegistry, host: String, executors: Int, lease: Duration, logger: Logger) {
         self.store = store
         self.scheduler = scheduler
         self.registry = registry

@@ -37,7 +37,7 @@ public actor StatusPublisher: Service {
         }
     }
 
-    let store: any Store
+    let store: any StatusOutbox & IntegrationRecords & ChangeFeed
     let registry: BotRegistry
     /// The server's `public-url`: where statuses link to.
     let publicURL: String
@@ -51,7 +51,8 @@ public actor StatusPublisher: Service {
     private var lastIdleLook: ContinuousClock.Instant?
 
     public init(
-        store: any Store, registry: BotRegistry, publicURL: String, settings: Settings = Settings(), logger: Logger,
+        store: any StatusOutbox & IntegrationRecords & ChangeFeed, registry: BotRegistry, publicURL: String, settings: Settings = Settings(),
+        logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store
@@ -143,7 +144,7 @@ public actor StatusPublisher: Service {
     }
 
     private static func post(
-        _ queued: QueuedStatus, client: ForgeClient, retry: RetryPolicy, store: any Store, logger: Logger, now: @Sendable () -> Date
+        _ queued: QueuedStatus, client: ForgeClient, retry: RetryPolicy, store: any StatusOutbox, logger: Logger, now: @Sendable () -> Date
     ) async -> Bool {
         let status = queued.status
         let metadata: Logger.Metadata = ["bot": "\(status.bot)", "commit": "\(status.sha.prefix(12))", "state": "\(status.state.rawValue)"]

@@ -12,7 +12,7 @@ import Logging
 /// including an infrastructure fault, a timeout or a cancel (the task being canceled) — ends
 /// with it completed in the store with a result and, where useful, a reason in its log.
 public struct IntegrationSequencer: Sendable {
-    public let store: any Store
+    public let store: any IntegrationQueue & IntegrationRecords & LogsAndAssets
     public let mirrors: Mirrors
     public let layout: DataDirectory
     /// The server's environment: where secrets and PATH come from. Nothing else of it reaches builds.
@@ -27,7 +27,8 @@ public struct IntegrationSequencer: Sendable {
     public let logger: Logger
 
     public init(
-        store: any Store, mirrors: Mirrors, layout: DataDirectory, serverEnvironment: [String: String],
+        store: any IntegrationQueue & IntegrationRecords & LogsAndAssets, mirrors: Mirrors, layout: DataDirectory,
+        serverEnvironment: [String: String],
         secretFiles: @escaping @Sendable () async -> [String], bisects: Bool = true, executors: Int = 1, logger: Logger
     ) {
         self.bisects = bisects

@@ -33,7 +33,7 @@ struct IntegrationSteps {
     var integration: Integration { claim.integration }
 
     var bot: Bot { workspace.bot }
-    var store: any Store { sequencer.store }
+    var store: any IntegrationQueue & IntegrationRecords & LogsAndAssets { sequencer.store }
     var log: IntegrationLog { workspace.log }
 
     /// Why the integration must stop now.

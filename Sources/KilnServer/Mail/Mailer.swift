@@ -41,7 +41,7 @@ public actor Mailer: Service {
         }
     }
 
-    let store: any Store
+    let store: any MailOutbox
     let registry: BotRegistry
     let delivery: Delivery?
     let settings: Settings
@@ -52,7 +52,7 @@ public actor Mailer: Service {
     private let wakeup: AsyncStream<Void>.Continuation
 
     public init(
-        store: any Store, registry: BotRegistry, delivery: Delivery?, settings: Settings = Settings(), logger: Logger,
+        store: any MailOutbox, registry: BotRegistry, delivery: Delivery?, settings: Settings = Settings(), logger: Logger,
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.store = store

@@ -42,7 +42,7 @@ public actor Scheduler: Service {
     }
 
     let registry: BotRegistry
-    let store: any Store
+    let store: any IntegrationQueue & IntegrationRecords & HostRegistry & ChangeFeed
     let sequencer: IntegrationSequencer
     let settings: Settings
     let logger: Logger
@@ -68,7 +68,8 @@ public actor Scheduler: Service {
     var leadership: (held: Bool, until: ContinuousClock.Instant)?
 
     public init(
-        registry: BotRegistry, store: any Store, sequencer: IntegrationSequencer, settings: Settings, logger: Logger,
+        registry: BotRegistry, store: any IntegrationQueue & IntegrationRecords & HostRegistry & ChangeFeed, sequencer: IntegrationSequencer,
+        settings: Settings, logger: Logger,
         owner: String? = nil, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.registry = registry

@@ -5,7 +5,7 @@ import KilnStore
 
 /// `GET /api/…`: the JSON of DESIGN.md's model. Unknown bots and numbers are 404 with a JSON error.
 struct APIController {
-    let store: any Store
+    let store: any IntegrationRecords & HostRegistry
     let cache: ResponseCache
 
     /// Most integrations one history request returns.

@@ -117,14 +117,14 @@ public enum API {
     }
 
     /// `GET /api/hosts`: every host that has reported, by name.
-    public static func hosts(from store: some Store) async throws(StoreError) -> [Host] {
+    public static func hosts(from store: some HostRegistry) async throws(StoreError) -> [Host] {
         let hosts = try await store.hosts()
         let differing = hosts.readingOtherBots
         return hosts.map { Host($0, botsDiffer: differing.contains($0.name)) }
     }
 
     /// `GET /api/bots`: the loaded bots, by name.
-    public static func bots(from store: some Store) async throws(StoreError) -> [Bot] {
+    public static func bots(from store: some IntegrationRecords) async throws(StoreError) -> [Bot] {
         try await store.botOverviews().filter(\.loaded).map(Bot.init)
     }
 }

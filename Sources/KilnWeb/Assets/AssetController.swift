@@ -10,7 +10,7 @@ import KilnStore
 /// An asset is never named by a path: the bot and number must be a known integration, the name
 /// one of its assets; the store finds the bytes (on any host).
 struct AssetController {
-    let store: any Store
+    let store: any LogsAndAssets
     let bots: @Sendable () async -> [Bot]
 
     /// Bytes read from the store and written at a time: memory stays flat whatever the size.

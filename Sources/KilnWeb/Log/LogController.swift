@@ -9,7 +9,7 @@ import KilnStore
 /// The log is never named by the request: the bot must be a valid, known bot name and the number
 /// a known integration of it; the store finds the log.
 struct LogController {
-    let store: any Store
+    let store: any IntegrationRecords & LogsAndAssets & ChangeFeed
     /// How often a followed log is looked at for more when no change was heard (log files are
     /// not watched; the database says when a chunk arrives from any host).
     var followInterval: Duration = .milliseconds(200)
@@ -103,7 +103,7 @@ struct LogController {
     }
 
     /// The end of an integration's log, at most `limit` bytes, starting at a line; nil when there is no log.
-    static func tail(of integration: Integration, in store: any Store, limit: Int = 64 * 1024) async -> (text: String, truncated: Bool)? {
+    static func tail(of integration: Integration, in store: any LogsAndAssets, limit: Int = 64 * 1024) async -> (text: String, truncated: Bool)? {
         guard let size = try? await store.logSize(bot: integration.bot, number: integration.number) else { return nil }
         let start = max(0, size - limit)
         guard var bytes = try? await store.readLog(bot: integration.bot, number: integration.number, from: start, limit: limit) else { return nil }

@@ -13,7 +13,7 @@ import Prometheus
 /// Every series carries this host's name as its `host` label: behind a load balancer, each host's
 /// scrape says whose HTTP latencies it holds.
 struct MetricsController {
-    let store: any Store
+    let store: any IntegrationRecords
     let registry: PrometheusCollectorRegistry
     let host: String
 

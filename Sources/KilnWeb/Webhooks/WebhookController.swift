@@ -13,7 +13,7 @@ import Logging
 /// a closed pull request stops what was queued or running for it, 400 when the payload cannot be
 /// read, 401 when the signature is missing or wrong, 413 over 1 MiB.
 struct WebhookController {
-    let store: any Store
+    let store: any WebhookInbox
     /// The bots as last loaded.
     let bots: @Sendable () async -> [Bot]
     /// The server-wide secret (`webhooks.secret-file`), if any.

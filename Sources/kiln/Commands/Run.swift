@@ -130,7 +130,7 @@ struct Run: AsyncParsableCommand {
 
     /// Pull request `number` as the forge last described it to the store; unknown ones are
     /// fetched by the forge's ref and, since nothing says whose code they are, get no secrets.
-    static func pullRequest(_ number: Int, of bot: Bot, in store: any Store) async throws(StoreError) -> PullRequest {
+    static func pullRequest(_ number: Int, of bot: Bot, in store: any IntegrationRecords) async throws(StoreError) -> PullRequest {
         if let known = try await store.pullRequests(bot: bot.name, includeClosed: true).first(where: { $0.pullRequest.number == number }) {
             return known.pullRequest
         }

@@ -1,0 +1,44 @@
+import Foundation
+import KilnCore
+
+/// The read model: what pages, the API, mails and the steps that compare with history read.
+/// Nothing here writes.
+///
+/// Threading and errors as `Store` says.
+public protocol IntegrationRecords: Sendable {
+    /// Every bot with its last completed, running and queued integrations.
+    func botOverviews() async throws(StoreError) -> [BotOverview]
+
+    /// A bot's integrations, newest first, numbered below `before` when given.
+    func integrations(bot: String, limit: Int, before: Int?) async throws(StoreError) -> [Integration]
+
+    /// One integration with its steps, commits, issues and tests.
+    func integration(bot: String, number: Int) async throws(StoreError) -> IntegrationDetail?
+
+    /// The tests (at most `limit`) that `bot`'s last completed branch integration ran under
+    /// quarantine, each with its last `results` results.
+    func quarantinedTests(bot: String, limit: Int, results: Int) async throws(StoreError) -> [TestHistory]
+
+    /// The bisection started by integration `integrationID`, if any.
+    func bisection(of integrationID: Int64) async throws(StoreError) -> Bisection?
+
+    /// The bisection numbered `id` (a bisect integration's `bisectionID`) and the number of the
+    /// integration it bisects.
+    func bisection(id: Int64) async throws(StoreError) -> (bisection: Bisection, bisected: Int)?
+
+    /// One test's results in the last `limit` integrations of `bot`'s branch, newest first.
+    func testHistory(bot: String, suite: String, name: String, limit: Int) async throws(StoreError) -> TestHistory
+
+    /// The integration of `bot` numbered below `number` (below none when nil) that `kind` compares with.
+    func predecessor(_ kind: Predecessor, bot: String, before number: Int?) async throws(StoreError) -> Integration?
+
+    /// The pull requests of `bot` the forge told of (the open ones only, unless `includeClosed`),
+    /// newest first, each with its latest integration.
+    func pullRequests(bot: String, includeClosed: Bool) async throws(StoreError) -> [PullRequestOverview]
+
+    /// The latest deliveries, newest first.
+    func webhookDeliveries(limit: Int) async throws(StoreError) -> [WebhookDelivery]
+
+    /// Totals for `/metrics`.
+    func statistics(durationBuckets: [Double]) async throws(StoreError) -> StoreStatistics
+}

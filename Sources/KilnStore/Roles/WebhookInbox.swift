@@ -1,0 +1,14 @@
+import Foundation
+import KilnCore
+
+/// Webhook deliveries: each recorded with what it queued or closed, in one transaction.
+///
+/// Threading and errors as `Store` says.
+public protocol WebhookInbox: Sendable {
+    /// Records a webhook delivery, queues its integrations and closes its pull requests in one
+    /// transaction: a delivery that is answered has its integrations queued (or stopped), and a
+    /// queued integration's delivery is recorded.
+    func receiveWebhook(
+        _ delivery: WebhookDelivery, queue requests: [QueueRequest], close closings: [PullRequestClosing], now: Date
+    ) async throws(StoreError) -> WebhookReceipt
+}
