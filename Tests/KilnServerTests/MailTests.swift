@@ -187,6 +187,34 @@ struct MailTests {
         #expect(!text.contains("unused variable"))
     }
 
+    @Test("A lint finding, then a broken build, then the fix: the finding is unresolved, not new, and nobody is mailed for it again")
+    func lookBackOverBrokenBuild() async throws {
+        let server = try await SMTPServer.start()
+        let bot = """
+            repository: {url: 'https://example.com/app.git'}
+            schedule: {poll: 0}
+            triggers: [{email: new-issues, issues: [analyzer-warnings]}]
+
+            """
+        let fixture = try await MailFixture(bots: ["app": bot], smtpURL: server.url)
+        let finding = issue(.analyzerWarning, "[NeverForceUnwrap] do not force unwrap 'x'", by: [alice], line: 7)
+        try await fixture.integrate("app", .analyzerWarnings, issues: [finding])
+        #expect(await fixture.mailer.round() == 1, "Alice's new finding")
+        // A broken build hides the analyzer's findings: they are neither there nor resolved.
+        try await fixture.integrate("app", .buildErrors, issues: [issue(.error, "cannot find 'y' in scope", by: [bob], line: 9)])
+        #expect(await fixture.mailer.round() == 0, "errors are not among the bot's mailed kinds")
+        var moved = finding
+        moved.line = 8
+        moved.introducedBy = [bob]
+        let third = try await fixture.integrate("app", .analyzerWarnings, issues: [moved])
+        #expect(await fixture.mailer.round() == 0, "the finding is not new: nobody is mailed for it again")
+        let detail = try #require(try await fixture.store.integration(bot: "app", number: third.number))
+        let found = try #require(detail.issues.first { $0.type == .analyzerWarning })
+        #expect(found.status == .unresolved && found.introducedBy == [alice], "looked back past the broken build to the first: \(detail.issues)")
+        #expect(detail.issues.first { $0.type == .error }?.status == .resolved)
+        #expect(try await server.waitForMessages(1).count == 1)
+    }
+
     @Test("The SMTP server down at first: the mail waits with its error, then is delivered exactly once")
     func outage() async throws {
         let port = SMTPServer.freePort()
