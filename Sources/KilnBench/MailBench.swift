@@ -38,7 +38,7 @@ struct MailBench {
         for index in 0..<1000 {
             let message = MailMessage(
                 from: from, to: [EmailAddress(name: "Person \(index)", address: "person\(index)@example.com")], subject: "[app] #\(index) succeeded",
-                text: "app #\(index): succeeded\n", html: "<p>app #\(index): succeeded</p>\n")
+                text: "app #\(index): succeeded\n", html: "<p>app #\(index): succeeded</p>\n", date: Date())
             _ = try await store.queueMail(
                 OutgoingMail(dedupeKey: "bench:\(index)", recipients: message.recipients, subject: message.subject, message: message.rendered()),
                 now: Date())

@@ -17,7 +17,7 @@ public struct MailMessage: Sendable, Hashable {
 
     public init(
         from: EmailAddress, to: [EmailAddress], cc: [EmailAddress] = [], subject: String, text: String, html: String, listID: String? = nil,
-        date: Date = Date(), messageID: String? = nil
+        date: Date, messageID: String? = nil
     ) {
         self.from = from
         self.to = to

@@ -13,6 +13,7 @@ public actor BotRegistry {
     /// Whether bubblewrap runs here: bots that want it are run, run unconfined or shown broken.
     public let sandbox: SandboxAvailability
     private let logger: Logger
+    private let clock: WallClock
     public private(set) var catalog = BotCatalog() {
         didSet { forgeBots = catalog.bots.map(\.bot).filter { $0.forge != nil } }
     }
@@ -23,8 +24,12 @@ public actor BotRegistry {
     /// digests read different bot files.
     public private(set) var digest = ""
 
-    public init(directory: String, store: (any IntegrationQueue)? = nil, sandbox: SandboxAvailability = SandboxAvailability(), logger: Logger) {
+    public init(
+        directory: String, store: (any IntegrationQueue)? = nil, sandbox: SandboxAvailability = SandboxAvailability(), logger: Logger,
+        clock: WallClock = .system
+    ) {
         self.directory = directory
+        self.clock = clock
         self.store = store
         self.sandbox = sandbox
         self.logger = logger
@@ -44,7 +49,7 @@ public actor BotRegistry {
         catalog = loaded
         digest = Self.digest(of: (try? BotCatalog.files(in: directory)) ?? [])
         do {
-            try await store?.syncBots(loaded.states, now: Date())
+            try await store?.syncBots(loaded.states, now: clock.now)
         } catch {
             logger.error("cannot record the loaded bots", metadata: ["error": "\(error)"])
         }

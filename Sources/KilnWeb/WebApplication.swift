@@ -19,11 +19,14 @@ public struct WebDependencies: Sendable {
     public var host: String
     /// What this host must tell everyone on the front page (bubblewrap cannot run here).
     public var notice: String?
+    /// The time of day of pages ("3 minutes ago") and deliveries.
+    public var clock: WallClock
 
     public init(
         store: any Store, bots: @escaping @Sendable () async -> [Bot], assets: WebAssets, webhookSecret: [UInt8]?, listen: ListenAddress,
-        host: String = ProcessInfo.processInfo.hostName, notice: String? = nil
+        host: String = ProcessInfo.processInfo.hostName, notice: String? = nil, clock: WallClock = .system
     ) {
+        self.clock = clock
         self.host = host
         self.notice = notice
         self.store = store
@@ -45,11 +48,11 @@ public func buildWebApplication(
     router.add(middleware: HTTPMetricsMiddleware(registry: metrics))
     router.add(middleware: StoreUnavailableMiddleware())
     HealthController().addRoutes(to: router)
-    PagesController(store: web.store, assets: web.assets, cache: cache, notice: web.notice).addRoutes(to: router)
+    PagesController(store: web.store, assets: web.assets, cache: cache, notice: web.notice, clock: web.clock).addRoutes(to: router)
     LogController(store: web.store).addRoutes(to: router)
     AssetController(store: web.store, bots: web.bots).addRoutes(to: router)
     APIController(store: web.store, cache: cache).addRoutes(to: router)
-    WebhookController(store: web.store, bots: web.bots, secret: web.webhookSecret, logger: logger).addRoutes(to: router)
+    WebhookController(store: web.store, bots: web.bots, secret: web.webhookSecret, logger: logger, clock: web.clock).addRoutes(to: router)
     MetricsController(store: web.store, registry: metrics, host: web.host).addRoutes(to: router)
     let listen = web.listen
     return Application(

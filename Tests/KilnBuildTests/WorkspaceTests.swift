@@ -73,7 +73,7 @@ struct WorkspaceTests {
         for each in [branch, fork] {
             try FileManager.default.createDirectory(atPath: each.directory + "/.build", withIntermediateDirectories: true)
         }
-        try fork.prepare()
+        try fork.prepare(now: Date())
         #expect(!FileManager.default.fileExists(atPath: fork.directory + "/.build"))
         #expect(FileManager.default.fileExists(atPath: branch.directory + "/.build"))
     }

@@ -11,7 +11,7 @@ struct SMTPClientTests {
     static func message(to: [EmailAddress], cc: [EmailAddress] = [], subject: String = "[app] #3 succeeded") -> MailMessage {
         MailMessage(
             from: from, to: to, cc: cc, subject: subject, text: "Plain text: café, <b>not bold</b>\n", html: "<p>HTML: café</p>\n",
-            listID: "app.kiln.example.com")
+            listID: "app.kiln.example.com", date: Date())
     }
 
     @Test("A message arrives with its text and HTML parts; non-ASCII names and subjects decode exactly")

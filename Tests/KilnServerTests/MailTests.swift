@@ -15,7 +15,7 @@ struct MailFixture {
     let registry: BotRegistry
     let mailer: Mailer
     let notifier: Notifier
-    let clock: TestClock
+    let clock: ManualClock
 
     static let utc = TimeZone(identifier: "UTC") ?? .current
     static let start = PeriodicScheduleTests.date("2026-11-20T10:00:00Z")
@@ -27,7 +27,7 @@ struct MailFixture {
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         registry = BotRegistry(directory: directory.url("Bots"), store: store, logger: logger)
         try await registry.reload()
-        clock = TestClock(Self.start)
+        clock = ManualClock(Self.start)
         notifier = Notifier(
             store: store, templates: try MailTemplates.load(), from: EmailAddress(name: "Kiln", address: "kiln@example.com"),
             publicURL: "http://ci.example.com/", reports: ReportTimes(), timeZone: Self.utc)
@@ -35,7 +35,7 @@ struct MailFixture {
         mailer = Mailer(
             store: store, registry: registry,
             delivery: Mailer.Delivery(notifier: notifier, client: SMTPClient(url: smtpURL, connectTimeout: .seconds(2)), sender: "kiln@example.com"),
-            settings: .init(retry: retry), logger: logger, now: { clock.now })
+            settings: .init(retry: retry), logger: logger, clock: clock.wall)
     }
 
     /// Records a completed integration of `bot` at the clock's time, then moves the clock on a minute.
@@ -296,7 +296,8 @@ struct MailTests {
         let restarted = Mailer(
             store: fixture.store, registry: fixture.registry,
             delivery: Mailer.Delivery(notifier: fixture.notifier, client: SMTPClient(url: server.url), sender: "kiln@example.com"),
-            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), now: { PeriodicScheduleTests.date("2026-11-21T09:00:00Z") })
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
+            clock: WallClock { PeriodicScheduleTests.date("2026-11-21T09:00:00Z") })
         #expect(await restarted.round() == 0)
         #expect(try server.messages().count == 1)
     }

@@ -8,25 +8,13 @@ import Testing
 
 @testable import KilnServer
 
-/// A clock the test moves by hand.
-final class TestClock: @unchecked Sendable {
-    // Guarded by `lock`.
-    private var current: Date
-    private let lock = NSLock()
-
-    init(_ start: Date) { current = start }
-
-    var now: Date { lock.withLock { current } }
-    func set(_ date: Date) { lock.withLock { current = date } }
-}
-
 @Suite("Periodic schedules, with an injected clock")
 struct PeriodicScheduleTests {
     static func date(_ text: String) -> Date {
         ISO8601DateFormatter().date(from: text) ?? .distantPast
     }
 
-    func makeScheduler(directory: TemporaryDirectory, store: SQLiteStore, clock: TestClock) -> Scheduler {
+    func makeScheduler(directory: TemporaryDirectory, store: SQLiteStore, clock: ManualClock) -> Scheduler {
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let registry = BotRegistry(directory: directory.url("Bots"), store: store, logger: logger)
         let sequencer = IntegrationSequencer(
@@ -35,7 +23,7 @@ struct PeriodicScheduleTests {
         let utc = TimeZone(identifier: "UTC") ?? .current
         return Scheduler(
             registry: registry, store: store, sequencer: sequencer, settings: .init(executors: 1, timeZone: utc), logger: logger, owner: "test",
-            now: { clock.now })
+            clock: clock.wall)
     }
 
     func periodic(_ store: SQLiteStore) async throws -> [Integration] {
@@ -53,7 +41,7 @@ struct PeriodicScheduleTests {
         let directory = try TemporaryDirectory()
         try directory.write("Bots/nightly.yml", "repository: {url: /srv/git/app.git}\nschedule: {on-commit: false, periodic: daily 02:00}\n")
         let store = try SQLiteStore.open(dataDirectory: directory.path)
-        let clock = TestClock(Self.date("2026-03-10T01:00:00Z"))
+        let clock = ManualClock(Self.date("2026-03-10T01:00:00Z"))
         let scheduler = makeScheduler(directory: directory, store: store, clock: clock)
         await scheduler.reloadIfChanged()
 
@@ -81,7 +69,7 @@ struct PeriodicScheduleTests {
         // The last periodic integration ran on the 10th; the server comes back on the 13th at 10:00.
         _ = try await store.enqueue(QueueRequest(bot: "nightly", cause: .periodic, branch: "main"), now: Self.date("2026-03-10T02:00:00Z"))
         try await runQueued(store, at: Self.date("2026-03-10T02:00:00Z"))
-        let clock = TestClock(Self.date("2026-03-13T10:00:00Z"))
+        let clock = ManualClock(Self.date("2026-03-13T10:00:00Z"))
         let scheduler = makeScheduler(directory: directory, store: store, clock: clock)
         await scheduler.reloadIfChanged()
 

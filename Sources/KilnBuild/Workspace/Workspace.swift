@@ -88,7 +88,7 @@ public struct Workspace: Sendable {
     public var exists: Bool { FileManager.default.fileExists(atPath: directory) }
 
     /// Wipes the workspace (with its `.build`) when the bot's `clean` schedule says it is time.
-    public func prepare(now: Date = Date()) throws {
+    public func prepare(now: Date) throws {
         let marker = layout.cleanMarker(of: bot.name, fork: fromFork, slot: slot)
         let last = (try? FileManager.default.attributesOfItem(atPath: marker)[.modificationDate] as? Date) ?? .distantPast
         let age = now.timeIntervalSince(last)

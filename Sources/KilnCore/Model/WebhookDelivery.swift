@@ -30,7 +30,7 @@ public struct WebhookDelivery: Sendable, Hashable {
 
     public init(
         forge: String, event: String, repository: String? = nil, branch: String? = nil, commit: String? = nil, outcome: Outcome, statusCode: Int,
-        detail: String? = nil, integrations: [IntegrationReference] = [], receivedAt: Date = Date()
+        detail: String? = nil, integrations: [IntegrationReference] = [], receivedAt: Date
     ) {
         self.forge = forge
         self.event = event

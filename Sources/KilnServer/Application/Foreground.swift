@@ -24,10 +24,10 @@ extension KilnApplication {
     public func claimInForeground(_ request: QueueRequest, bots catalog: BotCatalog) async throws(ForegroundError) -> Claim {
         let config = settings.config
         do {
-            try await store.syncBots(catalog.states, now: Date())
+            try await store.syncBots(catalog.states, now: clock.now)
             try await store.heartbeat(.foreground(name: config.host, lease: config.hostLease))
-            let queued = try await store.enqueue(request, now: Date())
-            guard let claim = try await store.claim(queued.integration.id, owner: ProcessOwner.current(host: config.host), now: Date()) else {
+            let queued = try await store.enqueue(request, now: clock.now)
+            guard let claim = try await store.claim(queued.integration.id, owner: ProcessOwner.current(host: config.host), now: clock.now) else {
                 throw ForegroundError.busy(bot: request.bot, number: queued.integration.number)
             }
             return claim

@@ -52,11 +52,13 @@ public struct KilnApplication: Sendable {
     /// Integrations a previous, crashed process left running, now ended as internal-error.
     public let recovered: [Integration]
     let logger: Logger
+    /// The time of day every service reads (`WallClock`); tests pass one they move.
+    public let clock: WallClock
 
     /// `sandbox`: what a caller already probed of bubblewrap (`kiln run` refuses early); probed
     /// here when nil.
     public static func build(
-        settings: ServerSettings, role: Role, sandbox probed: SandboxAvailability? = nil, logger: Logger
+        settings: ServerSettings, role: Role, sandbox probed: SandboxAvailability? = nil, logger: Logger, clock: WallClock = .system
     ) async throws(ServerSetupError) -> KilnApplication {
         // Opened on first use, not at start: a missing one is found here rather than mid-integration.
         if let problem = GitLibrary.loadError ?? CurlLibrary.loadError { throw .library(problem) }
@@ -70,47 +72,48 @@ public struct KilnApplication: Sendable {
             let user: StoreLocation.User = if case .server = role { .server } else { .foreground }
             store = try await StoreLocation.open(config, for: user, logger: logger)
             let host = config.host
-            recovered = try await store.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: host) }, now: Date())
+            recovered = try await store.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: host) }, now: clock.now)
         } catch {
             throw .store(error)
         }
         for integration in recovered { Workspace.killLeftovers(of: integration, in: layout) }
         let sandbox = if let probed { probed } else { await SandboxAvailability.probe(config) }
         if let sentence = sandbox.sentence { logger.error("\(sentence)") }
-        let registry = BotRegistry(directory: config.bots, store: store, sandbox: sandbox, logger: logger)
+        let registry = BotRegistry(directory: config.bots, store: store, sandbox: sandbox, logger: logger, clock: clock)
         let serving = if case .server = role { true } else { false }
         let sequencer = IntegrationSequencer(
             store: store, mirrors: Mirrors(directory: layout.mirrors, sshKeyFile: config.sshKeyFile), layout: layout,
             serverEnvironment: settings.environment,
             secretFiles: { config.secretFiles + (await registry.catalog.bots.compactMap { $0.bot.forge?.tokenFile }) }, bisects: serving,
             executors: config.executors,
-            logger: logger)
+            logger: logger, clock: clock)
         guard case .server(let onListening) = role else {
             return KilnApplication(
                 settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: nil, services: [], lock: nil,
                 recovered: recovered,
-                logger: logger)
+                logger: logger, clock: clock)
         }
         let timeZone = config.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
         let scheduler = Scheduler(
             registry: registry, store: store, sequencer: sequencer,
             settings: Scheduler.Settings(
                 executors: config.executors, timeZone: timeZone, retention: config.retention, host: config.host, hostLease: config.hostLease),
-            logger: logger)
+            logger: logger, clock: clock)
         let keeper = HostKeeper(
             store: store, scheduler: scheduler, registry: registry, host: config.host, executors: config.executors, lease: config.hostLease,
-            logger: logger)
-        let mailer = Mailer(store: store, registry: registry, delivery: try mailDelivery(settings, store: store), logger: logger)
-        let statuses = StatusPublisher(store: store, registry: registry, publicURL: config.publicURL ?? "http://\(config.listen)", logger: logger)
+            logger: logger, clock: clock)
+        let mailer = Mailer(store: store, registry: registry, delivery: try mailDelivery(settings, store: store), logger: logger, clock: clock)
+        let statuses = StatusPublisher(
+            store: store, registry: registry, publicURL: config.publicURL ?? "http://\(config.listen)", logger: logger, clock: clock)
         let web = buildWebApplication(
             WebDependencies(
                 store: store, bots: { await registry.catalog.bots.map(\.bot) }, assets: try webAssets(settings),
-                webhookSecret: try webhookSecret(config), listen: config.listen, host: config.host, notice: sandbox.sentence),
+                webhookSecret: try webhookSecret(config), listen: config.listen, host: config.host, notice: sandbox.sentence, clock: clock),
             logger: logger, onListening: onListening)
         return KilnApplication(
             settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler,
             services: [StoreService(store: store), web, scheduler, keeper, mailer, statuses],
-            lock: lock, recovered: recovered, logger: logger)
+            lock: lock, recovered: recovered, logger: logger, clock: clock)
     }
 
     /// Loads the bot files and records them in the store; a server's scheduler then follows

@@ -19,9 +19,14 @@ public actor HostKeeper: Service {
     let executors: Int
     let lease: Duration
     let logger: Logger
+    let clock: WallClock
     private var reachable = true
 
-    public init(store: any HostRegistry, scheduler: Scheduler, registry: BotRegistry, host: String, executors: Int, lease: Duration, logger: Logger) {
+    public init(
+        store: any HostRegistry, scheduler: Scheduler, registry: BotRegistry, host: String, executors: Int, lease: Duration, logger: Logger,
+        clock: WallClock = .system
+    ) {
+        self.clock = clock
         self.store = store
         self.scheduler = scheduler
         self.registry = registry
@@ -80,7 +85,7 @@ public actor HostKeeper: Service {
     /// Ends the integrations of hosts whose lease ran out and queues their commits again.
     func recover() async {
         do {
-            for integration in try await store.recoverLostHosts(now: Date()) {
+            for integration in try await store.recoverLostHosts(now: clock.now) {
                 logger.warning(
                     "ended an integration of a lost host and queued its commit again",
                     metadata: ["bot": "\(integration.bot)", "number": "\(integration.number)", "reason": "\(integration.reason ?? "")"])

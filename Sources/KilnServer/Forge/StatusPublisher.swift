@@ -43,7 +43,7 @@ public actor StatusPublisher: Service {
     let publicURL: String
     let settings: Settings
     let logger: Logger
-    let now: @Sendable () -> Date
+    let clock: WallClock
     private let wakeups: AsyncStream<Void>
     private let wakeup: AsyncStream<Void>.Continuation
     /// When a round with no bot to compose for last looked at the outbox: without such bots, it
@@ -53,14 +53,14 @@ public actor StatusPublisher: Service {
     public init(
         store: any StatusOutbox & IntegrationRecords & ChangeFeed, registry: BotRegistry, publicURL: String, settings: Settings = Settings(),
         logger: Logger,
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: WallClock = .system
     ) {
         self.store = store
         self.registry = registry
         self.publicURL = publicURL
         self.settings = settings
         self.logger = logger
-        self.now = now
+        self.clock = clock
         (wakeups, wakeup) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -85,8 +85,8 @@ public actor StatusPublisher: Service {
             if !bots.isEmpty { try await compose(bots) }
             var delivered = 0
             // A read first: claiming is a write, which the scheduler's writes would wait behind.
-            while let next = try await store.nextStatusAttempt(), next <= now() {
-                let due = try await store.dueStatuses(now: now(), limit: settings.parallelPosts * 4)
+            while let next = try await store.nextStatusAttempt(), next <= clock.now {
+                let due = try await store.dueStatuses(now: clock.now, limit: settings.parallelPosts * 4)
                 guard !due.isEmpty else { break }
                 let sent = await deliver(due)
                 delivered += sent
@@ -102,7 +102,7 @@ public actor StatusPublisher: Service {
     /// Queues the statuses of integrations that moved on since their last one.
     private func compose(_ bots: [Bot]) async throws(StoreError) {
         let byName = Dictionary(bots.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let since = now().addingTimeInterval(-Double(settings.horizon.components.seconds))
+        let since = clock.now.addingTimeInterval(-Double(settings.horizon.components.seconds))
         let candidates = try await store.integrationsAwaitingStatus(bots: Array(byName.keys), since: since, limit: 100)
         for candidate in candidates {
             let integration = candidate.integration
@@ -118,20 +118,20 @@ public actor StatusPublisher: Service {
                 previous.sha = old
                 statuses.insert(previous.superseded(by: commit), at: 0)
             }
-            try await store.queueStatuses(statuses, for: candidate, stage: stage, commit: commit, now: now())
+            try await store.queueStatuses(statuses, for: candidate, stage: stage, commit: commit, now: clock.now)
         }
     }
 
     /// Posts `due` (each the first of its context), a few at once; returns how many were delivered.
     private func deliver(_ due: [QueuedStatus]) async -> Int {
-        let (client, retry, store, logger, now) = (settings.client, settings.retry, store, logger, now)
+        let (client, retry, store, logger, clock) = (settings.client, settings.retry, store, logger, clock)
         return await withTaskGroup(of: Bool.self) { group in
             var delivered = 0
             var pending = due[...]
             func startNext() {
                 guard let queued = pending.popFirst() else { return }
                 group.addTask {
-                    await Self.post(queued, client: client, retry: retry, store: store, logger: logger, now: now)
+                    await Self.post(queued, client: client, retry: retry, store: store, logger: logger, clock: clock)
                 }
             }
             for _ in 0..<settings.parallelPosts { startNext() }
@@ -144,7 +144,7 @@ public actor StatusPublisher: Service {
     }
 
     private static func post(
-        _ queued: QueuedStatus, client: ForgeClient, retry: RetryPolicy, store: any StatusOutbox, logger: Logger, now: @Sendable () -> Date
+        _ queued: QueuedStatus, client: ForgeClient, retry: RetryPolicy, store: any StatusOutbox, logger: Logger, clock: WallClock
     ) async -> Bool {
         let status = queued.status
         let metadata: Logger.Metadata = ["bot": "\(status.bot)", "commit": "\(status.sha.prefix(12))", "state": "\(status.state.rawValue)"]
@@ -157,16 +157,16 @@ public actor StatusPublisher: Service {
         do {
             switch answer {
             case .delivered(let code):
-                try await store.statusSent(queued.id, responseCode: code, now: now())
+                try await store.statusSent(queued.id, responseCode: code, now: clock.now)
                 logger.debug("commit status delivered", metadata: metadata)
                 return true
             case .refused(let code, let message):
-                try await store.statusFailed(queued.id, error: message, responseCode: code, retryAt: nil, now: now())
+                try await store.statusFailed(queued.id, error: message, responseCode: code, retryAt: nil, now: clock.now)
                 logger.error(
                     "the forge refused a commit status", metadata: metadata.merging(["code": "\(code)", "answer": "\(message)"]) { a, _ in a })
             case .failed(let code, let message):
-                let next = retry.nextAttempt(after: queued.attempts + 1, queuedAt: queued.createdAt, now: now())
-                try await store.statusFailed(queued.id, error: message, responseCode: code, retryAt: next, now: now())
+                let next = retry.nextAttempt(after: queued.attempts + 1, queuedAt: queued.createdAt, now: clock.now)
+                try await store.statusFailed(queued.id, error: message, responseCode: code, retryAt: next, now: clock.now)
                 logger.warning(
                     next == nil ? "giving up a commit status after a day of failures" : "cannot post a commit status yet; trying again",
                     metadata: metadata.merging(["error": "\(message)"]) { a, _ in a })

@@ -25,12 +25,16 @@ public struct IntegrationSequencer: Sendable {
     /// This host's executors: how many of a bisection's integrations may run here at once.
     let executors: Int
     public let logger: Logger
+    /// The time of day of steps, completions and quarantines.
+    public let clock: WallClock
 
     public init(
         store: any IntegrationQueue & IntegrationRecords & LogsAndAssets, mirrors: Mirrors, layout: DataDirectory,
         serverEnvironment: [String: String],
-        secretFiles: @escaping @Sendable () async -> [String], bisects: Bool = true, executors: Int = 1, logger: Logger
+        secretFiles: @escaping @Sendable () async -> [String], bisects: Bool = true, executors: Int = 1, logger: Logger,
+        clock: WallClock = .system
     ) {
+        self.clock = clock
         self.bisects = bisects
         self.executors = executors
         self.store = store
@@ -102,7 +106,7 @@ public struct IntegrationSequencer: Sendable {
         var delay = Duration.milliseconds(200)
         while true {
             do {
-                return try await store.complete(claim, outcome: outcome, now: Date())
+                return try await store.complete(claim, outcome: outcome, now: clock.now)
             } catch .claimLost(_, let reason) {
                 logger.warning(
                     "dropping the result of an integration this host no longer holds",

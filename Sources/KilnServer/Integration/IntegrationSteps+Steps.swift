@@ -18,7 +18,7 @@ extension IntegrationSteps {
         }
         let mirrors = sequencer.mirrors
         do {
-            try workspace.prepare()
+            try workspace.prepare(now: sequencer.clock.now)
             let notes = NoteCollector()
             // A pull request's commits are those its head adds to the base branch as it is now;
             // the branch's are those since its previous integration. An integration of a known

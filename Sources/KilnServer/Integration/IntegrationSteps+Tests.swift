@@ -14,7 +14,7 @@ extension IntegrationSteps {
         try await enter(.testing)
         var tested = try await attempt { [commit] in try await package.test(commit: commit) }
         _ = try ended(tested.end)
-        let now = Date()
+        let now = sequencer.clock.now
         for index in tested.tests.indices where bot.test.quarantine.holding(tested.tests[index], at: now) != nil {
             tested.tests[index].quarantined = true
         }

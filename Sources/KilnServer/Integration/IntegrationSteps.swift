@@ -87,7 +87,7 @@ struct IntegrationSteps {
         progress(.step(step))
         if step != .checkout {
             do {
-                try await store.advance(claim, to: step, now: Date())
+                try await store.advance(claim, to: step, now: sequencer.clock.now)
             } catch .claimLost(_, let reason) {
                 throw .lost("this host no longer holds the integration (\(reason))")
             } catch {

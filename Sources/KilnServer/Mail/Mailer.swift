@@ -46,21 +46,21 @@ public actor Mailer: Service {
     let delivery: Delivery?
     let settings: Settings
     let logger: Logger
-    let now: @Sendable () -> Date
+    let clock: WallClock
     private var lastDigestTimes: [ReportFrequency: Date] = [:]
     private let wakeups: AsyncStream<Void>
     private let wakeup: AsyncStream<Void>.Continuation
 
     public init(
         store: any MailOutbox, registry: BotRegistry, delivery: Delivery?, settings: Settings = Settings(), logger: Logger,
-        now: @escaping @Sendable () -> Date = { Date() }
+        clock: WallClock = .system
     ) {
         self.store = store
         self.registry = registry
         self.delivery = delivery
         self.settings = settings
         self.logger = logger
-        self.now = now
+        self.clock = clock
         (wakeups, wakeup) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
@@ -78,7 +78,7 @@ public actor Mailer: Service {
     @discardableResult
     public func round() async -> Int {
         let bots = await registry.catalog.bots.map(\.bot)
-        let current = now()
+        let current = clock.now
         do {
             guard let delivery else {
                 if !(try await store.integrationsToNotify(limit: 1)).isEmpty { try await store.markAllNotified(now: current) }
@@ -136,13 +136,14 @@ public actor Mailer: Service {
                     if let error {
                         failed = true
                         let retryAt =
-                            error.isPermanent ? nil : settings.retry.nextAttempt(after: mail.attempts + 1, queuedAt: mail.createdAt, now: self.now())
-                        try await store.mailFailed(mail.id, error: error.description, retryAt: retryAt, now: self.now())
+                            error.isPermanent
+                            ? nil : settings.retry.nextAttempt(after: mail.attempts + 1, queuedAt: mail.createdAt, now: self.clock.now)
+                        try await store.mailFailed(mail.id, error: error.description, retryAt: retryAt, now: self.clock.now)
                         logger.warning(
                             retryAt == nil ? "mail failed" : "mail delayed",
                             metadata: ["subject": "\(mail.subject)", "error": "\(error)", "attempts": "\(mail.attempts + 1)"])
                     } else {
-                        try await store.mailSent(mail.id, now: self.now())
+                        try await store.mailSent(mail.id, now: self.clock.now)
                         delivered += 1
                     }
                 } catch {

@@ -125,7 +125,7 @@ extension Scheduler {
         guard await holdsScheduleLease() else { return }
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = settings.timeZone
-        let current = now()
+        let current = clock.now
         for bot in await registry.catalog.bots.map(\.bot) {
             guard let periodic = bot.schedule.periodic else { continue }
             if lastPeriodic[bot.name] == nil {

@@ -47,7 +47,7 @@ public actor Scheduler: Service {
     let settings: Settings
     let logger: Logger
     let owner: String
-    let now: @Sendable () -> Date
+    let clock: WallClock
 
     /// Per bot: when its remote was last polled.
     var lastPoll: [String: ContinuousClock.Instant] = [:]
@@ -70,7 +70,7 @@ public actor Scheduler: Service {
     public init(
         registry: BotRegistry, store: any IntegrationQueue & IntegrationRecords & HostRegistry & ChangeFeed, sequencer: IntegrationSequencer,
         settings: Settings, logger: Logger,
-        owner: String? = nil, now: @escaping @Sendable () -> Date = { Date() }
+        owner: String? = nil, clock: WallClock = .system
     ) {
         self.registry = registry
         self.store = store
@@ -78,8 +78,8 @@ public actor Scheduler: Service {
         self.settings = settings
         self.logger = logger
         self.owner = owner ?? ProcessOwner.current(host: settings.host)
-        self.now = now
-        self.startedAt = now()
+        self.clock = clock
+        self.startedAt = clock.now
         botsWatch = BotFilesWatch(directory: registry.directory)
     }
 
@@ -108,7 +108,7 @@ public actor Scheduler: Service {
     /// Queues what `cause` asks for `bot` (`QueueRequest`'s rule), and logs it.
     func queue(_ bot: Bot, cause: IntegrationCause, commit: String?, why: String) async {
         do {
-            let outcome = try await store.enqueue(QueueRequest(bot, cause: cause, commit: commit), now: now())
+            let outcome = try await store.enqueue(QueueRequest(bot, cause: cause, commit: commit), now: clock.now)
             logger.info(
                 outcome.coalesced ? "coalesced" : "queued",
                 metadata: ["bot": "\(bot.name)", "number": "\(outcome.integration.number)", "cause": "\(cause.rawValue)", "why": "\(why)"])
@@ -192,7 +192,7 @@ public actor Scheduler: Service {
 
     private func claim() async -> (Claim, Bot?)? {
         do {
-            guard let claim = try await store.claimNext(owner: owner, now: now()) else { return nil }
+            guard let claim = try await store.claimNext(owner: owner, now: clock.now) else { return nil }
             return (claim, await registry.catalog.bot(named: claim.bot))
         } catch {
             logger.error("cannot claim", metadata: ["error": "\(error)"])
@@ -205,7 +205,7 @@ public actor Scheduler: Service {
         let integration = claim.integration
         guard let bot else {
             _ = try? await store.complete(
-                claim, outcome: IntegrationOutcome(result: .canceled, reason: "the bot's file is gone or broken"), now: now())
+                claim, outcome: IntegrationOutcome(result: .canceled, reason: "the bot's file is gone or broken"), now: clock.now)
             return
         }
         logger.info("started", metadata: ["bot": "\(bot.name)", "number": "\(integration.number)", "cause": "\(integration.cause.rawValue)"])

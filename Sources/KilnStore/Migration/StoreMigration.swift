@@ -25,16 +25,17 @@ public enum StoreMigration {
 
     /// Copies `directory`'s SQLite store into the database of `settings`. The caller holds the
     /// data directory's serve lock, so no server writes meanwhile; `host` is the name its servers
-    /// ran under (the config's `host`), to tell a crashed server's integrations from running ones.
+    /// ran under (the config's `host`), to tell a crashed server's integrations from running ones;
+    /// `now` is when such an integration is ended.
     public static func copy(
-        from directory: DataDirectory, host: String, to settings: DatabaseSettings, logger: Logger = Logger(label: "kiln.migrate"),
+        from directory: DataDirectory, host: String, to settings: DatabaseSettings, now: Date, logger: Logger = Logger(label: "kiln.migrate"),
         progress: @escaping @Sendable (String) -> Void = { _ in }
     ) async throws(MigrationError) -> MigrationReport {
         guard FileManager.default.fileExists(atPath: directory.database) else { throw .noSource(path: directory.database) }
         do {
             let source = try SQLiteStore.open(dataDirectory: directory.path)
             // A server that crashed left its integrations running: end them as a start would.
-            for ended in try await source.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: host) }, now: Date()) {
+            for ended in try await source.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: host) }, now: now) {
                 progress("\(ended.bot) #\(ended.number) ended as internal-error: \(ended.reason ?? "")")
             }
             let target = try await PostgresStore.open(settings, logger: logger)

@@ -10,6 +10,7 @@ struct PagesController {
     let cache: ResponseCache
     /// This host's notice for the front page, if any.
     var notice: String? = nil
+    var clock: WallClock = .system
 
     /// Integrations per history page, and how many the trend charts cover.
     static let pageSize = 25
@@ -67,7 +68,7 @@ struct PagesController {
     }
 
     func indexPage(bigscreen: Bool) async throws -> String {
-        let now = Date()
+        let now = clock.now
         let overviews = try await store.botOverviews().filter(\.loaded)
         let good = overviews.filter { $0.state.problems.isEmpty }
         let broken = overviews.filter { !$0.state.problems.isEmpty }.map {
@@ -85,7 +86,7 @@ struct PagesController {
     }
 
     func botPage(_ overview: BotOverview, page: Page) async throws -> String {
-        let now = Date()
+        let now = clock.now
         let name = overview.state.name
         let history = try await store.integrations(bot: name, limit: page.limit + 1, before: page.before)
         let shown = Array(history.prefix(page.limit))
@@ -124,7 +125,7 @@ struct PagesController {
     }
 
     func integrationPage(_ detail: IntegrationDetail, bisection: Bisection? = nil) async -> String {
-        let now = Date()
+        let now = clock.now
         let integration = detail.integration
         let base = "/bots/\(integration.bot)/integrations/\(integration.number)"
         let groups: [(IssueStatus, String)] = [(.new, "New"), (.unresolved, "Unresolved"), (.resolved, "Resolved")]
@@ -168,7 +169,7 @@ struct PagesController {
             title: "\(integration.bot) #\(integration.number) · Kiln", bot: integration.bot, botURL: "/bots/\(integration.bot)",
             number: integration.number, result: integration.result?.rawValue ?? integration.step.rawValue, tone: Formatting.tone(integration.result),
             running: integration.step != .completed, cause: integration.cause.rawValue, host: integration.host,
-            pullRequest: integration.pullRequest.map { PullRequestView($0) }, commit: integration.commit ?? "not yet known",
+            pullRequest: integration.pullRequest.map { PullRequestView($0, now: now) }, commit: integration.commit ?? "not yet known",
             branch: integration.branch, reason: integration.reason, queuedAt: Formatting.iso(integration.queuedAt),
             startedAt: Formatting.iso(integration.startedAt),
             duration: integration.step == .completed

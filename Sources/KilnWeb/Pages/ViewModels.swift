@@ -47,7 +47,7 @@ struct PullRequestView {
     /// Its latest integration, on the bot page.
     var latest: IntegrationSummaryView?
 
-    init(_ pullRequest: PullRequest, latest: Integration? = nil, now: Date = Date()) {
+    init(_ pullRequest: PullRequest, latest: Integration? = nil, now: Date) {
         number = pullRequest.number
         title = pullRequest.title
         author = pullRequest.author

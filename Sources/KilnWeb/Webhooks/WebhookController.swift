@@ -19,6 +19,7 @@ struct WebhookController {
     /// The server-wide secret (`webhooks.secret-file`), if any.
     let secret: [UInt8]?
     let logger: Logger
+    var clock: WallClock = .system
 
     static let maximumBody = 1 << 20
 
@@ -44,7 +45,7 @@ struct WebhookController {
 
     func receive(_ request: Request, forge: any Forge) async throws -> Response {
         let event = Self.eventName(request.headers, forge: forge)
-        var delivery = WebhookDelivery(forge: forge.kind.rawValue, event: event, outcome: .ignored, statusCode: 0)
+        var delivery = WebhookDelivery(forge: forge.kind.rawValue, event: event, outcome: .ignored, statusCode: 0, receivedAt: clock.now)
 
         if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > Self.maximumBody {
             return try await answer(&delivery, .contentTooLarge, .tooLarge, "the body is larger than 1 MiB")
@@ -127,7 +128,7 @@ struct WebhookController {
     private func queue(_ requests: [QueueRequest], delivery: inout WebhookDelivery, why: String) async throws -> Response {
         delivery.outcome = .queued
         delivery.statusCode = 202
-        let outcomes = try await store.receiveWebhook(delivery, queue: requests, now: Date())
+        let outcomes = try await store.receiveWebhook(delivery, queue: requests, now: clock.now)
         for outcome in outcomes {
             logger.info(
                 outcome.coalesced ? "coalesced" : "queued",
@@ -179,7 +180,7 @@ struct WebhookController {
             let closings = matched.map {
                 PullRequestClosing(bot: $0.name, number: pullRequest.number, reason: "pull request #\(pullRequest.number) was \(verb)")
             }
-            let receipt = try await store.receiveWebhook(delivery, queue: [], close: closings, now: Date())
+            let receipt = try await store.receiveWebhook(delivery, queue: [], close: closings, now: clock.now)
             for integration in receipt.stopped {
                 logger.info("stopping", metadata: ["bot": "\(integration.bot)", "number": "\(integration.number)", "why": "\(why)"])
             }
@@ -216,7 +217,7 @@ struct WebhookController {
         delivery.outcome = outcome
         delivery.statusCode = status.code
         delivery.detail = detail
-        _ = try await store.receiveWebhook(delivery, queue: [], now: Date())
+        _ = try await store.receiveWebhook(delivery, queue: [], now: clock.now)
         if status.code >= 400 {
             logger.warning("webhook refused", metadata: ["forge": "\(delivery.forge)", "status": "\(status.code)", "why": "\(detail)"])
         }

@@ -44,7 +44,7 @@ struct Migrate: AsyncParsableCommand {
         let settings = DatabaseSettings(url: to, passwordFile: passwordFile)
         let report: MigrationReport
         do {
-            report = try await StoreMigration.copy(from: layout, host: config.host, to: settings) { Console.out($0) }
+            report = try await StoreMigration.copy(from: layout, host: config.host, to: settings, now: Date()) { Console.out($0) }
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure
