@@ -252,4 +252,21 @@ struct RunCommandTests {
         #expect(size > 49 * 1024 * 1024 && size < 51 * 1024 * 1024)
         #expect(measured.standardOutput.contains("result: build-errors"), "the integration went on after the cap")
     }
+
+    @Test("A log file the disk refuses: the integration still ends with its result, and its reason says what output was lost")
+    func logOnFullDisk() async throws {
+        let home = try TemporaryDirectory()
+        let repo = try GitFixture()
+        try repo.commit("Not a package", files: ["README.md": "hello\n"])
+        try home.write(
+            "Bots/app.yml", "repository: {url: '\(repo.url)'}\ntest: {enabled: false}\ntriggers: [{name: hello, phase: before, run: 'echo hello'}]\n")
+        // Integration 1's log is /dev/full, which refuses every write as a full disk does.
+        try FileManager.default.createDirectory(atPath: home.url(".kiln/logs/app"), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: home.url(".kiln/logs/app/1.log"), withDestinationPath: "/dev/full")
+        let run = try await home.kilnRun()
+        #expect(run.output.contains("result: build-errors"), "not a package: the build fails, and the integration says so: \(run.output)")
+        let reason = try #require(try await home.recorded(1).integration.reason, "\(run.output)")
+        #expect(reason.contains("the log file \(home.url(".kiln/logs/app/1.log")) could not be written ("), "\(reason)")
+        #expect(reason.hasSuffix(" of output lost") && run.output.contains(reason), "kiln run shows it: \(run.output)")
+    }
 }

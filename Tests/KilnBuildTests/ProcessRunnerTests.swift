@@ -33,6 +33,29 @@ struct ProcessRunnerTests {
         #expect(try String(contentsOfFile: log.path, encoding: .utf8) == "one\ntwo\nthree\n")
     }
 
+    @Test("A log file the disk refuses loses output, not the integration: the loss says how much and why")
+    func logLoss() async throws {
+        // /dev/full takes the open and refuses every write with ENOSPC, as a full disk does.
+        let full = IntegrationLog(path: "/dev/full", secrets: [])
+        await full.header("building: swift build")
+        await full.append(Array("a line of output\n".utf8))
+        await full.close()
+        let loss = try #require(await full.loss, "every write failed")
+        #expect(loss.bytes == "=== building: swift build\n".utf8.count + "a line of output\n".utf8.count, "\(loss)")
+        #expect(loss.sentence.hasPrefix("the log file /dev/full could not be written (") && loss.sentence.hasSuffix(" of output lost"))
+
+        let directory = try TemporaryDirectory()
+        try directory.write("logs", "a file where the bot's log directory should be\n")
+        let unmade = IntegrationLog(path: directory.url("logs/app/1.log"), secrets: [])
+        await unmade.note("result: succeeded")
+        #expect(await unmade.loss?.bytes == "*** result: succeeded\n".utf8.count, "a directory that cannot be made loses everything")
+
+        let fine = IntegrationLog(path: directory.url("ok/1.log"), secrets: [])
+        await fine.note("result: succeeded")
+        await fine.close()
+        #expect(await fine.loss == nil)
+    }
+
     @Test("The process sees only the environment it is given, runs in the workspace, and has no input")
     func cleanEnvironment() async throws {
         let directory = try TemporaryDirectory()

@@ -76,14 +76,27 @@ extension PackageBuild {
         }
         for file in ArchiveGlob.matches(settings.files, in: workspace.directory) {
             let target = "\(contents)/\(file)"
-            try? FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try? FileManager.default.copyItem(atPath: "\(workspace.directory)/\(file)", toPath: target)
+            do {
+                try FileManager.default.createDirectory(atPath: (target as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                try FileManager.default.copyItem(atPath: "\(workspace.directory)/\(file)", toPath: target)
+            } catch {
+                // An archive without a file its globs name is not the archive the bot asked for.
+                output.diagnostics.append(
+                    Diagnostic(
+                        severity: .error, file: nil, line: nil, column: nil,
+                        message: "archive: cannot add \(file): \(error.localizedDescription)"))
+                return output
+            }
         }
         let name = "\(bot.name).tar.gz"
         let archive = "\(directory)/\(name)"
         output.end = try await workspace.run(StepCommand("tar", ["-czf", archive, "-C", contents, "."]), step: .archiving, commit: commit)
         guard output.end.succeeded else { return output }
-        guard let (size, sha256) = Self.digest(archive) else { return output }
+        guard let (size, sha256) = Self.digest(archive) else {
+            output.diagnostics.append(
+                Diagnostic(severity: .error, file: nil, line: nil, column: nil, message: "archive: cannot read \(archive) back to digest it"))
+            return output
+        }
         if size > settings.maxSize {
             output.refusal = "archive not kept: \(ByteCount.text(size)) is over archive.max-size (\(ByteCount.text(settings.maxSize)))"
             try? FileManager.default.removeItem(atPath: directory)

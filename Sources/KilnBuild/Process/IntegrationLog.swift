@@ -7,6 +7,10 @@ import KilnCore
 /// Secret values are replaced by `***` line by line, before anything reaches the file. Past
 /// `limit` bytes one "log truncated" line is written and further output is dropped — the build
 /// goes on, and memory does not grow with the output.
+///
+/// A write the file refuses (a full disk, a directory that cannot be made) is not retried: the
+/// integration goes on, and `loss` says how much output was lost and why, for the integration's
+/// reason and the server's log.
 public actor IntegrationLog {
     public nonisolated let path: String
     public nonisolated let limit: Int
@@ -16,6 +20,8 @@ public actor IntegrationLog {
     private var written = 0
     private var truncated = false
     private var partial: [UInt8] = []
+    /// Output the file did not take, and the first reason; nil while it took everything.
+    public private(set) var loss: LogLoss?
 
     public static let defaultLimit = 50 * 1024 * 1024
 
@@ -25,10 +31,17 @@ public actor IntegrationLog {
         self.limit = limit
         // Longest first, so that a secret containing another is masked whole.
         self.secrets = secrets.filter { !$0.isEmpty }.sorted { $0.utf8.count > $1.utf8.count }.map { Array($0.utf8) }
-        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-        handle = FileHandle(forWritingAtPath: path)
-        _ = try? handle?.seekToEnd()
+        var opened: FileHandle?
+        do {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+            opened = FileHandle(forWritingAtPath: path)
+            try opened?.seekToEnd()
+        } catch {
+            loss = LogLoss(path: path, bytes: 0, reason: error.localizedDescription)
+        }
+        if opened == nil, loss == nil { loss = LogLoss(path: path, bytes: 0, reason: "it cannot be opened for writing") }
+        handle = opened
     }
 
     /// A step's header: `=== building: swift build -c debug --build-tests`.
@@ -92,13 +105,25 @@ public actor IntegrationLog {
             truncated = true
             let line = Array("\n*** log truncated at \(limit / (1024 * 1024)) MiB: later output is not kept (the integration went on)\n".utf8)
             written += line.count
-            try? handle?.write(contentsOf: Data(line))
+            writeToFile(line)
             sink?.write(line)
             return
         }
         written += bytes.count
-        try? handle?.write(contentsOf: Data(bytes))
+        writeToFile(bytes)
         sink?.write(bytes)
+    }
+
+    private func writeToFile(_ bytes: [UInt8]) {
+        guard let handle, loss == nil else {
+            loss?.bytes += bytes.count
+            return
+        }
+        do {
+            try handle.write(contentsOf: Data(bytes))
+        } catch {
+            loss = LogLoss(path: path, bytes: bytes.count, reason: error.localizedDescription)
+        }
     }
 
     func mask(_ bytes: [UInt8]) -> [UInt8] {
@@ -121,5 +146,18 @@ public actor IntegrationLog {
             output = result
         }
         return output
+    }
+}
+
+/// Output an integration's log file did not take.
+public struct LogLoss: Sendable, Hashable {
+    public var path: String
+    public var bytes: Int
+    /// The first refusal: "No space left on device".
+    public var reason: String
+
+    /// What the integration's reason says of it.
+    public var sentence: String {
+        "the log file \(path) could not be written (\(reason)): \(ByteCount.text(bytes)) of output lost"
     }
 }

@@ -93,6 +93,12 @@ public struct IntegrationSequencer: Sendable {
             }
         }
         await log.close()
+        if let loss = await log.loss {
+            // The log is where people look, and it is what failed: the reason says it instead.
+            logger.error(
+                "an integration's log lost output", metadata: ["bot": "\(bot.name)", "number": "\(claim.number)", "lost": "\(loss.sentence)"])
+            outcome.reason = [outcome.reason, loss.sentence].compactMap { $0 }.joined(separator: "; ")
+        }
         guard let recorded = await record(claim, outcome: outcome) else {
             await log.noteLocally("stopped: the result was not recorded: this host no longer holds the integration")
             return nil

@@ -185,7 +185,7 @@ extension IntegrationSteps {
         archived: ArchiveOutput?
     ) async throws(Stop) -> IntegrationOutcome {
         try await enter(.processing)
-        let carried = package.carriedWarnings(from: await previousIssues(), build: built)
+        let carried = package.carriedWarnings(from: try await previousIssues(), build: built)
         if !carried.isEmpty { await log.note("\(carried.count) warning(s) kept from files this build did not recompile") }
         var outcome = IssueBuilder.outcome(
             build: built, carried: carried + analyzed.errors + (archived?.diagnostics.filter { $0.severity == .error } ?? []), tests: tested,
@@ -203,14 +203,21 @@ extension IntegrationSteps {
     }
 
     /// The open issues of the integration this one is compared with.
-    func previousIssues() async -> [IntegrationIssue] {
-        await previousDetail()?.issues ?? []
+    func previousIssues() async throws(Stop) -> [IntegrationIssue] {
+        try await previousDetail()?.issues ?? []
     }
 
     /// The integration this one is compared with, with its issues and tests; nil when there is
-    /// none, or its details have expired.
-    func previousDetail() async -> IntegrationDetail? {
-        guard let previous = try? await store.predecessor(.built, bot: bot.name, before: integration.number), !previous.expired else { return nil }
-        return try? await store.integration(bot: bot.name, number: previous.number)
+    /// none, or its details have expired. A store that cannot say ends the integration: without
+    /// it every open issue would look new, and its committers would be mailed again.
+    func previousDetail() async throws(Stop) -> IntegrationDetail? {
+        do {
+            guard let previous = try await store.predecessor(.built, bot: bot.name, before: integration.number), !previous.expired else {
+                return nil
+            }
+            return try await store.integration(bot: bot.name, number: previous.number)
+        } catch {
+            throw stop(.internalError, "cannot read the integration to compare with: \(error)")
+        }
     }
 }

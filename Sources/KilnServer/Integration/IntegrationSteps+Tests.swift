@@ -33,7 +33,7 @@ extension IntegrationSteps {
     /// `test.retries` times, before they count as failures: those that pass become `flaky`.
     mutating func rerunFailures(_ package: PackageBuild, tested: inout TestOutput) async throws(Stop) {
         guard bot.test.retries > 0, tested.tests.contains(where: \.counts) else { return }
-        let previous = await previousDetail()
+        let previous = try await previousDetail()
         var candidates = TestRerun.candidates(tested.tests, previous: previous?.tests ?? [])
         guard let previous, !candidates.isEmpty else { return }
         for round in 1...bot.test.retries where !candidates.isEmpty {

@@ -113,7 +113,16 @@ public actor Mailer: Service {
 
     private func deliverDue(_ delivery: Delivery, now: Date) async -> Int {
         var delivered = 0
-        while let due = try? await store.dueMails(now: now, limit: 100), !due.isEmpty {
+        while true {
+            let due: [QueuedMail]
+            do {
+                due = try await store.dueMails(now: now, limit: 100)
+            } catch {
+                // Nothing is lost: the mails stay queued for the next round.
+                logger.error("cannot read the mails due; they wait for the next round", metadata: ["error": "\(error)"])
+                break
+            }
+            if due.isEmpty { break }
             let outcomes = await withTaskGroup(of: (QueuedMail, MailError?).self) { group in
                 var outcomes: [(QueuedMail, MailError?)] = []
                 for (index, mail) in due.enumerated() {

@@ -204,8 +204,8 @@ public actor Scheduler: Service {
     private nonisolated func execute(_ claim: Claim, of bot: Bot?, until stops: AsyncStream<Void>) async {
         let integration = claim.integration
         guard let bot else {
-            _ = try? await store.complete(
-                claim, outcome: IntegrationOutcome(result: .canceled, reason: "the bot's file is gone or broken"), now: clock.now)
+            // Recorded as any result is: waiting for the store while it cannot be reached.
+            _ = await sequencer.record(claim, outcome: IntegrationOutcome(result: .canceled, reason: "the bot's file is gone or broken"))
             return
         }
         logger.info("started", metadata: ["bot": "\(bot.name)", "number": "\(integration.number)", "cause": "\(integration.cause.rawValue)"])
