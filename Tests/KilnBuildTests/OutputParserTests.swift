@@ -198,4 +198,70 @@ struct OutputParserTests {
         for line in ["Building for debugging...", "Build complete! (0.06s)"] { silent.consume(Substring(line)) }
         #expect(silent.modules.isEmpty && silent.breaks.isEmpty, "a package without library products: SwiftPM compared nothing")
     }
+
+    @Test("Sanitizer reports: the first frame in the repository's sources with a line places each; addresses and the toolchain's frames are left out")
+    func sanitizerReports() {
+        let output = """
+            Test Case 'RaceTests.testCounts' started at 2026-11-26 04:10:18.791
+            ==================
+            WARNING: ThreadSanitizer: Swift access race (pid=23)
+              Modifying access of Swift variable at 0x720800000b70 by main thread:
+                #0 $s3Lib9racyCountSiyF /work/app/Sources/Lib/Lib.swift (RacyPackageTests.xctest+0x10546b) (BuildId: 8efd4e80)
+                #1 $s8LibTests04RaceB0C10testCountsyyFSiyKXEfu_ /<compiler-generated> (RacyPackageTests.xctest+0x10558d) (BuildId: 8efd4e80)
+                #9 main /work/app/.build/x86_64-unknown-linux-gnu/debug/RacyPackageTests.derived/runner.swift (RacyPackageTests.xctest+0x1) (BuildId: 8e)
+
+              Previous write of size 1 at 0x720800000b70 by thread T5:
+                #0 $s3Lib9racyCountSiyFyyYbcfU_ /work/app/Sources/Lib/Lib.swift:6:56 (RacyPackageTests.xctest+0x104ea0) (BuildId: 8efd4e80)
+                #3 _____interceptor_dispatch_group_async_block_invoke /home/build-user/llvm-project/compiler-rt/lib/tsan/rtl/tsan_interceptors_libdispatch.cpp:361:5 (x)
+
+              Location is heap block of size 24 at 0x720800000b60 allocated by main thread:
+                #0 malloc /home/build-user/llvm-project/compiler-rt/lib/tsan/rtl/tsan_interceptors_posix.cpp:686:5 (RacyPackageTests.xctest+0x824e0)
+
+            SUMMARY: ThreadSanitizer: Swift access race /work/app/Sources/Lib/Lib.swift in $s3Lib9racyCountSiyF
+            ==================
+            Test Case 'RaceTests.testCounts' passed (0.33 seconds)
+            ==================
+            ERROR: AddressSanitizer: heap-buffer-overflow on address 0x602000000014 at pc 0x55 bp 0x7ff sp 0x7fe
+            READ of size 4 at 0x602000000014 thread T0
+                #0 0x55 in $s3Lib4peekSiyF /work/app/Sources/Lib/Buffer.swift:12:20
+            SUMMARY: AddressSanitizer: heap-buffer-overflow /work/app/Sources/Lib/Buffer.swift:12:20 in $s3Lib4peekSiyF
+            /work/app/Sources/CLib/shim.c:3:12: runtime error: signed integer overflow: 2147483647 + 1 cannot be represented in type 'int'
+            ThreadSanitizer: reported 1 warnings
+            """
+        var parser = SanitizerReportParser(root: "/work/app")
+        for line in output.split(separator: "\n") { parser.consume(line) }
+        let reports = parser.reports
+        #expect(reports.count == 3, "\(reports)")
+        #expect(
+            reports.first?.summary == "ThreadSanitizer: Swift access race"
+                && reports.first?.symbol == "$s3Lib9racyCountSiyF,$s3Lib9racyCountSiyFyyYbcfU_")
+        #expect(reports.first?.file == "Sources/Lib/Lib.swift" && reports.first?.line == 6, "the closure's frame has the line")
+        #expect(
+            reports.first?.message
+                == "ThreadSanitizer: Swift access race (Modifying access of Swift variable by main thread; previous write of size 1 by thread T5)")
+        #expect(reports.dropFirst().first?.summary == "AddressSanitizer: heap-buffer-overflow")
+        #expect(reports.dropFirst().first?.file == "Sources/Lib/Buffer.swift" && reports.dropFirst().first?.line == 12)
+        #expect(reports.last?.summary == "UndefinedBehaviorSanitizer: signed integer overflow: 2147483647 + 1 cannot be represented in type 'int'")
+        #expect(reports.last?.file == "Sources/CLib/shim.c" && reports.last?.line == 3)
+
+        // The same race with its accesses seen the other way round is the same report.
+        let swapped = """
+            WARNING: ThreadSanitizer: Swift access race (pid=41)
+              Modifying access of Swift variable at 0x720800000c10 by thread T3:
+                #0 $s3Lib9racyCountSiyFyyYbcfU_ /work/app/Sources/Lib/Lib.swift:6:56 (RacyPackageTests.xctest+0x104ea0)
+              Previous write of size 8 at 0x720800000c10 by main thread:
+                #0 $s3Lib9racyCountSiyF /work/app/Sources/Lib/Lib.swift (RacyPackageTests.xctest+0x10546b)
+                #1 $s8LibTests04RaceB0C10testCountsyyF /work/app/Tests/LibTests/LibTests.swift:5:44 (RacyPackageTests.xctest+0x1)
+            SUMMARY: ThreadSanitizer: Swift access race /work/app/Sources/Lib/Lib.swift:6:56 in $s3Lib9racyCountSiyFyyYbcfU_
+            """
+        var again = SanitizerReportParser(root: "/work/app")
+        for line in swapped.split(separator: "\n") { again.consume(line) }
+        #expect(again.reports.first?.file == "Sources/Lib/Lib.swift" && again.reports.first?.line == 6, "\(again.reports)")
+        #expect(again.reports.first?.symbol == reports.first?.symbol, "the same two functions: the same race")
+
+        let passed = [TestCase(suite: "RaceTests", name: "testCounts", status: .passed, duration: 0.3)]
+        #expect(SanitizerReportParser.settle(.exited(1), tests: passed, reports: reports) == .exited(0), "the reports are why it exited 1")
+        #expect(SanitizerReportParser.settle(.exited(1), tests: passed, reports: []) == .exited(1))
+        #expect(SanitizerReportParser.settle(.signaled(11), tests: passed, reports: reports) == .signaled(11), "a crash is still a crash")
+    }
 }

@@ -17,7 +17,7 @@ extension IssueBuilder {
             diagnostics.append(Diagnostic(severity: .error, file: nil, line: nil, column: nil, message: "swift build \(build.end.description)"))
         }
         let issues =
-            Self.issues(diagnostics: diagnostics, findings: findings, tests: tests.tests)
+            Self.issues(diagnostics: diagnostics, findings: findings, tests: tests.tests, sanitizerReports: tests.sanitizerReports)
             + regressed.map { found in
                 IntegrationIssue(
                     type: .performanceRegression, message: found.regression.message(suite: found.test.suite, name: found.test.name),

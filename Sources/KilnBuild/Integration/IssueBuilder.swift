@@ -2,12 +2,16 @@ import KilnCore
 
 /// Turns diagnostics and failed tests into issues with fingerprints that survive line shifts.
 public enum IssueBuilder {
-    /// Errors and warnings, then one test-failure issue per failed test.
+    /// Errors and warnings, then one test-failure issue per failed test, then one sanitizer issue
+    /// per sanitizer report.
     ///
     /// A diagnostic's fingerprint is its type, file and message, plus its position among identical
     /// ones in that file (the second "unused variable 'x'" in a file stays the second): no line
-    /// numbers, so code moving up or down keeps the issue the same.
-    public static func issues(diagnostics: [Diagnostic], findings: [Diagnostic] = [], tests: [TestCase]) -> [IntegrationIssue] {
+    /// numbers, so code moving up or down keeps the issue the same. A sanitizer report's is its
+    /// summary, file and function, for the same reason.
+    public static func issues(
+        diagnostics: [Diagnostic], findings: [Diagnostic] = [], tests: [TestCase], sanitizerReports: [SanitizerReport] = []
+    ) -> [IntegrationIssue] {
         var occurrences: [String: Int] = [:]
         var issues: [IntegrationIssue] = []
         let located: (Diagnostic, Diagnostic) -> Bool = {
@@ -30,6 +34,12 @@ public enum IssueBuilder {
                 IntegrationIssue(
                     type: .testFailure, message: message, file: test.file, line: test.line,
                     fingerprint: hash("test-failure|\(test.suite)|\(test.name)")))
+        }
+        for report in sanitizerReports {
+            issues.append(
+                IntegrationIssue(
+                    type: .sanitizer, message: report.message, file: report.file, line: report.line,
+                    fingerprint: hash("sanitizer|\(report.summary)|\(report.file ?? "")|\(report.symbol ?? "")")))
         }
         return issues
     }

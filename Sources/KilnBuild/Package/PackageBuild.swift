@@ -13,10 +13,12 @@ public struct BuildOutput: Sendable {
     public var succeeded: Bool { end.succeeded }
 }
 
-/// What `swift test` left: every test of XCTest and Swift Testing, and the coverage.
+/// What `swift test` left: every test of XCTest and Swift Testing, the coverage, and what a
+/// sanitizer reported (`--sanitize=`).
 public struct TestOutput: Sendable {
     public var tests: [TestCase]
     public var coverage: Double?
+    public var sanitizerReports: [SanitizerReport] = []
     public var end: ProcessEnd
 
     public init(tests: [TestCase] = [], coverage: Double? = nil, end: ProcessEnd = .exited(0)) {
@@ -133,8 +135,9 @@ public struct PackageBuild: Sendable {
     }
 
     public func test(commit: String?) async throws(ProcessError) -> TestOutput {
-        let (tests, end) = try await runTests(testArguments, commit: commit)
+        let (tests, reports, end) = try await runTests(testArguments, commit: commit)
         var output = TestOutput(tests: tests, coverage: bot.test.coverage ? coverage() : nil, end: end)
+        output.sanitizerReports = reports
         if !end.succeeded, tests.allSatisfy({ $0.status != .failed }) {
             // The test process failed without any test failing: report it as one failed test.
             output.tests.append(.processFailure("swift test \(end.description)"))
@@ -147,26 +150,32 @@ public struct PackageBuild: Sendable {
     /// is missing from the result.
     public func rerun(_ tests: [TestCase], commit: String?) async throws(ProcessError) -> (tests: [TestCase], end: ProcessEnd) {
         let arguments = TestRerun.arguments(for: tests, configuration: configuration, events: testEvents, botArguments: bot.test.arguments)
-        return try await runTests(arguments, commit: commit)
+        let (tests, _, end) = try await runTests(arguments, commit: commit)
+        return (tests, end)
     }
 
     /// Runs `tests` again, serially, for what `--parallel` hid: their measurements.
     public func measure(_ tests: [TestCase], commit: String?) async throws(ProcessError) -> (tests: [TestCase], end: ProcessEnd) {
         let arguments = TestRerun.arguments(
             for: tests, configuration: configuration, events: testEvents, botArguments: bot.test.arguments, serial: true)
-        return try await runTests(arguments, commit: commit)
+        let (tests, _, end) = try await runTests(arguments, commit: commit)
+        return (tests, end)
     }
 
     /// Whether the bot's tests run in parallel, which hides XCTest's measurements.
     public var testsRunInParallel: Bool { bot.test.arguments.contains("--parallel") }
 
     /// `swift test` with `arguments`: its tests from XCTest's output and Swift Testing's events.
-    private func runTests(_ arguments: [String], commit: String?) async throws(ProcessError) -> (tests: [TestCase], end: ProcessEnd) {
+    private func runTests(
+        _ arguments: [String], commit: String?
+    ) async throws(ProcessError) -> (tests: [TestCase], reports: [SanitizerReport], end: ProcessEnd) {
         try? FileManager.default.removeItem(atPath: testEvents)
         defer { try? FileManager.default.removeItem(atPath: testEvents) }
         let parser = Mutex(XCTestOutputParser(root: workspace.seenAs))
+        let sanitizer = Mutex(SanitizerReportParser(root: workspace.seenAs))
         let end = try await workspace.run(StepCommand("swift", arguments), step: .testing, commit: commit) { line in
             parser.withLock { $0.consume(line) }
+            sanitizer.withLock { $0.consume(line) }
         }
         let crash: String? = end.succeeded ? nil : "the test process ended: \(end.description)"
         var tests = parser.withLock { $0.finish(crash: crash) }
@@ -174,7 +183,9 @@ public struct PackageBuild: Sendable {
         let stream = (try? String(contentsOfFile: testEvents, encoding: .utf8)) ?? ""
         for line in stream.split(separator: "\n") { swiftTesting.consume(line) }
         tests += swiftTesting.finish(crash: crash)
-        return (tests, XCTestOutputParser.settle(end, tests: tests, excusedNoise: parser.withLock { $0.excusedNoise }))
+        let reports = sanitizer.withLock { $0.reports }
+        let settled = XCTestOutputParser.settle(end, tests: tests, excusedNoise: parser.withLock { $0.excusedNoise })
+        return (tests, reports, SanitizerReportParser.settle(settled, tests: tests, reports: reports))
     }
 
     /// The package's own line coverage from the export `--enable-code-coverage` wrote.

@@ -10,6 +10,8 @@ public enum IssueType: String, CaseIterable, Codable, Sendable, Hashable {
     case analyzerWarning = "analyzer-warning"
     /// A measurement (`measure {}`) slower than its baseline on the same host.
     case performanceRegression = "performance-regression"
+    /// A Thread, Address or Undefined Behavior Sanitizer's report (a data race, a heap overflow).
+    case sanitizer
 
     /// What is said of one kind; the one table that lists them.
     struct Words {
@@ -61,6 +63,10 @@ public enum IssueType: String, CaseIterable, Codable, Sendable, Hashable {
             Words(
                 plural: "performance-regressions", summaryKey: "performanceRegressions", noun: "performance regression",
                 status: .openTests("slower"), result: .testFailures, alwaysCounted: false, breaks: true)
+        case .sanitizer:
+            Words(
+                plural: "sanitizer-reports", summaryKey: "sanitizerReports", noun: "sanitizer report", status: .new("new sanitizer report"),
+                result: .testFailures, alwaysCounted: false, breaks: true)
         }
     }
 
