@@ -42,14 +42,14 @@ struct SanitizerTests {
     }
 
     @Test(
-        "Under --sanitize=thread and the default sandbox, a data race is a sanitizer issue at its line, new and blamed on its author, failing the integration; the fix resolves it"
+        "In a thread-sanitizer cell under the default sandbox, a data race is a sanitizer issue at its line, new and blamed on its author, failing the integration; the fix resolves it"
     )
     func threadSanitizer() async throws {
         let home = try TemporaryDirectory()
         let repo = try GitFixture()
         try repo.commit("Count", files: Self.package(racing: false).merging([".gitignore": ".build/\n"]) { $1 })
         try home.write(
-            "Bots/app.yml", "repository: {url: '\(repo.url)'}\nbuild: {arguments: [--sanitize=thread]}\ntest: {arguments: [--sanitize=thread]}\n")
+            "Bots/app.yml", "repository: {url: '\(repo.url)'}\nmatrix: {sanitizer: thread}\n")
         let first = try await home.kilnRun()
         #expect(first.status == 0 && first.output.contains("result: succeeded"), "no race yet: \(first.output)")
 

@@ -6,6 +6,7 @@ public enum BotFile {
     static let rootKeys = [
         "name", "repository", "schedule", "clean", "cancel-superseded", "build", "test", "timeout", "sandbox", "environment",
         "secrets", "webhook-secret-file", "triggers", "pull-requests", "forge", "bisect", "analyze", "performance", "archive",
+        "matrix",
     ]
 
     /// Reads and decodes the bot file at `path`, named as the user gave it (for diagnostics).
@@ -113,6 +114,7 @@ public enum BotFile {
         if let node = fields["bisect"] { decodeBisect(node, path: fields.path("bisect"), into: &bot.bisect, reader: reader) }
         if let node = fields["analyze"] { decodeAnalyze(node, path: fields.path("analyze"), into: &bot.analyze, reader: reader) }
         if let node = fields["archive"] { decodeArchive(node, path: fields.path("archive"), into: &bot.archive, reader: reader) }
+        if let node = fields["matrix"] { bot.matrix = decodeMatrix(node, path: fields.path("matrix"), reader: reader) }
         if let node = fields["performance"] {
             decodePerformance(node, path: fields.path("performance"), into: &bot.performance, reader: reader)
         }

@@ -32,6 +32,8 @@ public struct Bot: Sendable, Hashable {
     public var performance: PerformanceSettings
     /// What is built in release configuration and kept as the integration's asset.
     public var archive: ArchiveSettings
+    /// `matrix`: the cells each integration runs in; nil is one cell of the bot's own settings.
+    public var matrix: Matrix? = nil
 
     public init(
         name: String,

@@ -55,6 +55,8 @@ public struct IntegrationSequencer: Sendable {
     /// lost on the way (another host took this one as gone and ended it): then nothing of this
     /// run is recorded beyond what was written while the claim held.
     public func run(_ claim: Claim, of bot: Bot, progress: @escaping @Sendable (Progress) -> Void = { _ in }) async -> Integration? {
+        // A matrix of one cell (all this version runs) is the bot in that cell's environment.
+        let bot = bot.matrix?.cells.first.map(bot.running(in:)) ?? bot
         let pullRequest = claim.integration.pullRequest
         let log = IntegrationLog(
             path: store.logLocation(bot: bot.name, number: claim.number) ?? layout.log(of: bot.name, number: claim.number),
