@@ -66,9 +66,11 @@ public struct PackageBuild: Sendable {
         return arguments + bot.test.arguments
     }
 
-    public func build(commit: String?) async throws(ProcessError) -> BuildOutput {
+    /// `swift build`; `previous` are the issues of the integration this one is compared with,
+    /// whose warnings `carriedWarnings` may keep.
+    public func build(commit: String?, previous: [IntegrationIssue] = []) async throws(ProcessError) -> BuildOutput {
         let parser = Mutex(DiagnosticParser(root: workspace.seenAs))
-        let before = serializedDiagnostics()
+        let before = serializedDiagnostics(of: Self.warnedFiles(previous))
         let end = try await workspace.run(StepCommand("swift", buildArguments), step: .building, commit: commit) { line in
             parser.withLock { $0.consume(line.utf8) }
         }
@@ -195,16 +197,25 @@ public struct PackageBuild: Sendable {
         return export.flatMap { Coverage.percentage(exportAt: "\(path)/\($0)", root: workspace.seenAs) }
     }
 
-    /// The serialized diagnostics of the build directory, `.build/<configuration>/<Module>.build/
-    /// <File>.dia`, each with when it was written.
-    func serializedDiagnostics() -> [String: Date] {
+    /// The repository's files with an open warning in `previous`: those whose warnings an
+    /// incremental build may not print again.
+    static func warnedFiles(_ previous: [IntegrationIssue]) -> Set<String> {
+        Set(previous.filter { $0.type == .warning && $0.status != .resolved }.compactMap(\.file).filter { !$0.hasPrefix("/") })
+    }
+
+    /// The serialized diagnostics of `files` in the build directory (`.build/<configuration>/
+    /// <Module>.build/<File>.dia`), each with when it was written. Only these: a large package has
+    /// thousands, and this runs before every build.
+    func serializedDiagnostics(of files: Set<String>) -> [String: Date] {
+        guard !files.isEmpty else { return [:] }
         let buildDirectory = "\(workspace.directory)/.build/\(configuration)"
         let fileManager = FileManager.default
+        let modules = ((try? fileManager.contentsOfDirectory(atPath: buildDirectory)) ?? []).filter { $0.hasSuffix(".build") }
+        let stems = Set(files.map { (($0 as NSString).lastPathComponent as NSString).deletingPathExtension })
         var found: [String: Date] = [:]
-        for module in (try? fileManager.contentsOfDirectory(atPath: buildDirectory)) ?? [] where module.hasSuffix(".build") {
-            let directory = "\(buildDirectory)/\(module)"
-            for file in (try? fileManager.contentsOfDirectory(atPath: directory)) ?? [] where file.hasSuffix(".dia") {
-                let path = "\(directory)/\(file)"
+        for module in modules {
+            for stem in stems {
+                let path = "\(buildDirectory)/\(module)/\(stem).dia"
                 if let modified = try? fileManager.attributesOfItem(atPath: path)[.modificationDate] as? Date { found[path] = modified }
             }
         }
@@ -219,7 +230,7 @@ public struct PackageBuild: Sendable {
     public func carriedWarnings(from previous: [IntegrationIssue], build: BuildOutput) -> [Diagnostic] {
         let seenFiles = Set(build.diagnostics.compactMap(\.file))
         let root = workspace.directory
-        let after = serializedDiagnostics()
+        let after = serializedDiagnostics(of: Self.warnedFiles(previous))
         func recompiled(_ file: String) -> Bool {
             let name = "/" + ((file as NSString).lastPathComponent as NSString).deletingPathExtension + ".dia"
             let written = after.filter { $0.key.hasSuffix(name) }

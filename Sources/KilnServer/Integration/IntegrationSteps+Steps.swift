@@ -86,7 +86,8 @@ extension IntegrationSteps {
 
     mutating func build(_ package: PackageBuild) async throws(Stop) -> BuildOutput {
         try await enter(.building)
-        let built = try await attempt { [commit] in try await package.build(commit: commit) }
+        let previous = try await previousIssues()
+        let built = try await attempt { [commit] in try await package.build(commit: commit, previous: previous) }
         _ = try ended(built.end)
         return built
     }
@@ -203,19 +204,23 @@ extension IntegrationSteps {
     }
 
     /// The open issues of the integration this one is compared with.
-    func previousIssues() async throws(Stop) -> [IntegrationIssue] {
+    mutating func previousIssues() async throws(Stop) -> [IntegrationIssue] {
         try await previousDetail()?.issues ?? []
     }
 
     /// The integration this one is compared with, with its issues and tests; nil when there is
     /// none, or its details have expired. A store that cannot say ends the integration: without
-    /// it every open issue would look new, and its committers would be mailed again.
-    func previousDetail() async throws(Stop) -> IntegrationDetail? {
+    /// it every open issue would look new, and its committers would be mailed again. Read once
+    /// per integration.
+    mutating func previousDetail() async throws(Stop) -> IntegrationDetail? {
+        if let read = previousRead { return read }
         do {
-            guard let previous = try await store.predecessor(.built, bot: bot.name, before: integration.number), !previous.expired else {
-                return nil
+            var detail: IntegrationDetail?
+            if let previous = try await store.predecessor(.built, bot: bot.name, before: integration.number), !previous.expired {
+                detail = try await store.integration(bot: bot.name, number: previous.number)
             }
-            return try await store.integration(bot: bot.name, number: previous.number)
+            previousRead = .some(detail)
+            return detail
         } catch {
             throw stop(.internalError, "cannot read the integration to compare with: \(error)")
         }

@@ -18,6 +18,8 @@ struct IntegrationSteps {
     var triggers: [TriggerRun] = []
     var stepStart = ContinuousClock.now
     var currentStep = IntegrationStep.checkout
+    /// The integration this one is compared with, once read (`previousDetail()`).
+    var previousRead: IntegrationDetail??
 
     init(
         sequencer: IntegrationSequencer, claim: Claim, workspace: Workspace,
