@@ -14,7 +14,7 @@ extension IssueBuilder {
     ) -> IntegrationOutcome {
         var diagnostics = build.diagnostics + carried
         if !build.succeeded, !diagnostics.contains(where: { $0.severity == .error }) {
-            diagnostics.append(Diagnostic(severity: .error, file: nil, line: nil, column: nil, message: "swift build \(build.end.description)"))
+            diagnostics.append(Diagnostic.error("swift build \(build.end.description)"))
         }
         let issues =
             Self.issues(diagnostics: diagnostics, findings: findings, tests: tests.tests, sanitizerReports: tests.sanitizerReports)

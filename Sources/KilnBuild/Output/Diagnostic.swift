@@ -24,6 +24,11 @@ public struct Diagnostic: Sendable, Hashable {
         self.message = message
         self.notes = notes
     }
+
+    /// An error without a place: a tool that failed, a check that could not run.
+    public static func error(_ message: String) -> Diagnostic {
+        Diagnostic(severity: .error, file: nil, line: nil, column: nil, message: message)
+    }
 }
 
 /// Reads compiler diagnostics from `swift build` output.

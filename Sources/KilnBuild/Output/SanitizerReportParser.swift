@@ -42,7 +42,6 @@ public struct SanitizerReportParser: Sendable {
     private var open: Open?
 
     private struct Open: Sendable {
-        var sanitizer: String
         var headings: [String] = []
         /// Per stack of an access (the report's own frames, then those under each of the first two
         /// headings), its first frame in the repository's sources.
@@ -64,8 +63,8 @@ public struct SanitizerReportParser: Sendable {
 
     public mutating func consume(_ line: Substring) {
         let text = line.trimmingCharacters(in: .whitespaces)
-        if let sanitizer = Self.opening(text) {
-            open = Open(sanitizer: sanitizer)
+        if Self.opens(text) {
+            open = Open()
             return
         }
         if open == nil, let range = text.range(of: ": runtime error: "), let place = place(String(text[..<range.lowerBound])) {
@@ -109,14 +108,12 @@ public struct SanitizerReportParser: Sendable {
         }
     }
 
-    /// `ThreadSanitizer` for `WARNING: ThreadSanitizer: data race (pid=…)`,
-    /// `AddressSanitizer` for `ERROR: AddressSanitizer: heap-buffer-overflow on address …`.
-    private static func opening(_ text: String) -> String? {
-        for prefix in ["WARNING: ", "ERROR: "] where text.hasPrefix(prefix) {
-            let name = text.dropFirst(prefix.count).prefix { $0 != ":" }
-            if name.hasSuffix("Sanitizer") { return String(name) }
+    /// Whether `text` opens a report: `WARNING: ThreadSanitizer: data race (pid=…)`,
+    /// `ERROR: AddressSanitizer: heap-buffer-overflow on address …`.
+    private static func opens(_ text: String) -> Bool {
+        ["WARNING: ", "ERROR: "].contains { prefix in
+            text.hasPrefix(prefix) && text.dropFirst(prefix.count).prefix { $0 != ":" }.hasSuffix("Sanitizer")
         }
-        return nil
     }
 
     private static func close(_ report: Open, summary text: String) -> SanitizerReport {

@@ -44,8 +44,7 @@ extension PackageBuild {
                 guard end.succeeded else {
                     if !output.diagnostics.contains(where: { $0.severity == .error }) {
                         output.diagnostics.append(
-                            Diagnostic(
-                                severity: .error, file: nil, line: nil, column: nil, message: "swift build --product \(product) \(end.description)"))
+                            Diagnostic.error("swift build --product \(product) \(end.description)"))
                     }
                     return output
                 }
@@ -67,9 +66,7 @@ extension PackageBuild {
                     try FileManager.default.copyItem(atPath: "\(bin)/\(product)", toPath: "\(contents)/bin/\(product)")
                 } catch {
                     output.diagnostics.append(
-                        Diagnostic(
-                            severity: .error, file: nil, line: nil, column: nil,
-                            message: "archive: product '\(product)' built no executable at \(bin)/\(product): is it an executable product?"))
+                        Diagnostic.error("archive: product '\(product)' built no executable at \(bin)/\(product): is it an executable product?"))
                     return output
                 }
             }
@@ -82,9 +79,7 @@ extension PackageBuild {
             } catch {
                 // An archive without a file its globs name is not the archive the bot asked for.
                 output.diagnostics.append(
-                    Diagnostic(
-                        severity: .error, file: nil, line: nil, column: nil,
-                        message: "archive: cannot add \(file): \(error.localizedDescription)"))
+                    Diagnostic.error("archive: cannot add \(file): \(error.localizedDescription)"))
                 return output
             }
         }
@@ -94,7 +89,7 @@ extension PackageBuild {
         guard output.end.succeeded else { return output }
         guard let (size, sha256) = Self.digest(archive) else {
             output.diagnostics.append(
-                Diagnostic(severity: .error, file: nil, line: nil, column: nil, message: "archive: cannot read \(archive) back to digest it"))
+                Diagnostic.error("archive: cannot read \(archive) back to digest it"))
             return output
         }
         if size > settings.maxSize {

@@ -133,7 +133,7 @@ extension IntegrationSteps {
         _ = try ended(output.end)
         if let failure = output.failure {
             await log.note(failure)
-            analysis.errors.append(Diagnostic(severity: .error, file: nil, line: nil, column: nil, message: failure))
+            analysis.errors.append(Diagnostic.error(failure))
         }
         return output.findings
     }
