@@ -221,6 +221,11 @@ public struct PullRequestOverview: Sendable, Hashable {
 /// in mail, in statuses and in the terminal.
 public enum CountText {
     public static func of(_ count: Int, _ singular: String, plural: String? = nil) -> String {
-        "\(count) \(count == 1 ? singular : plural ?? singular + "s")"
+        "\(count) \(count == 1 ? singular : plural ?? Self.plural(of: singular))"
+    }
+
+    /// The noun for several: `errors`, `test failures`.
+    public static func plural(of singular: String) -> String {
+        singular + "s"
     }
 }

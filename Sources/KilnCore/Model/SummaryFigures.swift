@@ -32,7 +32,7 @@ public struct SummaryFigures: Sendable, Hashable {
 
     /// The titles of `columns`, for a table's head: `Errors`, `Test failures`.
     public static let columnTitles = IssueType.counted.map { kind in
-        let plural = CountText.of(2, kind.noun).dropFirst(2)
+        let plural = CountText.plural(of: kind.noun)
         return plural.prefix(1).uppercased() + plural.dropFirst()
     }
 
