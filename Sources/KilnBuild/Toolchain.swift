@@ -1,16 +1,24 @@
+import Foundation
 import Subprocess
+
+#if canImport(System)
+    import System
+#else
+    import SystemPackage
+#endif
 
 /// The Swift toolchain integrations build with.
 public enum Toolchain {
-    /// The first line of `swift --version`, such as `Swift version 6.3.1 (swift-6.3.1-RELEASE)`;
-    /// nil when no `swift` is on the PATH.
-    public static func version() async -> String? {
+    /// The first line of `swift --version`, such as `Swift version 6.3.1 (swift-6.3.1-RELEASE)`,
+    /// of the `swift` at `executable` (by default the one on the PATH); nil when there is none.
+    public static func version(of executable: String? = nil) async -> String? {
         do {
             let result = try await Subprocess.run(
-                .name("swift"), arguments: ["--version"], output: .string(limit: 64 * 1024), error: .discarded)
+                executable.map { .path(FilePath($0)) } ?? .name("swift"), arguments: ["--version"], output: .string(limit: 64 * 1024),
+                error: .discarded)
             guard result.terminationStatus.isSuccess else { return nil }
             let text = result.standardOutput
-            return text.split(separator: "\n").first { $0.contains("Swift version") }.map(String.init)
+            return text.split(separator: "\n").first { $0.contains("Swift version") }.map { String($0.trimmingCharacters(in: .whitespaces)) }
         } catch {
             return nil
         }

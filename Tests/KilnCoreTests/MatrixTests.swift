@@ -26,4 +26,49 @@ struct MatrixTests {
         #expect(running.test.arguments == ["--parallel", "--sanitize=address"])
         #expect(bot.running(in: Cell()) == bot.running(in: Cell()) && bot.running(in: Cell()).build.arguments == ["-Xswiftc", "-g"])
     }
+
+    static func cell(_ name: String, _ result: IntegrationResult, reason: String? = nil) -> Integration {
+        Integration(
+            id: 0, bot: "app", number: -1, cause: .manual, commit: nil, branch: "main", step: .completed, result: result,
+            queuedAt: .distantPast, reason: reason, cellOf: 1, cell: name)
+    }
+
+    @Test(
+        "Cells' findings merged: the worst result of the cells that ran, an issue once with every cell it was in and everyone blamed, tests with their cell"
+    )
+    func merging() {
+        let (alice, bob) = (
+            Committer(name: "Alice", email: "alice@example.com", commit: "a"), Committer(name: "Bob", email: "bob@example.com", commit: "b")
+        )
+        let warning = IntegrationIssue(type: .warning, message: "unused", file: "A.swift", line: 1, fingerprint: "w", introducedBy: [alice])
+        let race = IntegrationIssue(type: .sanitizer, message: "race", file: "A.swift", line: 2, fingerprint: "r", introducedBy: [bob])
+        let test = TestCase(suite: "S", name: "t", status: .failed, duration: 0)
+        let merged = IntegrationOutcome.merging(
+            [
+                CellOutcome(cell: Self.cell("default-debug-none", .warnings), issues: [warning], tests: [test]),
+                CellOutcome(
+                    cell: Self.cell("default-debug-thread", .testFailures),
+                    issues: [warning, race].map {
+                        var issue = $0; issue.introducedBy += [bob]; return issue
+                    },
+                    tests: [test]),
+                CellOutcome(cell: Self.cell("6_2-debug-none", .canceled, reason: CellOutcome.noHost(toolchain: "6_2")), issues: [], tests: []),
+            ], commits: [])
+        #expect(merged.result == .testFailures, "a cell that could not run does not decide the result")
+        #expect(merged.reason == "6_2-debug-none: " + CellOutcome.noHost(toolchain: "6_2"))
+        #expect(merged.issues.map(\.fingerprint) == ["w", "r"])
+        #expect(merged.issues[0].cells == ["default-debug-none", "default-debug-thread"] && merged.issues[0].introducedBy == [alice, bob])
+        #expect(merged.issues[1].cells == ["default-debug-thread"])
+        #expect(merged.tests.map(\.cell) == ["default-debug-none", "default-debug-thread"])
+        #expect(merged.summary[.testFailure] == 1, "one test failing in two cells is one failure")
+        #expect(merged.cells == ["default-debug-none", "default-debug-thread", "6_2-debug-none"])
+        #expect(IntegrationOutcome.merging([CellOutcome(cell: Self.cell("x", .canceled), issues: [], tests: [])], commits: []).result == .canceled)
+    }
+
+    @Test("A cell's name gives back its values; names that are no cell's give nil")
+    func names() {
+        let cell = Cell(toolchain: "6.2", configuration: .release, sanitizer: .address)
+        #expect(Cell(name: cell.name) == cell)
+        #expect(Cell(name: "6.2-release") == nil && Cell(name: "a-b-c") == nil && Cell(name: "nightly-main-debug-none") == nil)
+    }
 }

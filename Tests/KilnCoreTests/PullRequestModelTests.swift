@@ -95,6 +95,15 @@ struct PullRequestModelTests {
             of: Self.integration(.internalError, reason: String(repeating: "x", count: 400)), bot: bot, forge: forge, stage: .completed,
             sha: "abc", issues: [], publicURL: "http://x")
         #expect(long.description.count == CommitStatus.maximumDescription)
+
+        // A matrix keeps the one status, named for the bot, and says which cells fail.
+        let race = IntegrationIssue(type: .sanitizer, message: "race", fingerprint: "r", introducedBy: [alice], cells: ["default-debug-thread"])
+        var everywhere = issues[0]
+        everywhere.cells = ["default-debug-none", "default-debug-thread"]
+        let matrix = CommitStatus(
+            of: Self.integration(.testFailures), bot: bot, forge: forge, stage: .completed, sha: "abc", issues: [race, everywhere],
+            publicURL: "http://x")
+        #expect(matrix.context == "kiln/app" && matrix.description == "1 new warning, 1 new sanitizer report in default-debug-thread (Alice)")
     }
 
     @Test("Counts read as English, a figure per kind: those always counted, and the others when present")

@@ -37,6 +37,9 @@ public struct Workspace: Sendable {
     public var archive: (file: String, contents: String)?
     /// `KILN_MARK` of every process of this integration (see `DataDirectory.processMark`).
     public let mark: String
+    /// For a matrix cell with a toolchain other than `default`: the folder that holds its `swift`
+    /// (`toolchains:` in kiln.yml), first on PATH, and bound read-only into the sandbox.
+    public var toolchain: String?
     let layout: DataDirectory
     /// The server's environment: where secrets and PATH come from. Nothing else of it reaches builds.
     let serverEnvironment: [String: String]
@@ -111,8 +114,9 @@ public struct Workspace: Sendable {
     /// next, since SwiftPM evaluates the manifest again whenever its environment changes
     /// (measured: 0.2–0.25 s on every warm build).
     public func environment(commit: String?, result: IntegrationResult? = nil, forTrigger: Bool = true) -> [String: String] {
+        let path = serverEnvironment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin"
         var variables: [String: String] = [
-            "PATH": serverEnvironment["PATH"] ?? "/usr/local/bin:/usr/bin:/bin",
+            "PATH": toolchain.map { "\($0):\(path)" } ?? path,
             "HOME": home,
             "LANG": "C.UTF-8",
         ]
@@ -179,6 +183,7 @@ public struct Workspace: Sendable {
         }
         if FileManager.default.fileExists(atPath: mirrors) { arguments += ["--ro-bind", mirrors, mirrors] }
         if FileManager.default.fileExists(atPath: log.path) { arguments += ["--ro-bind", log.path, log.path] }
+        if let toolchain { arguments += ["--ro-bind", toolchain, toolchain] }
         arguments += ["--bind", directory, seenAs, "--bind", home, home, "--die-with-parent", "--chdir", seenAs, "--", command.executable]
         return StepCommand("bwrap", arguments + command.arguments)
     }

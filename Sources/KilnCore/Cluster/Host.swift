@@ -12,6 +12,8 @@ public struct HostReport: Sendable, Hashable {
     public var botsDigest: String
     /// How long the host may stay silent before it is taken as gone (`host-lease`).
     public var lease: Duration
+    /// The toolchains it offers to matrix cells (`toolchains:` in kiln.yml, and `default`).
+    public var toolchains: [String]
 
     /// What `kiln run` reports while it integrates: only that the host is alive (a report with no
     /// executors leaves a server's figures for the host as they are).
@@ -19,7 +21,11 @@ public struct HostReport: Sendable, Hashable {
         HostReport(name: name, version: KilnVersion.current, executors: 0, busy: 0, botsDigest: "", lease: lease)
     }
 
-    public init(name: String, version: String, executors: Int, busy: Int, botsDigest: String, lease: Duration) {
+    public init(
+        name: String, version: String, executors: Int, busy: Int, botsDigest: String, lease: Duration,
+        toolchains: [String] = [Matrix.defaultToolchain]
+    ) {
+        self.toolchains = toolchains
         self.name = name
         self.version = version
         self.executors = executors

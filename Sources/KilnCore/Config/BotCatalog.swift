@@ -37,18 +37,34 @@ public struct BotCatalog: Sendable {
 
     /// What is worth a look in the good bots at `now`, changing nothing: quarantines that have
     /// ended, and bots that opted out of the sandbox.
-    public func warnings(at now: Date) -> [ConfigDiagnostic] {
+    /// What is valid but likely wrong: quarantines that ended by `now`, and with `offered` (this
+    /// host's toolchains), a matrix's toolchain this host lacks, whose cells run only elsewhere.
+    public func warnings(at now: Date, offered: Set<String>? = nil) -> [ConfigDiagnostic] {
         bots.flatMap { entry in
-            entry.notes
-                + entry.bot.test.quarantine.enumerated().compactMap { index, quarantine -> ConfigDiagnostic? in
-                    guard let ends = quarantine.ends, ends <= now else { return nil }
-                    let day = ends.addingTimeInterval(-86_400).formatted(.iso8601.year().month().day())
-                    return ConfigDiagnostic(
-                        file: entry.file, line: quarantine.line, column: quarantine.column, keyPath: "test.quarantine[\(index)]",
-                        message:
-                            "the quarantine of '\(quarantine.test)' ended on \(day), so its failures count again: remove the entry, or extend 'until'",
-                        severity: .warning)
-                }
+            entry.notes + Self.endedQuarantines(of: entry, at: now) + (offered.map { Self.missingToolchains(of: entry, offered: $0) } ?? [])
+        }
+    }
+
+    private static func endedQuarantines(of entry: Entry, at now: Date) -> [ConfigDiagnostic] {
+        entry.bot.test.quarantine.enumerated().compactMap { index, quarantine -> ConfigDiagnostic? in
+            guard let ends = quarantine.ends, ends <= now else { return nil }
+            let day = ends.addingTimeInterval(-86_400).formatted(.iso8601.year().month().day())
+            return ConfigDiagnostic(
+                file: entry.file, line: quarantine.line, column: quarantine.column, keyPath: "test.quarantine[\(index)]",
+                message: "the quarantine of '\(quarantine.test)' ended on \(day), so its failures count again: remove the entry, or extend 'until'",
+                severity: .warning)
+        }
+    }
+
+    private static func missingToolchains(of entry: Entry, offered: Set<String>) -> [ConfigDiagnostic] {
+        guard let matrix = entry.bot.matrix else { return [] }
+        let names = offered.sorted().joined(separator: ", ")
+        return matrix.toolchains.filter { !offered.contains($0) }.map { name in
+            ConfigDiagnostic(
+                file: entry.file, line: matrix.toolchainsLine, column: matrix.toolchainsColumn, keyPath: "matrix.toolchain",
+                message:
+                    "this host offers no toolchain '\(name)' (it offers \(names)): its cells run only on hosts that do, and end unrun when none is live",
+                severity: .warning)
         }
     }
 

@@ -22,6 +22,7 @@ extension BotFile {
             return values
         }
         if let values = axis("toolchain", { item, path in toolchain(item, path: path, reader: reader) }) { matrix.toolchains = values }
+        if let mark = (fields["toolchain"] ?? node).mark { (matrix.toolchainsLine, matrix.toolchainsColumn) = (mark.line, mark.column) }
         if let values = axis("configuration", { reader.choice($0, path: $1, as: BuildConfiguration.self) }) { matrix.configurations = values }
         if let values = axis("sanitizer", { reader.choice($0, path: $1, as: Sanitizer.self) }) { matrix.sanitizers = values }
         if let node = fields["exclude"] {
@@ -35,23 +36,17 @@ extension BotFile {
             reader.error("the matrix's exclusions leave no cell to run", at: node, path: path)
             return nil
         }
-        if cells.count > 1 {
-            reader.error(
-                "the matrix has \(cells.count) cells (\(cells.map(\.name).joined(separator: ", "))): this version of Kiln runs a matrix of one "
-                    + "cell only; list one value per axis, or exclude the others", at: node, path: path)
-            return nil
-        }
         return matrix
     }
 
-    /// A toolchain's name. Hosts name theirs in `kiln.yml`; this version runs cells on the
-    /// `default` toolchain only, the `swift` on each host's PATH.
+    /// A toolchain's name: `default` (the `swift` on each host's PATH) or one that hosts name
+    /// under `toolchains:` in `kiln.yml`. Which hosts offer it is known only when a cell runs
+    /// (`kiln validate` warns of one this host lacks).
     private static func toolchain(_ node: Node, path: ConfigPath, reader: ConfigReader) -> String? {
         guard let name = reader.string(node, path: path, expected: "a toolchain's name") else { return nil }
-        guard name == Matrix.defaultToolchain else {
+        guard Cell.isValidToolchainName(name) else {
             reader.error(
-                "toolchain '\(name)': this version of Kiln offers only '\(Matrix.defaultToolchain)', the swift on the host's PATH", at: node,
-                path: path)
+                "'\(name)' is not a toolchain name (letters, digits, '.' and '_', as hosts name them under toolchains:)", at: node, path: path)
             return nil
         }
         return name

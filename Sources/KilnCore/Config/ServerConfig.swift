@@ -29,6 +29,9 @@ public struct ServerConfig: Sendable, Hashable {
     /// `sandbox-fallback: none`: where bubblewrap cannot run, bots that did not opt out of the
     /// sandbox run unconfined rather than not at all.
     public var sandboxFallback: Sandbox? = nil
+    /// The Swift toolchains this host offers to matrix cells besides `default` (`toolchains:`):
+    /// name → the folder that holds its `swift`.
+    public var toolchains: [String: String] = [:]
     /// The file these settings were read from, if any: it may hold a database URL with its
     /// password, so a build may not read it.
     public var file: String? = nil

@@ -5,7 +5,7 @@ import Yams
 public enum ServerConfigFile {
     static let rootKeys = [
         "listen", "data", "bots", "executors", "public-url", "time-zone", "webhooks", "git", "smtp", "reports", "retention",
-        "database", "host", "host-lease", "sandbox-fallback",
+        "database", "host", "host-lease", "sandbox-fallback", "toolchains",
     ]
 
     /// Reads `path`; relative paths inside it (data, bots, secret files) are resolved against its directory.
@@ -98,8 +98,43 @@ public enum ServerConfigFile {
                     path: fields.path("host-lease"))
             }
         }
+        if let node = fields["toolchains"] {
+            config.toolchains = decodeToolchains(node, path: fields.path("toolchains"), resolve: resolve, reader: reader)
+        }
         guard reader.diagnostics.isEmpty else { throw .invalid(reader.diagnostics) }
         return config
+    }
+
+    /// `toolchains:`: name → the folder that holds its `swift`, which must be there.
+    private static func decodeToolchains(_ node: Node, path: ConfigPath, resolve: (String) -> String, reader: ConfigReader) -> [String: String] {
+        guard case .mapping(let mapping) = node else {
+            reader.error(
+                "'toolchains' must be a mapping of toolchain names to folders (\"6.2\": /opt/swift-6.2/usr/bin), not \(ConfigReader.kind(of: node))",
+                at: node, path: path)
+            return [:]
+        }
+        var toolchains: [String: String] = [:]
+        for (key, value) in mapping {
+            guard case .scalar(let keyScalar) = key, Cell.isValidToolchainName(keyScalar.string) else {
+                reader.error("\(ConfigReader.kind(of: key)) is not a toolchain name (letters, digits, '.' and '_')", at: key, path: path)
+                continue
+            }
+            let name = keyScalar.string
+            guard name != Matrix.defaultToolchain else {
+                reader.error("'default' is always the swift on PATH: give this toolchain another name", at: key, path: path.key(name))
+                continue
+            }
+            guard let text = reader.string(value, path: path.key(name), expected: "a folder") else { continue }
+            let folder = resolve(text)
+            guard FileManager.default.isExecutableFile(atPath: folder + "/swift") else {
+                reader.error(
+                    "toolchain '\(name)': \(folder) holds no swift (name the folder of its swift, such as /opt/swift-6.2/usr/bin)", at: value,
+                    path: path.key(name))
+                continue
+            }
+            toolchains[name] = folder
+        }
+        return toolchains
     }
 
     private static func decodeDatabase(_ node: Node, path: ConfigPath, resolve: (String) -> String, reader: ConfigReader) -> DatabaseSettings? {

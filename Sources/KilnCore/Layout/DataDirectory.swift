@@ -31,18 +31,21 @@ public struct DataDirectory: Sendable, Hashable {
     public var serveLock: String { "\(path)/serve.lock" }
 
     /// The bot's checkout; with `fork`, the one for pull requests from forks; with a `slot` above
-    /// 0, one where a bisection integrates a commit beside the bot's own (slot 0).
+    /// 0, one where a bisection integrates a commit, or a matrix runs a cell, beside the bot's
+    /// own (slot 0).
     public func workspace(of bot: String, fork: Bool = false, slot: Int = 0) -> String {
-        slot == 0 ? "\(workspaceRoot(fork: fork))/\(bot)" : "\(bisectRoot(of: bot))/\(slot)"
+        slot == 0 ? "\(workspaceRoot(fork: fork))/\(bot)" : "\(bisectRoot(of: bot, fork: fork))/\(slot)"
     }
     /// Its modification time is when the bot's workspace was last wiped.
     public func cleanMarker(of bot: String, fork: Bool = false, slot: Int = 0) -> String {
-        slot == 0 ? "\(workspaceRoot(fork: fork))/.\(bot).cleaned" : "\(bisectRoot(of: bot))/.\(slot).cleaned"
+        slot == 0 ? "\(workspaceRoot(fork: fork))/.\(bot).cleaned" : "\(bisectRoot(of: bot, fork: fork))/.\(slot).cleaned"
     }
     /// HOME of the bot's processes; with `fork`, of its integrations of pull requests from forks.
     public func home(of bot: String, fork: Bool = false) -> String { "\(fork ? "\(path)/forks" : path)/homes/\(bot)" }
     private func workspaceRoot(fork: Bool) -> String { fork ? "\(path)/forks/workspaces" : workspaces }
-    private func bisectRoot(of bot: String) -> String { "\(path)/bisect/\(bot)" }
+    /// A fork's other slots (its matrix's cells) are apart from the branch's too: what its code
+    /// leaves in a workspace must never be built on by an integration that has secrets.
+    private func bisectRoot(of bot: String, fork: Bool) -> String { "\(fork ? "\(path)/forks" : path)/bisect/\(bot)" }
     public func log(of bot: String, number: Int) -> String { "\(logs)/\(bot)/\(number).log" }
     /// Where `swift test` writes Swift Testing's event stream while an integration runs: in the
     /// HOME of its processes, which they may write under the bubblewrap sandbox too.

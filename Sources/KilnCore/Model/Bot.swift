@@ -128,7 +128,7 @@ public enum CleanPolicy: String, CaseIterable, Sendable, Hashable {
     case never, always, daily, weekly
 }
 
-public enum BuildConfiguration: String, CaseIterable, Sendable, Hashable {
+public enum BuildConfiguration: String, CaseIterable, Codable, Sendable, Hashable {
     case debug, release
 }
 

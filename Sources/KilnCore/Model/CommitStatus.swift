@@ -119,8 +119,11 @@ public struct CommitStatus: Sendable, Hashable {
         var names: [String] = []
         for committer in new.flatMap(\.introducedBy) where !names.contains(committer.name) { names.append(committer.name) }
         let who = names.isEmpty ? "" : " (\(names.prefix(3).joined(separator: ", "))\(names.count > 3 ? " and others" : ""))"
+        // A matrix's status stays one, named for the bot whatever its axes: it says which cells fail.
+        let failing = issues.failingCells
+        let cells = failing.isEmpty ? "" : failing.count > 3 ? " in \(failing.count) cells" : " in " + failing.joined(separator: ", ")
         if !parts.isEmpty, result != .canceled, result != .internalError, result != .timeout {
-            return parts.joined(separator: ", ") + who
+            return parts.joined(separator: ", ") + cells + who
         }
         let summary = integration.summary
         switch result {

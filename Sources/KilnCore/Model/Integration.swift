@@ -35,12 +35,23 @@ public struct Integration: Sendable, Hashable {
     /// (`DataDirectory.workspace(of:slot:)`): 0 is the bot's own, the others let a bisection
     /// integrate several commits at once.
     public var workspaceSlot: Int?
+    /// For a cell of a matrix: the number of the integration it is a cell of. A cell's own
+    /// `number` is below zero and shown nowhere; people know it by that integration's number
+    /// and its `cell` name.
+    public var cellOf: Int?
+    /// For a cell of a matrix: its name (`Cell.name`, `default-release-none`).
+    public var cell: String?
+    /// For a cell: the toolchain it runs with (`Matrix.defaultToolchain`, or a host's `toolchains:` name).
+    public var toolchain: String?
+    /// For a cell once it ran: the first line of its compiler's `swift --version`.
+    public var swiftVersion: String?
 
     public init(
         id: Int64, bot: String, number: Int, cause: IntegrationCause, commit: String?, branch: String, step: IntegrationStep = .pending,
         result: IntegrationResult? = nil, queuedAt: Date, startedAt: Date? = nil, endedAt: Date? = nil, summary: Summary? = nil,
         reason: String? = nil, expired: Bool = false, host: String? = nil, owner: String? = nil, pullRequest: PullRequest? = nil,
-        bisectionID: Int64? = nil, workspaceSlot: Int? = nil
+        bisectionID: Int64? = nil, workspaceSlot: Int? = nil, cellOf: Int? = nil, cell: String? = nil, toolchain: String? = nil,
+        swiftVersion: String? = nil
     ) {
         self.id = id
         self.bot = bot
@@ -61,7 +72,14 @@ public struct Integration: Sendable, Hashable {
         self.pullRequest = pullRequest
         self.bisectionID = bisectionID
         self.workspaceSlot = workspaceSlot
+        self.cellOf = cellOf
+        self.cell = cell
+        self.toolchain = toolchain
+        self.swiftVersion = swiftVersion
     }
+
+    /// The number people know it by: its own, or for a cell its integration's.
+    public var shownNumber: Int { cellOf ?? number }
 
     /// Seconds from start to end; nil until it has both.
     public var duration: TimeInterval? {

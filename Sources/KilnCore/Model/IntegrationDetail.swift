@@ -8,11 +8,14 @@ public struct IntegrationDetail: Sendable, Hashable {
     public var triggers: [TriggerRun]
     /// The files it kept for download (its archive).
     public var assets: [Asset]
+    /// For a bot with a `matrix`: its cells, in the matrix's order.
+    public var cells: [Integration]
 
     public init(
         integration: Integration, steps: [StepTiming], commits: [Commit], issues: [IntegrationIssue], tests: [TestCase], triggers: [TriggerRun],
-        assets: [Asset] = []
+        assets: [Asset] = [], cells: [Integration] = []
     ) {
+        self.cells = cells
         self.integration = integration
         self.steps = steps
         self.commits = commits

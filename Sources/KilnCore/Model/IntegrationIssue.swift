@@ -9,10 +9,13 @@ public struct IntegrationIssue: Sendable, Hashable {
     public var fingerprint: String
     public var status: IssueStatus
     public var introducedBy: [Committer]
+    /// The matrix cells it was found in, in the matrix's order; empty for a bot without `matrix`.
+    /// One issue, however many cells: a failure everywhere is mailed once.
+    public var cells: [String]
 
     public init(
         type: IssueType, message: String, file: String? = nil, line: Int? = nil, fingerprint: String, status: IssueStatus = .new,
-        introducedBy: [Committer] = []
+        introducedBy: [Committer] = [], cells: [String] = []
     ) {
         self.type = type
         self.message = message
@@ -21,6 +24,26 @@ public struct IntegrationIssue: Sendable, Hashable {
         self.fingerprint = fingerprint
         self.status = status
         self.introducedBy = introducedBy
+        self.cells = cells
+    }
+}
+
+extension IntegrationIssue {
+    /// Where a matrix found it, as pages and mails say: `in default-debug-thread`; nil without cells.
+    public var cellsText: String? {
+        cells.isEmpty ? nil : "in " + cells.joined(separator: ", ")
+    }
+}
+
+extension [IntegrationIssue] {
+    /// The cells of a matrix where an open issue that breaks (an error, a failing test, a
+    /// sanitizer report, a regression) was found, in the order the issues name them.
+    public var failingCells: [String] {
+        var cells: [String] = []
+        for issue in self where issue.status != .resolved && issue.type.breaks {
+            for cell in issue.cells where !cells.contains(cell) { cells.append(cell) }
+        }
+        return cells
     }
 }
 

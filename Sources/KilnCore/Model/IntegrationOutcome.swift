@@ -10,6 +10,10 @@ public struct IntegrationOutcome: Sendable {
     public var triggers: [TriggerRun]
     /// When set, new failures that blame could not pin on one of several commits are bisected.
     public var bisect: BisectRequest?
+    /// For a cell: the first line of its compiler's `swift --version`.
+    public var swiftVersion: String?
+    /// For a matrix's integration: the cells whose findings it holds (`merging`).
+    public var cells: [String] = []
 
     public init(
         result: IntegrationResult, reason: String? = nil, tests: [TestCase] = [], coverage: Double? = nil,
@@ -26,10 +30,12 @@ public struct IntegrationOutcome: Sendable {
 
     /// The counts of this outcome, without changes (the store computes those against the previous
     /// integration): its issues by kind, except that a kind counted from the tests counts every
-    /// failed test, a quarantined one too (it is no issue: it fails nothing and blames nobody).
+    /// failed test, a quarantined one too (it is no issue: it fails nothing and blames nobody),
+    /// once however many matrix cells it failed in.
     public var summary: Summary {
         var counts = Dictionary(issues.map { ($0.type, 1) }, uniquingKeysWith: +)
-        for kind in IssueType.allCases where kind.countsTests { counts[kind] = tests.filter { $0.status == .failed }.count }
+        let failed = Set(tests.filter { $0.status == .failed }.map(\.key))
+        for kind in IssueType.allCases where kind.countsTests { counts[kind] = failed.count }
         return Summary(issues: counts, tests: tests.count, coverage: coverage)
     }
 }

@@ -7,6 +7,9 @@ public struct Matrix: Sendable, Hashable {
     public var sanitizers: [Sanitizer]
     /// Combinations left out: each names some axes' values, and a cell with all of them is left out.
     public var exclude: [Exclusion]
+    /// Where the bot file lists the toolchains (or the matrix, when it does not), for warnings.
+    public var toolchainsLine = 1
+    public var toolchainsColumn = 1
 
     public init(
         toolchains: [String] = [Matrix.defaultToolchain], configurations: [BuildConfiguration] = [.debug], sanitizers: [Sanitizer] = [.none],
@@ -16,6 +19,11 @@ public struct Matrix: Sendable, Hashable {
         self.configurations = configurations
         self.sanitizers = sanitizers
         self.exclude = exclude
+    }
+
+    /// The matrix of `cell` alone (`kiln run --cell`).
+    public init(only cell: Cell) {
+        self.init(toolchains: [cell.toolchain], configurations: [cell.configuration], sanitizers: [cell.sanitizer])
     }
 
     /// The toolchain every host has: the `swift` on its PATH.
@@ -70,9 +78,24 @@ public struct Cell: Sendable, Hashable {
         self.sanitizer = sanitizer
     }
 
+    /// The cell `name` names (`Cell.name`); nil for anything else.
+    public init?(name: String) {
+        let parts = name.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+        guard parts.count == 3, Self.isValidToolchainName(parts[0]), let configuration = BuildConfiguration(rawValue: parts[1]),
+            let sanitizer = Sanitizer(rawValue: parts[2])
+        else { return nil }
+        self.init(toolchain: parts[0], configuration: configuration, sanitizer: sanitizer)
+    }
+
     /// Its values joined by `-`, as pages, the API and `kiln run --cell` name it: `default-release-none`.
     public var name: String {
         "\(toolchain)-\(configuration.rawValue)-\(sanitizer.rawValue)"
+    }
+
+    /// Whether `name` may name a toolchain: letters, digits, '.' and '_' (a cell's name joins its
+    /// values with '-').
+    public static func isValidToolchainName(_ name: String) -> Bool {
+        !name.isEmpty && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" }
     }
 
     /// What `swift build` and `swift test` are given for the sanitizer: `--sanitize=thread`.

@@ -12,10 +12,12 @@ public struct TestCase: Sendable, Hashable {
     public var quarantined: Bool
     /// What XCTest's `measure {}` measured; nil for a test that measures nothing.
     public var measurement: TestMeasurement?
+    /// The matrix cell it ran in (`Cell.name`); nil for a bot without `matrix`.
+    public var cell: String?
 
     public init(
         suite: String, name: String, status: TestStatus, duration: Double, message: String? = nil, file: String? = nil, line: Int? = nil,
-        quarantined: Bool = false, measurement: TestMeasurement? = nil
+        quarantined: Bool = false, measurement: TestMeasurement? = nil, cell: String? = nil
     ) {
         self.suite = suite
         self.name = name
@@ -26,6 +28,7 @@ public struct TestCase: Sendable, Hashable {
         self.line = line
         self.quarantined = quarantined
         self.measurement = measurement
+        self.cell = cell
     }
 
     /// A failure that counts: failed, and not under quarantine.

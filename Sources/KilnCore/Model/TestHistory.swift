@@ -28,6 +28,14 @@ public struct TestHistory: Sendable, Hashable {
     /// caught it (a re-run only happens when the previous integration passed).
     public static let flakyFlips = 4
 
+    /// The runs in the matrix cell `cell` (and those from before the bot had a matrix); all of
+    /// them when nil. Each cell is judged by its own history: a test slow under the Thread
+    /// Sanitizer, or failing only in release, says nothing of the others.
+    public func inCell(_ cell: String?) -> TestHistory {
+        guard let cell else { return self }
+        return TestHistory(suite: suite, name: name, runs: runs.filter { $0.test.cell == nil || $0.test.cell == cell })
+    }
+
     public init(suite: String, name: String, runs: [TestRun]) {
         self.suite = suite
         self.name = name

@@ -86,7 +86,7 @@ public struct KilnApplication: Sendable {
             serverEnvironment: settings.environment,
             secretFiles: { config.secretFiles + (await registry.catalog.bots.compactMap { $0.bot.forge?.tokenFile }) }, bisects: serving,
             executors: config.executors,
-            logger: logger, clock: clock)
+            logger: logger, clock: clock, toolchains: config.toolchains)
         guard case .server(let onListening) = role else {
             return KilnApplication(
                 settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: nil, services: [], lock: nil,
@@ -101,7 +101,7 @@ public struct KilnApplication: Sendable {
             logger: logger, clock: clock)
         let keeper = HostKeeper(
             store: store, scheduler: scheduler, registry: registry, host: config.host, executors: config.executors, lease: config.hostLease,
-            logger: logger, clock: clock)
+            logger: logger, clock: clock, toolchains: sequencer.offeredToolchains)
         let mailer = Mailer(store: store, registry: registry, delivery: try mailDelivery(settings, store: store), logger: logger, clock: clock)
         let statuses = StatusPublisher(
             store: store, registry: registry, publicURL: config.publicURL ?? "http://\(config.listen)", logger: logger, clock: clock)

@@ -18,14 +18,17 @@ public actor HostKeeper: Service {
     let host: String
     let executors: Int
     let lease: Duration
+    /// The toolchains this host offers to matrix cells, as its heartbeat says.
+    let toolchains: [String]
     let logger: Logger
     let clock: WallClock
     private var reachable = true
 
     public init(
         store: any HostRegistry, scheduler: Scheduler, registry: BotRegistry, host: String, executors: Int, lease: Duration, logger: Logger,
-        clock: WallClock = .system
+        clock: WallClock = .system, toolchains: [String] = [Matrix.defaultToolchain]
     ) {
+        self.toolchains = toolchains
         self.clock = clock
         self.store = store
         self.scheduler = scheduler
@@ -69,7 +72,7 @@ public actor HostKeeper: Service {
     func beat() async -> Bool {
         let report = HostReport(
             name: host, version: KilnVersion.current, executors: executors, busy: await scheduler.busy, botsDigest: await registry.digest,
-            lease: lease)
+            lease: lease, toolchains: toolchains)
         do {
             let due = try await store.heartbeat(report)
             if !reachable { logger.info("the database answers again") }

@@ -27,14 +27,20 @@ public struct IntegrationSequencer: Sendable {
     public let logger: Logger
     /// The time of day of steps, completions and quarantines.
     public let clock: WallClock
+    /// The toolchains this host offers to matrix cells besides `default`: name → the folder
+    /// that holds its `swift` (`toolchains:` in kiln.yml).
+    public let toolchains: [String: String]
+    /// Each toolchain's `swift --version`, read once per toolchain and binary.
+    let versions = ToolchainVersions()
 
     public init(
         store: any IntegrationQueue & IntegrationRecords & LogsAndAssets, mirrors: Mirrors, layout: DataDirectory,
         serverEnvironment: [String: String],
         secretFiles: @escaping @Sendable () async -> [String], bisects: Bool = true, executors: Int = 1, logger: Logger,
-        clock: WallClock = .system
+        clock: WallClock = .system, toolchains: [String: String] = [:]
     ) {
         self.clock = clock
+        self.toolchains = toolchains
         self.bisects = bisects
         self.executors = executors
         self.store = store
@@ -51,38 +57,53 @@ public struct IntegrationSequencer: Sendable {
         case stepEnded(IntegrationStep, seconds: Double)
     }
 
+    /// The names of the toolchains this host offers: `default` and its `toolchains:`.
+    public var offeredToolchains: [String] {
+        [Matrix.defaultToolchain] + toolchains.keys.sorted()
+    }
+
     /// Runs the claimed integration of `bot` and returns it completed; nil when the claim was
     /// lost on the way (another host took this one as gone and ended it): then nothing of this
     /// run is recorded beyond what was written while the claim held.
+    ///
+    /// A bot with a `matrix` runs its cells (`runMatrix`); a claimed cell runs as the bot in
+    /// that cell's environment.
     public func run(_ claim: Claim, of bot: Bot, progress: @escaping @Sendable (Progress) -> Void = { _ in }) async -> Integration? {
-        // A matrix of one cell (all this version runs) is the bot in that cell's environment.
-        let bot = bot.matrix?.cells.first.map(bot.running(in:)) ?? bot
+        if let name = claim.integration.cell {
+            guard let cell = bot.matrix?.cells.first(where: { $0.name == name }) else {
+                return await record(claim, outcome: IntegrationOutcome(result: .canceled, reason: "the bot's matrix no longer has the cell \(name)"))
+            }
+            return await run(claim, of: bot.running(in: cell), cell: cell, progress: progress)
+        }
+        if let matrix = bot.matrix { return await runMatrix(claim, of: bot, matrix: matrix, progress: progress) }
+        return await run(claim, of: bot, cell: nil, progress: progress)
+    }
+
+    /// The log of the claimed integration or cell, and its workspace.
+    func workspace(for claim: Claim, of bot: Bot, toolchain: String? = nil) async -> Workspace {
         let pullRequest = claim.integration.pullRequest
         let log = IntegrationLog(
             path: store.logLocation(bot: bot.name, number: claim.number) ?? layout.log(of: bot.name, number: claim.number),
             sink: store.logSink(for: claim), secrets: Workspace.secrets(of: Workspace.bot(bot, for: pullRequest), in: serverEnvironment))
-        let workspace = Workspace(
-            bot: bot, number: claim.number, layout: layout, serverEnvironment: serverEnvironment, log: log, deadline: .now + bot.timeout,
+        var workspace = Workspace(
+            bot: bot, number: claim.shownNumber, layout: layout, serverEnvironment: serverEnvironment, log: log, deadline: .now + bot.timeout,
             pullRequest: pullRequest, hidden: pullRequest?.fork == true || bot.sandbox == .bubblewrap ? await secretFiles() : [],
             slot: claim.integration.workspaceSlot ?? 0)
+        workspace.toolchain = toolchain
+        return workspace
+    }
+
+    /// Runs an integration of a bot without `matrix`, or one cell of a matrix (with `bot` as it
+    /// runs in `cell`).
+    func run(_ claim: Claim, of bot: Bot, cell: Cell?, progress: @escaping @Sendable (Progress) -> Void) async -> Integration? {
+        let folder = cell.flatMap { toolchains[$0.toolchain] }
+        let workspace = await workspace(for: claim, of: bot, toolchain: folder)
+        let log = workspace.log
         var steps = IntegrationSteps(sequencer: self, claim: claim, workspace: workspace, progress: progress)
-        guard var outcome = await steps.run() else {
-            await log.close()
-            return nil
-        }
-        // Stopped from outside: because someone asked (a newer commit, a closed pull request),
-        // which becomes its reason, or because another host ended it (then this host records
-        // nothing, and its log says why).
-        if outcome.result == .canceled, let requests = try? await store.stopRequests(for: [claim]) {
-            if let lost = requests.first(where: \.lost) {
-                await log.note("stopped: this host no longer holds the integration (\(lost.reason))")
-                await log.close()
-                return nil
-            }
-            if let request = requests.first { outcome.reason = request.reason }
-        }
-        await log.note("result: \(outcome.result.rawValue)\(outcome.reason.map { " (\($0))" } ?? "")")
-        if bisects, bot.bisect.enabled {
+        steps.cell = cell
+        guard var outcome = await ended(claim, with: await steps.run(), log: log) else { return nil }
+        if cell != nil { outcome.swiftVersion = await versions.version(of: folder) }
+        if bisects, bot.bisect.enabled, cell == nil {
             // As many commits at once as executors are idle (the store counts them), each bisect
             // integration in a workspace of its own.
             outcome.bisect = BisectRequest(maxIntegrations: bot.bisect.maxIntegrations)
@@ -108,12 +129,34 @@ public struct IntegrationSequencer: Sendable {
         return recorded
     }
 
+    /// The outcome as it is to be recorded, its result noted in the log; nil (the log closed)
+    /// when there is none to record. Stopped from outside: because someone asked (a newer commit,
+    /// a closed pull request), which becomes its reason, or because another host ended it (then
+    /// this host records nothing, and its log says why).
+    func ended(_ claim: Claim, with outcome: IntegrationOutcome?, log: IntegrationLog) async -> IntegrationOutcome? {
+        guard var outcome else {
+            await log.close()
+            return nil
+        }
+        if outcome.result == .canceled, let requests = try? await store.stopRequests(for: [claim]) {
+            if let lost = requests.first(where: \.lost) {
+                await log.note("stopped: this host no longer holds the integration (\(lost.reason))")
+                await log.close()
+                return nil
+            }
+            if let request = requests.first { outcome.reason = request.reason }
+        }
+        await log.note("result: \(outcome.result.rawValue)\(outcome.reason.map { " (\($0))" } ?? "")")
+        return outcome
+    }
+
     /// Completes the integration, waiting for the store while it cannot be reached: a result is
     /// never dropped because the database was away for a while.
     func record(_ claim: Claim, outcome: IntegrationOutcome) async -> Integration? {
         var delay = Duration.milliseconds(200)
         while true {
             do {
+                if claim.integration.cell != nil { return try await store.completeCell(claim, outcome: outcome, now: clock.now) }
                 return try await store.complete(claim, outcome: outcome, now: clock.now)
             } catch .claimLost(_, let reason) {
                 logger.warning(

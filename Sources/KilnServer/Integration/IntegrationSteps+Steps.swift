@@ -35,7 +35,7 @@ extension IntegrationSteps {
                 } else {
                     target = try await mirrors.update(bot.repository, log: notes.add)
                 }
-                previous = try await store.predecessor(.withCommit, bot: bot.name, before: integration.number)?.commit
+                previous = try await store.predecessor(.withCommit, bot: bot.name, before: integration.shownNumber)?.commit
             }
             for note in notes.notes { await log.note(note) }
             // The queued row has the commit already when it was known.
@@ -104,7 +104,7 @@ extension IntegrationSteps {
     /// a clean pass.
     mutating func analyze(_ package: PackageBuild) async throws(Stop) -> Analysis {
         let settings = bot.analyze
-        guard settings.enabled, integration.bisectionID == nil else { return Analysis() }
+        guard settings.enabled, integration.bisectionID == nil, runsOnceSteps else { return Analysis() }
         try await enter(.analyzing)
         var analysis = Analysis()
         if settings.lint {
@@ -143,7 +143,7 @@ extension IntegrationSteps {
     /// when failed tests already rule out every result `archive.on` accepts.
     mutating func archive(_ package: PackageBuild, built: BuildOutput, tested: TestOutput) async throws(Stop) -> ArchiveOutput? {
         let settings = bot.archive
-        guard settings.enabled, built.succeeded, integration.bisectionID == nil else { return nil }
+        guard settings.enabled, built.succeeded, integration.bisectionID == nil, runsOnceSteps else { return nil }
         if workspace.fromFork, !settings.pullRequests {
             await log.note("not archived: a pull request from a fork archives only with archive.pull-requests: true")
             return nil
@@ -211,13 +211,18 @@ extension IntegrationSteps {
     /// The integration this one is compared with, with its issues and tests; nil when there is
     /// none, or its details have expired. A store that cannot say ends the integration: without
     /// it every open issue would look new, and its committers would be mailed again. Read once
-    /// per integration.
+    /// per integration. A cell sees what the same cell found there (and what an integration
+    /// before the bot had a matrix found).
     mutating func previousDetail() async throws(Stop) -> IntegrationDetail? {
         if let read = previousRead { return read }
         do {
             var detail: IntegrationDetail?
-            if let previous = try await store.predecessor(.built, bot: bot.name, before: integration.number), !previous.expired {
+            if let previous = try await store.predecessor(.built, bot: bot.name, before: integration.shownNumber), !previous.expired {
                 detail = try await store.integration(bot: bot.name, number: previous.number)
+            }
+            if let name = cell?.name {
+                detail?.tests.removeAll { $0.cell != nil && $0.cell != name }
+                detail?.issues.removeAll { !$0.cells.isEmpty && !$0.cells.contains(name) }
             }
             previousRead = .some(detail)
             return detail

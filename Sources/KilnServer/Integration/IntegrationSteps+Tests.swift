@@ -77,7 +77,7 @@ extension IntegrationSteps {
         for index in failed {
             let test = tests[index]
             guard let history = try? await store.testHistory(bot: bot.name, suite: test.suite, name: test.name, limit: Self.historyWindow),
-                let reason = history.flakiness
+                let reason = history.inCell(cell?.name).flakiness
             else { continue }
             tests[index].status = .flaky
             tests[index].message = "flaky by its history (\(reason)): \(test.message ?? "failed")"
@@ -110,7 +110,7 @@ extension IntegrationSteps {
             guard let measurement = test.measurement,
                 let history = try? await store.testHistory(bot: bot.name, suite: test.suite, name: test.name, limit: Self.historyWindow)
             else { continue }
-            let runs = history.runs.filter { $0.host == host && $0.number < before }.compactMap(\.test.measurement?.values)
+            let runs = history.inCell(cell?.name).runs.filter { $0.host == host && $0.number < before }.compactMap(\.test.measurement?.values)
                 .prefix(bot.performance.baseline)
             let baseline = Array(runs.joined())
             tests[index].measurement?.baseline = baseline.isEmpty ? nil : PerformanceRegression.median(baseline)

@@ -20,6 +20,12 @@ struct IntegrationSteps {
     var currentStep = IntegrationStep.checkout
     /// The integration this one is compared with, once read (`previousDetail()`).
     var previousRead: IntegrationDetail??
+    /// For a cell of a matrix: which. It is compared with the same cell of earlier integrations.
+    var cell: Cell?
+
+    /// Whether this integration analyzes and archives: a cell only when it is its matrix's first
+    /// (the findings would be the same in every cell, and one archive is kept).
+    var runsOnceSteps: Bool { cell == nil || cell == bot.matrix?.cells.first }
 
     init(
         sequencer: IntegrationSequencer, claim: Claim, workspace: Workspace,
@@ -59,8 +65,9 @@ struct IntegrationSteps {
             var outcome = try await process(package, built: built, tested: tested, analyzed: analyzed, regressed: regressed, archived: archived)
             try await keep(archived, outcome: &outcome)
             // An after trigger cannot change the result; how it ended is in the log and the trigger
-            // list. A bisect integration runs none: it only looks at an old commit.
-            if integration.bisectionID == nil { try? await runTriggers(.after, result: outcome.result) }
+            // list. A bisect integration runs none: it only looks at an old commit; nor does a
+            // cell: its integration runs them once, with the result of all its cells.
+            if integration.bisectionID == nil, cell == nil { try? await runTriggers(.after, result: outcome.result) }
             outcome.triggers = triggers
             progress(.stepEnded(currentStep, seconds: (ContinuousClock.now - stepStart).seconds))
             return outcome

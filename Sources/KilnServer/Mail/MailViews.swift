@@ -8,6 +8,8 @@ struct IssueLine {
     var location: String?
     var message: String
     var commit: String
+    /// For a matrix: the cells it was found in, "in default-debug-thread".
+    var cells: String?
 }
 
 struct TestLine {

@@ -124,7 +124,9 @@ public struct Notifier: Sendable {
                 count: entry.issues.count, issuesText: CountText.of(entry.issues.count, "new issue"),
                 pullRequest: integration.pullRequest.map { PullRequestLine(number: $0.number, title: $0.title) }, url: url(of: integration),
                 issues: entry.issues.map { issue, commit in
-                    IssueLine(type: issue.type.rawValue, location: Self.location(issue), message: issue.message, commit: String(commit.prefix(10)))
+                    IssueLine(
+                        type: issue.type.rawValue, location: Self.location(issue), message: issue.message, commit: String(commit.prefix(10)),
+                        cells: issue.cellsText)
                 }, bisection: bisection.map(Self.bisectionLine))
             let (text, html) = templates.render("new-issues", view)
             let subject =
@@ -166,7 +168,9 @@ public struct Notifier: Sendable {
             bot: integration.bot, number: integration.number, result: result, headline: headline, reason: integration.reason,
             cause: integration.cause.rawValue, commit: String((integration.commit ?? "unknown").prefix(12)),
             duration: DurationText.prose(integration.duration), figures: SummaryFigures(integration.summary),
-            newIssues: newIssues.prefix(50).map { IssueLine(type: $0.type.rawValue, location: Self.location($0), message: $0.message, commit: "") },
+            newIssues: newIssues.prefix(50).map {
+                IssueLine(type: $0.type.rawValue, location: Self.location($0), message: $0.message, commit: "", cells: $0.cellsText)
+            },
             hasNewIssues: !newIssues.isEmpty, failingTests: failing.prefix(50).map { TestLine(name: "\($0.suite).\($0.name)", duration: "") },
             hasFailingTests: !failing.isEmpty, flakyTests: flaky.prefix(50).map { TestLine(name: "\($0.suite).\($0.name)", duration: "") },
             hasFlakyTests: !flaky.isEmpty, url: url(of: integration))

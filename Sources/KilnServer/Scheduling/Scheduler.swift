@@ -192,7 +192,7 @@ public actor Scheduler: Service {
 
     private func claim() async -> (Claim, Bot?)? {
         do {
-            guard let claim = try await store.claimNext(owner: owner, now: clock.now) else { return nil }
+            guard let claim = try await store.claimNext(owner: owner, toolchains: sequencer.offeredToolchains, now: clock.now) else { return nil }
             return (claim, await registry.catalog.bot(named: claim.bot))
         } catch {
             logger.error("cannot claim", metadata: ["error": "\(error)"])

@@ -19,8 +19,10 @@ extension DatabaseStore {
     }
 
     public func storeAsset(_ asset: Asset, from path: String, for claim: Claim) async throws(StoreError) {
-        let what = "keeping \(asset.name) of \(claim.bot) #\(claim.number)"
-        if let location = assetLocation(bot: claim.bot, number: claim.number, name: asset.name) {
+        // A cell's archive is its integration's: the file goes where that one's are, and its
+        // rows move to it when it completes.
+        let what = "keeping \(asset.name) of \(claim.bot) #\(claim.shownNumber)"
+        if let location = assetLocation(bot: claim.bot, number: claim.shownNumber, name: asset.name) {
             try await write(what, notify: nil) { db in try Self.checkClaim(db, claim) }  // no copy for a lost claim
             do {
                 try? FileManager.default.removeItem(atPath: location)

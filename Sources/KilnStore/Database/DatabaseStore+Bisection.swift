@@ -2,9 +2,11 @@ import Foundation
 import KilnCore
 
 extension DatabaseStore {
-    /// Integrations of the branch: not of a pull request, not a step of a bisection. Qualified,
-    /// so that it holds in joins too.
-    static var branchOnly: String { "integration.pull_number IS NULL AND integration.bisection_id IS NULL" }
+    /// Integrations of the branch: not of a pull request, not a step of a bisection, not a cell
+    /// of a matrix. Qualified, so that it holds in joins too.
+    static var branchOnly: String {
+        "integration.pull_number IS NULL AND integration.bisection_id IS NULL AND integration.cell_of IS NULL"
+    }
 
     public func bisection(of integrationID: Int64) async throws(StoreError) -> Bisection? {
         try await read("reading the bisection of integration \(integrationID)") { db in

@@ -46,19 +46,18 @@ extension DatabaseStore {
             """, outcome.result.rawValue, outcome.reason, now, now, IssueCounts.encode(summary.issues),
             summary.issueChanges.isEmpty ? nil : IssueCounts.encode(summary.issueChanges), summary.tests, summary.coverage, summary.testsChange,
             summary.coverageChange, id)
-        for issue in issues {
-            try db.execute(
-                "INSERT INTO issue (integration_id, type, message, file, line, fingerprint, status, introduced_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                id, issue.type.rawValue, issue.message, issue.file, issue.line, issue.fingerprint, issue.status.rawValue,
-                JSON.encode(issue.introducedBy))
-        }
-        for test in outcome.tests {
-            try db.execute(
-                """
-                INSERT INTO test_case (integration_id, suite, name, status, duration, message, file, line, quarantined, measurement)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """, id, test.suite, test.name, test.status.rawValue, test.duration, test.message, test.file, test.line, test.quarantined,
-                test.measurement.map { JSON.encode($0) })
+        try insert(db, issues: issues, tests: outcome.tests, into: id)
+        // A matrix's integration now holds what its cells found (each with its cell) and the
+        // archive its archiving cell kept: the cells keep their result, summary and log.
+        if !outcome.cells.isEmpty {
+            let cells = "SELECT id FROM integration WHERE bot = ? AND cell_of = ?"
+            try db.execute("DELETE FROM issue WHERE integration_id IN (\(cells))", integration.bot, integration.number)
+            try db.execute("DELETE FROM test_case WHERE integration_id IN (\(cells))", integration.bot, integration.number)
+            try db.execute("UPDATE asset SET integration_id = ? WHERE integration_id IN (\(cells))", id, integration.bot, integration.number)
+            if db.dialect == .postgres {
+                try db.execute(
+                    "UPDATE asset_chunk SET integration_id = ? WHERE integration_id IN (\(cells))", id, integration.bot, integration.number)
+            }
         }
         for (position, commit) in outcome.commits.enumerated() {
             try db.execute(
@@ -78,6 +77,25 @@ extension DatabaseStore {
             try startBisection(db, ended, issues: issues, commits: outcome.commits, request: request, now: now)
         }
         return ended
+    }
+
+    static func insert(_ db: any SQLConnection, issues: [IntegrationIssue], tests: [TestCase], into id: Int64) throws {
+        for issue in issues {
+            try db.execute(
+                """
+                INSERT INTO issue (integration_id, type, message, file, line, fingerprint, status, introduced_by, cells)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, id, issue.type.rawValue, issue.message, issue.file, issue.line, issue.fingerprint, issue.status.rawValue,
+                JSON.encode(issue.introducedBy), issue.cells.isEmpty ? nil : JSON.encode(issue.cells))
+        }
+        for test in tests {
+            try db.execute(
+                """
+                INSERT INTO test_case (integration_id, suite, name, status, duration, message, file, line, quarantined, measurement, cell)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """, id, test.suite, test.name, test.status.rawValue, test.duration, test.message, test.file, test.line, test.quarantined,
+                test.measurement.map { JSON.encode($0) }, test.cell)
+        }
     }
 
     static func issues(_ db: any SQLConnection, integration id: Int64) throws -> [IntegrationIssue] {

@@ -21,7 +21,7 @@ extension DatabaseStore {
         let active = Dictionary(
             grouping: try batches(requests.map(\.bot)).flatMap { chunk in
                 try db.rows(
-                    "SELECT * FROM integration WHERE bot IN (\(placeholders(chunk.count))) AND step <> 'completed' AND bisection_id IS NULL ORDER BY id",
+                    "SELECT * FROM integration WHERE bot IN (\(placeholders(chunk.count))) AND step <> 'completed' AND bisection_id IS NULL AND cell_of IS NULL ORDER BY id",
                     bindable(chunk))
             }
         ) { $0["bot"] as String }
@@ -129,7 +129,7 @@ extension DatabaseStore {
                     """
                     SELECT * FROM integration WHERE id IN (
                         SELECT (SELECT id FROM integration
-                                WHERE integration.bot = bot.name AND step <> 'pending' AND pull_number IS NOT DISTINCT FROM ? AND bisection_id IS NULL
+                                WHERE integration.bot = bot.name AND step <> 'pending' AND pull_number IS NOT DISTINCT FROM ? AND bisection_id IS NULL AND cell_of IS NULL
                                 ORDER BY number DESC LIMIT 1)
                         FROM bot WHERE name IN (\(placeholders(chunk.count))))
                     """, [lane as any SQLBindable] + chunk.map(\.bot))

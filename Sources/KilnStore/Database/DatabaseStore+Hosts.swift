@@ -16,15 +16,17 @@ extension DatabaseStore {
             let now = db.dialect.now
             try db.execute(
                 """
-                INSERT INTO host (name, version, executors, busy, bots_digest, lease, started_at, last_heard) VALUES (?, ?, ?, ?, ?, ?, \(now), \(now))
+                INSERT INTO host (name, version, executors, busy, bots_digest, lease, toolchains, started_at, last_heard)
+                VALUES (?, ?, ?, ?, ?, ?, ?, \(now), \(now))
                 ON CONFLICT (name) DO UPDATE SET last_heard = excluded.last_heard,
                     version = CASE WHEN excluded.executors = 0 THEN host.version ELSE excluded.version END,
                     executors = CASE WHEN excluded.executors = 0 THEN host.executors ELSE excluded.executors END,
                     busy = CASE WHEN excluded.executors = 0 THEN host.busy ELSE excluded.busy END,
                     bots_digest = CASE WHEN excluded.executors = 0 THEN host.bots_digest ELSE excluded.bots_digest END,
                     lease = CASE WHEN excluded.executors = 0 THEN host.lease ELSE excluded.lease END,
+                    toolchains = CASE WHEN excluded.executors = 0 THEN host.toolchains ELSE excluded.toolchains END,
                     started_at = CASE WHEN host.last_heard + host.lease < excluded.last_heard THEN excluded.started_at ELSE host.started_at END
-                """, host.name, host.version, host.executors, host.busy, host.botsDigest, host.lease.seconds)
+                """, host.name, host.version, host.executors, host.busy, host.botsDigest, host.lease.seconds, JSON.encode(host.toolchains))
             // What a recovery would do, found with the index of unfinished integrations, so that
             // hosts scan for lost work only when a lease has lapsed.
             let silent = shared ? "EXISTS (SELECT 1 \(Self.lostWork(db))) OR" : ""
@@ -61,8 +63,11 @@ extension DatabaseStore {
                 try Self.appendNote(db, reason, to: integration.id)
                 recovered.append(try Self.complete(db, claim, outcome: IntegrationOutcome(result: .internalError, reason: reason), now: now))
                 // A re-queued integration that is lost in turn is not queued a third time. A bisect
-                // integration is not queued again: its bisection takes the commit as skipped.
-                guard row.value("requeue_of") == .null, integration.bisectionID == nil else { continue }
+                // integration is not queued again: its bisection takes the commit as skipped; nor a
+                // cell: its integration reads it as ended. An integration queued again runs its
+                // cells anew, so its queued cells end here.
+                try Self.endCells(db, bot: integration.bot, number: integration.number, lacking: nil, reason: reason, now: now)
+                guard row.value("requeue_of") == .null, integration.bisectionID == nil, integration.cellOf == nil else { continue }
                 let queued = try Self.enqueue(db, StoreRules.requeue(integration), now: now)
                 if !queued.coalesced { try db.execute("UPDATE integration SET requeue_of = ? WHERE id = ?", integration.id, queued.integration.id) }
             }

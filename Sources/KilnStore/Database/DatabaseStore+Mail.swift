@@ -55,7 +55,8 @@ extension DatabaseStore {
     public func integrationsToNotify(limit: Int) async throws(StoreError) -> [Integration] {
         try await readStatement("reading integrations to notify") { db in
             try db.rows(
-                "SELECT * FROM integration WHERE notified_at IS NULL AND step = 'completed' AND bisection_id IS NULL ORDER BY id LIMIT ?", limit
+                "SELECT * FROM integration WHERE notified_at IS NULL AND step = 'completed' AND bisection_id IS NULL AND cell_of IS NULL ORDER BY id LIMIT ?",
+                limit
             )
             .map(Integration.init(row:))
         }

@@ -14,7 +14,10 @@ extension DatabaseStore {
                 let outcome = IntegrationOutcome(result: .internalError, reason: reason)
                 recovered.append(
                     try await write("ending an abandoned integration", notify: .stop) { db in
-                        try Self.complete(db, claim, outcome: outcome, now: now)
+                        // Its queued cells end with it; its running ones are abandoned too, or
+                        // their own process ends them.
+                        try Self.endCells(db, bot: claim.bot, number: claim.number, lacking: nil, reason: reason, now: now)
+                        return try Self.complete(db, claim, outcome: outcome, now: now)
                     })
             } catch .claimLost {
                 continue  // ended meanwhile by its own process or another host
@@ -32,7 +35,8 @@ extension DatabaseStore {
                 try db.rows(
                     """
                     SELECT id, number FROM integration
-                    WHERE bot = ? AND number <= (SELECT max(number) FROM integration WHERE bot = ?) - ? AND NOT expired AND step = 'completed'
+                    WHERE bot = ? AND coalesce(cell_of, number) <= (SELECT max(number) FROM integration WHERE bot = ?) - ? AND NOT expired
+                        AND step = 'completed'
                     """, bot, bot, keep
                 ).map { (id: $0["id"] as Int64, bot: bot, number: $0["number"] as Int) }
             }

@@ -4,7 +4,8 @@ import KilnCore
 extension DatabaseStore {
     public func botOverviews() async throws(StoreError) -> [BotOverview] {
         try await read("reading the bots") { db in
-            let active = try db.rows("SELECT * FROM integration WHERE step <> 'completed' ORDER BY queued_at, id").map(Integration.init(row:))
+            let active = try db.rows("SELECT * FROM integration WHERE step <> 'completed' AND cell_of IS NULL ORDER BY queued_at, id").map(
+                Integration.init(row:))
             let activeByBot = Dictionary(grouping: active, by: \.bot)
             let bots = try db.rows(
                 """
@@ -37,7 +38,8 @@ extension DatabaseStore {
     public func integrations(bot: String, limit: Int, before: Int?) async throws(StoreError) -> [Integration] {
         try await read("reading the integrations of '\(bot)'") { db in
             try db.rows(
-                "SELECT * FROM integration WHERE bot = ? AND number < ? AND bisection_id IS NULL ORDER BY number DESC LIMIT ?", bot,
+                "SELECT * FROM integration WHERE bot = ? AND number < ? AND bisection_id IS NULL AND cell_of IS NULL ORDER BY number DESC LIMIT ?",
+                bot,
                 before ?? Int.max,
                 max(0, limit)
             )
@@ -63,7 +65,7 @@ extension DatabaseStore {
             let assets = try db.rows("SELECT * FROM asset WHERE integration_id = ? ORDER BY name", id).map(Asset.init(row:))
             return IntegrationDetail(
                 integration: integration, steps: steps, commits: commits, issues: try Self.issues(db, integration: id), tests: tests,
-                triggers: triggers, assets: assets)
+                triggers: triggers, assets: assets, cells: try Self.cells(db, bot: bot, number: number))
         }
     }
 
@@ -93,7 +95,7 @@ extension DatabaseStore {
             try db.rows(
                 """
                 SELECT pull_request.*, (
-                    SELECT id FROM integration WHERE integration.bot = pull_request.bot AND integration.pull_number = pull_request.number
+                    SELECT id FROM integration WHERE integration.bot = pull_request.bot AND integration.pull_number = pull_request.number AND integration.cell_of IS NULL
                     ORDER BY number DESC LIMIT 1) AS latest_id
                 FROM pull_request WHERE bot = ? AND (open OR ?) ORDER BY updated_at DESC, number DESC
                 """, bot, includeClosed

@@ -59,7 +59,9 @@ extension DatabaseStore {
         return canceled + stopping
     }
 
-    public func claimNext(owner: String, now: Date) async throws(StoreError) -> Claim? {
+    public func claimNext(owner: String, toolchains: [String], now: Date) async throws(StoreError) -> Claim? {
+        // A cell runs only where its toolchain is.
+        let offered = "(queued.cell_of IS NULL OR queued.toolchain IN (\(placeholders(toolchains.count))))"
         // Where hosts share the queue, every free one hears of each integration queued, and all
         // but one lose the race to claim it. A look outside any transaction comes first, taking
         // and skipping the claim's locks (for itself alone): the losers learn that they lost in
@@ -68,26 +70,29 @@ extension DatabaseStore {
         // claims).
         if engine.sharedByHosts {
             let free = try await engine.statement("looking for a queued integration") { db in
-                try db.row(
+                try !db.rows(
                     """
                     SELECT queued.id FROM integration AS queued JOIN bot ON bot.name = queued.bot
-                    WHERE \(Self.startable) LIMIT 1\(db.dialect.lockSkippingLocked(of: "queued, bot"))
-                    """) != nil
+                    WHERE \(Self.startable) AND \(offered) LIMIT 1\(db.dialect.lockSkippingLocked(of: "queued, bot"))
+                    """, toolchains
+                ).isEmpty
             }
             guard free else { return nil }
         }
         return try await write("claiming a queued integration") { db in
             // The queued row and its bot's row are locked together, skipping those another host
-            // holds: a bot being queued or claimed elsewhere waits for the next look. Bisect
+            // holds: a bot being queued or claimed elsewhere waits for the next look. A matrix's
+            // cells come first (their integration holds an executor, waiting for them); bisect
             // integrations come after every other: they only use executors nothing else wants.
             guard
-                let row = try db.row(
+                let row = try db.rows(
                     """
-                    SELECT queued.id, queued.bisection_id FROM integration AS queued JOIN bot ON bot.name = queued.bot
-                    WHERE \(Self.startable)
-                    ORDER BY queued.bisection_id IS NOT NULL, queued.queued_at, queued.id
+                    SELECT queued.id FROM integration AS queued JOIN bot ON bot.name = queued.bot
+                    WHERE \(Self.startable) AND \(offered)
+                    ORDER BY queued.cell_of IS NULL, queued.bisection_id IS NOT NULL, queued.queued_at, queued.id
                     LIMIT 1\(db.dialect.lockSkippingLocked(of: "queued, bot"))
-                    """)
+                    """, toolchains
+                ).first
             else { return nil }
             return try Self.start(db, row, owner: owner, now: now)
         }
@@ -98,7 +103,7 @@ extension DatabaseStore {
             guard
                 let row = try db.row(
                     """
-                    SELECT queued.id, queued.bisection_id FROM integration AS queued JOIN bot ON bot.name = queued.bot
+                    SELECT queued.id FROM integration AS queued JOIN bot ON bot.name = queued.bot
                     WHERE queued.id = ? AND \(Self.startable)
                     \(db.dialect.lock(of: "queued, bot"))
                     """, id)
@@ -108,30 +113,36 @@ extension DatabaseStore {
     }
 
     /// Whether `queued` (an integration row) may start: no other integration of its bot runs,
-    /// but that the bisect integrations of one bisection run beside each other, each in a
-    /// workspace of its own.
+    /// but that the bisect integrations of one bisection run beside each other, and a matrix's
+    /// cells beside each other and their integration, each in a workspace of its own.
     static var startable: String {
         """
         queued.step = 'pending' AND queued.step <> 'completed' AND NOT EXISTS (
             SELECT 1 FROM integration AS running
             WHERE running.bot = queued.bot AND running.step NOT IN ('pending', 'completed') AND running.step <> 'completed'
-                AND (queued.bisection_id IS NULL OR running.bisection_id IS NULL OR running.bisection_id <> queued.bisection_id))
+                AND (queued.bisection_id IS NULL OR running.bisection_id IS NULL OR running.bisection_id <> queued.bisection_id)
+                AND (queued.cell_of IS NULL OR (running.number <> queued.cell_of AND (running.cell_of IS NULL OR running.cell_of <> queued.cell_of))))
         """
     }
 
-    /// Starts the queued integration `queued` (its `id` and `bisection_id`). A bisect integration
-    /// takes the first of its bot's workspaces on this host that none of its bisection's
-    /// integrations running here holds: the bot's own (0, warm) when it runs alone on its host.
-    private static func start(_ db: any SQLConnection, _ queued: SQLRow, owner: String, now: Date) throws -> Claim? {
+    /// Starts the queued integration `queued` (its `id`), in workspace `slot` when given. A bisect
+    /// integration or a cell takes the first of its bot's workspaces on this host that none of
+    /// its bisection's (or its matrix's) integrations running here holds: the bot's own (0,
+    /// warm) when it runs alone on its host.
+    static func start(_ db: any SQLConnection, _ queued: SQLRow, owner: String, slot given: Int? = nil, now: Date) throws -> Claim? {
         let (id, host, token): (Int64, String, String) = (queued["id"], ProcessOwner.host(of: owner), StoreRules.newToken())
-        var slot: Int?
-        if let bisection: Int64 = queued["bisection_id"] {
-            let used = Set(
-                try db.rows(
-                    "SELECT workspace_slot FROM integration WHERE bisection_id = ? AND host = ? AND step NOT IN ('pending', 'completed') AND step <> 'completed'",
-                    bisection, host
-                ).compactMap { $0["workspace_slot"] as Int? })
-            slot = (0...).first { !used.contains($0) }
+        var slot = given
+        // What runs beside it of its bot on this host: its bisection's rounds, its matrix's cells
+        // (and those of each bisect integration of a matrix).
+        if given == nil, let row = try db.row("SELECT bot, bisection_id, cell_of FROM integration WHERE id = ?", id),
+            (row["bisection_id"] as Int64?) != nil || (row["cell_of"] as Int?) != nil
+        {
+            let bot: String = row["bot"]
+            let used = try db.rows(
+                "SELECT workspace_slot FROM integration WHERE bot = ? AND host = ? AND step NOT IN ('pending', 'completed') AND step <> 'completed'",
+                bot, host)
+            let taken = Set(used.map { $0["workspace_slot"] as Int? ?? 0 })
+            slot = (0...).first { !taken.contains($0) }
         }
         guard
             let row = try db.row(

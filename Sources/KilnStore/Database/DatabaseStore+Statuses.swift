@@ -8,7 +8,7 @@ extension DatabaseStore {
             try db.rows(
                 """
                 SELECT * FROM integration
-                WHERE bot IN (\(placeholders(bots.count))) AND queued_at >= ? AND commit_sha IS NOT NULL AND bisection_id IS NULL
+                WHERE bot IN (\(placeholders(bots.count))) AND queued_at >= ? AND commit_sha IS NOT NULL AND bisection_id IS NULL AND cell_of IS NULL
                     AND (status_stage IS DISTINCT FROM (CASE step WHEN 'pending' THEN 'queued' WHEN 'completed' THEN 'completed' ELSE 'started' END)
                         OR status_commit IS DISTINCT FROM commit_sha)
                 ORDER BY id LIMIT ?

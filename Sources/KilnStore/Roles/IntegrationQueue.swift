@@ -17,8 +17,9 @@ public protocol IntegrationQueue: Sendable {
 
     /// Moves the oldest queued integration whose bot has none running to `checkout`, owned by
     /// `owner` (`ProcessOwner`, whose first word is the host); nil when there is nothing to run.
-    /// Safe for several executors, processes and hosts.
-    func claimNext(owner: String, now: Date) async throws(StoreError) -> Claim?
+    /// Safe for several executors, processes and hosts. A matrix's queued cells come first,
+    /// those whose toolchain is among `toolchains` (what this host offers).
+    func claimNext(owner: String, toolchains: [String], now: Date) async throws(StoreError) -> Claim?
 
     /// Claims one particular queued integration (for `kiln run`), if its bot has none running;
     /// nil when it is not queued any more or must wait.
@@ -36,6 +37,37 @@ public protocol IntegrationQueue: Sendable {
     @discardableResult
     func complete(_ claim: Claim, outcome: IntegrationOutcome, now: Date) async throws(StoreError) -> Integration
 
+    /// Queues the cells of the matrix integration `claim` holds, each an integration row of its
+    /// own (numbered below zero) with that one's commit and cause.
+    func addCells(_ cells: [CellRequest], to claim: Claim, now: Date) async throws(StoreError)
+
+    /// Claims a queued cell of the integration `claim` holds whose toolchain is among
+    /// `toolchains`, to run in that integration's own workspace; nil when none is queued.
+    func claimCell(of claim: Claim, owner: String, toolchains: [String], now: Date) async throws(StoreError) -> Claim?
+
+    /// The cells of the integration `claim` holds, as they stand, in the matrix's order.
+    func cells(of claim: Claim) async throws(StoreError) -> [Integration]
+
+    /// What each cell of the integration `claim` holds found, in the matrix's order.
+    func cellOutcomes(of claim: Claim) async throws(StoreError) -> [CellOutcome]
+
+    /// Ends a cell with its outcome as it is: no comparison with earlier integrations (its
+    /// integration compares what all its cells found), nothing mailed.
+    @discardableResult
+    func completeCell(_ claim: Claim, outcome: IntegrationOutcome, now: Date) async throws(StoreError) -> Integration
+
+    /// Ends the cells of the integration `claim` holds, which ended early: the queued ones as
+    /// canceled with `reason`, the running ones asked to stop.
+    func endCells(of claim: Claim, reason: String, now: Date) async throws(StoreError)
+
+    /// Ends the queued cells of the integration `claim` holds whose toolchain is not among
+    /// `offered`, as canceled with a reason that says so; returns how many.
+    @discardableResult
+    func endCellsWithoutHost(of claim: Claim, offered: Set<String>, now: Date) async throws(StoreError) -> Int
+
+    /// The toolchains the live hosts with executors offer, together.
+    func offeredToolchains() async throws(StoreError) -> Set<String>
+
     /// Asks a running integration to stop; its owner hears of it through `changes()` and
     /// `stopRequests(for:)`.
     func requestCancel(_ id: Int64, reason: String) async throws(StoreError)
@@ -51,4 +83,11 @@ public protocol IntegrationQueue: Sendable {
     /// Keeps the logs, issues and tests of the last `keep` integrations of `bot` (of every bot
     /// when nil); older ones keep their summary and are marked expired. Returns how many expired.
     func applyRetention(keep: Int, bot: String?) async throws(StoreError) -> Int
+}
+
+extension IntegrationQueue {
+    /// `claimNext` on a host that offers only its own `swift`.
+    public func claimNext(owner: String, now: Date) async throws(StoreError) -> Claim? {
+        try await claimNext(owner: owner, toolchains: [Matrix.defaultToolchain], now: now)
+    }
 }

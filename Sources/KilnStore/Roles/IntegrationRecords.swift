@@ -6,6 +6,10 @@ import KilnCore
 ///
 /// Threading and errors as `Store` says.
 public protocol IntegrationRecords: Sendable {
+    /// The cells of `bot`'s integrations `numbers` (those with a matrix), by integration number,
+    /// in each matrix's order.
+    func cells(bot: String, of numbers: [Int]) async throws(StoreError) -> [Int: [Integration]]
+
     /// Every bot with its last completed, running and queued integrations.
     func botOverviews() async throws(StoreError) -> [BotOverview]
 

@@ -25,7 +25,8 @@ extension Integration {
             id: row["id"], bot: row["bot"], number: row["number"], cause: row["cause"], commit: row["commit_sha"], branch: row["branch"],
             step: row["step"], result: result, queuedAt: row["queued_at"], startedAt: row["started_at"], endedAt: row["ended_at"],
             summary: summary, reason: row["reason"], expired: row["expired"], host: row["host"], owner: row["owner"],
-            pullRequest: Self.pullRequest(row), bisectionID: row["bisection_id"], workspaceSlot: row["workspace_slot"])
+            pullRequest: Self.pullRequest(row), bisectionID: row["bisection_id"], workspaceSlot: row["workspace_slot"],
+            cellOf: row["cell_of"], cell: row["cell"], toolchain: row["toolchain"], swiftVersion: row["swift_version"])
     }
 
     private static func pullRequest(_ row: SQLRow) -> PullRequest? {
@@ -102,7 +103,8 @@ extension IntegrationIssue {
     init(row: SQLRow) {
         self.init(
             type: row["type"], message: row["message"], file: row["file"], line: row["line"], fingerprint: row["fingerprint"],
-            status: row["status"], introducedBy: JSON.decode([Committer].self, from: row["introduced_by"], default: []))
+            status: row["status"], introducedBy: JSON.decode([Committer].self, from: row["introduced_by"], default: []),
+            cells: JSON.decode([String].self, from: row["cells"], default: []))
     }
 }
 
@@ -111,7 +113,8 @@ extension TestCase {
         self.init(
             suite: row["suite"], name: row["name"], status: row["status"], duration: row["duration"], message: row["message"],
             file: row["file"], line: row["line"], quarantined: row["quarantined"],
-            measurement: (row["measurement"] as String?).flatMap { JSON.decode(TestMeasurement?.self, from: $0, default: nil) })
+            measurement: (row["measurement"] as String?).flatMap { JSON.decode(TestMeasurement?.self, from: $0, default: nil) },
+            cell: row["cell"])
     }
 }
 

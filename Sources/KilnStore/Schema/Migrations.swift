@@ -9,7 +9,7 @@ enum Migrations {
     }
 
     static let shared: [Migration] = [
-        oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements, assets, workspaceSlots, queueOrder,
+        oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements, assets, workspaceSlots, queueOrder, cells,
     ]
 
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times
@@ -115,6 +115,28 @@ enum Migrations {
     /// order and stops at the first that may start (0.2 ms).
     static let queueOrder = Migration(name: "v13: queue order") { _ in
         ["CREATE INDEX integration_queue ON integration ((bisection_id IS NOT NULL), queued_at, id) WHERE step = 'pending'"]
+    }
+
+    /// v14: a matrix's cells. A cell is an integration row of its own (claimed, logged, stopped
+    /// and recovered like any), numbered below zero so that its bot's integrations keep their
+    /// numbers, pointing at the integration it is a cell of (`cell_of`, that one's number). Its
+    /// tests and issues move to that integration when it completes: `test_case.cell` and
+    /// `issue.cells` say where each was found. Hosts say which toolchains they offer. Cells come
+    /// first in the queue: their integration already holds an executor, waiting for them.
+    static let cells = Migration(name: "v14: matrix cells") { dialect in
+        let integer = dialect == .sqlite ? "INTEGER" : "bigint"
+        return [
+            "ALTER TABLE integration ADD COLUMN cell_of \(integer)",
+            "ALTER TABLE integration ADD COLUMN cell text",
+            "ALTER TABLE integration ADD COLUMN toolchain text",
+            "ALTER TABLE integration ADD COLUMN swift_version text",
+            "CREATE INDEX integration_cells ON integration (bot, cell_of) WHERE cell_of IS NOT NULL",
+            "DROP INDEX integration_queue",
+            "CREATE INDEX integration_queue ON integration ((cell_of IS NULL), (bisection_id IS NOT NULL), queued_at, id) WHERE step = 'pending'",
+            "ALTER TABLE test_case ADD COLUMN cell text",
+            "ALTER TABLE issue ADD COLUMN cells text",
+            "ALTER TABLE host ADD COLUMN toolchains text",
+        ]
     }
 
     /// v9: bisections, and the integrations that are their steps (never the branch's history).

@@ -10,15 +10,18 @@ extension API {
         public var issues: [Issue]
         public var tests: [Test]
         public var assets: [AssetLink]
+        public var cells: [CellResult]
 
         public init(_ detail: KilnCore.IntegrationDetail) {
+            cells = detail.cells.map(CellResult.init)
             integration = Integration(detail.integration)
             steps = detail.steps.map { Step(name: $0.name, startedAt: $0.startedAt, duration: $0.duration) }
             commits = detail.commits.map { Commit(sha: $0.sha, author: $0.author, email: $0.email, date: $0.date, subject: $0.subject) }
             issues = detail.issues.map {
                 Issue(
                     type: $0.type, message: $0.message, file: $0.file, line: $0.line, status: $0.status,
-                    introducedBy: $0.introducedBy.map { Committer(name: $0.name, email: $0.email, commit: $0.commit, bisected: $0.bisected) })
+                    introducedBy: $0.introducedBy.map { Committer(name: $0.name, email: $0.email, commit: $0.commit, bisected: $0.bisected) },
+                    cells: $0.cells)
             }
             let (bot, number) = (detail.integration.bot, detail.integration.number)
             assets = detail.assets.map {
@@ -27,11 +30,11 @@ extension API {
             tests = detail.tests.map {
                 Test(
                     suite: $0.suite, name: $0.name, status: $0.status, duration: $0.duration, quarantined: $0.quarantined,
-                    measurement: $0.measurement.map(Measurement.init))
+                    measurement: $0.measurement.map(Measurement.init), cell: $0.cell)
             }
         }
 
-        enum CodingKeys: String, CodingKey { case steps, commits, issues, tests, assets }
+        enum CodingKeys: String, CodingKey { case steps, commits, issues, tests, assets, cells }
 
         public func encode(to encoder: any Encoder) throws {
             try integration.encode(to: encoder)
@@ -41,6 +44,46 @@ extension API {
             try container.encode(issues, forKey: .issues)
             try container.encode(tests, forKey: .tests)
             try container.encode(assets, forKey: .assets)
+            if !cells.isEmpty { try container.encode(cells, forKey: .cells) }
+        }
+    }
+
+    /// One cell of a matrix: `{name, toolchain, swiftVersion, configuration, sanitizer, host,
+    /// result, reason, startedAt, endedAt, duration, summary, log}`.
+    public struct CellResult: Encodable, Sendable {
+        public var name: String
+        public var toolchain: String
+        @Nullable public var swiftVersion: String?
+        @Nullable public var configuration: BuildConfiguration?
+        @Nullable public var sanitizer: Sanitizer?
+        @Nullable public var host: String?
+        public var step: IntegrationStep
+        @Nullable public var result: IntegrationResult?
+        /// Why it ended as it did; for a cell that could not run, why (no live host has its toolchain).
+        @Nullable public var reason: String?
+        @Nullable public var startedAt: Date?
+        @Nullable public var endedAt: Date?
+        @Nullable public var duration: Double?
+        @Nullable public var summary: Summary?
+        /// Where its log is.
+        public var log: String
+
+        init(_ cell: KilnCore.Integration) {
+            name = cell.cell ?? ""
+            let values = Cell(name: name)
+            toolchain = cell.toolchain ?? values?.toolchain ?? Matrix.defaultToolchain
+            swiftVersion = cell.swiftVersion
+            configuration = values?.configuration
+            sanitizer = values?.sanitizer
+            host = cell.host
+            step = cell.step
+            result = cell.result
+            reason = cell.reason
+            startedAt = cell.startedAt
+            endedAt = cell.endedAt
+            duration = cell.duration
+            summary = cell.summary
+            log = "/bots/\(cell.bot)/integrations/\(cell.shownNumber)/log?cell=\(name)"
         }
     }
 
@@ -73,6 +116,8 @@ extension API {
         @Nullable public var line: Int?
         public var status: IssueStatus
         public var introducedBy: [Committer]
+        /// For a bot with a `matrix`: the cells it was found in.
+        public var cells: [String]
     }
 
     public struct Committer: Encodable, Sendable {
@@ -92,6 +137,8 @@ extension API {
         public var quarantined: Bool
         /// What its `measure {}` measured; null for a test that measures nothing.
         @Nullable public var measurement: Measurement?
+        /// For a bot with a `matrix`: the cell it ran in; null otherwise.
+        @Nullable public var cell: String?
     }
 
     /// A test's measurement: `values` and their `median` in seconds, the `baseline` it was judged

@@ -3,7 +3,7 @@ import Hummingbird
 import KilnCore
 import KilnStore
 
-/// `GET /bots/{bot}/integrations/{n}/log`: the log as text/plain. A completed integration's log is
+/// `GET /bots/{bot}/integrations/{n}/log` (`?cell=NAME`: one cell's of a matrix): the log as text/plain. A completed integration's log is
 /// sent as the store has it; a running one's is streamed as it grows, until the integration ends.
 ///
 /// The log is never named by the request: the bot must be a valid, known bot name and the number
@@ -17,8 +17,10 @@ struct LogController {
     static let chunkSize = 64 * 1024
 
     func addRoutes(to router: Router<some RequestContext>) {
-        router.get("bots/{bot}/integrations/{number}/log") { _, context in
-            let integration = try await locate(bot: try context.parameters.require("bot"), number: context.parameters.get("number"))
+        router.get("bots/{bot}/integrations/{number}/log") { request, context in
+            let integration = try await locate(
+                bot: try context.parameters.require("bot"), number: context.parameters.get("number"),
+                cell: request.uri.queryParameters["cell"].map(String.init))
             let headers: HTTPFields = [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache", .contentTypeOptions: "nosniff"]
             guard integration.step != .completed else {
                 guard try await store.logSize(bot: integration.bot, number: integration.number) != nil else {
@@ -81,8 +83,8 @@ struct LogController {
                 sent = true
             }
             if !sent {
-                let now = try await store.integrations(bot: integration.bot, limit: 1, before: integration.number + 1).first
-                if now?.step == .completed || now?.number != integration.number {
+                let now = try await current(integration)
+                if now?.step == .completed || now?.id != integration.id {
                     // Whatever was written before the store said completed is in the log by now.
                     while let chunk = try await read(integration, from: offset) {
                         try await writer.write(ByteBuffer(bytes: chunk))
@@ -95,11 +97,23 @@ struct LogController {
         }
     }
 
-    func locate(bot: String, number: String?) async throws -> Integration {
+    func locate(bot: String, number: String?, cell: String? = nil) async throws -> Integration {
         guard Bot.isValidName(bot), let number = number.flatMap({ Int($0) }), number > 0,
             let integration = try await store.integrations(bot: bot, limit: 1, before: number + 1).first, integration.number == number
         else { throw WebError.notFound("log of integration \(number ?? "?") of bot '\(bot)'") }
-        return integration
+        guard let cell else { return integration }
+        guard let found = try await store.integration(bot: bot, number: number)?.cells.first(where: { $0.cell == cell }) else {
+            throw WebError.notFound("cell '\(cell)' of integration \(number) of bot '\(bot)'")
+        }
+        return found
+    }
+
+    /// The integration (or cell) as it stands now.
+    private func current(_ integration: Integration) async throws -> Integration? {
+        guard let matrix = integration.cellOf else {
+            return try await store.integrations(bot: integration.bot, limit: 1, before: integration.number + 1).first
+        }
+        return try await store.integration(bot: integration.bot, number: matrix)?.cells.first { $0.id == integration.id }
     }
 
     /// The end of an integration's log, at most `limit` bytes, starting at a line; nil when there is no log.

@@ -21,6 +21,8 @@ struct IssueView {
     var message: String
     var location: String?
     var introducedBy: String?
+    /// For a matrix: the cells it was found in, "in default-debug-thread".
+    var cells: String?
 }
 
 struct IssueGroupView {
@@ -39,6 +41,57 @@ struct TestView {
     var message: String?
     /// The test's history page.
     var url: String
+    /// For a matrix: the cell it ran in.
+    var cell: String?
+}
+
+/// One cell of a matrix on its integration's page.
+struct CellView {
+    var name: String
+    var result: String
+    var tone: String
+    var toolchain: String
+    var version: String?
+    var host: String?
+    var duration: String
+    var reason: String?
+    var logURL: String
+}
+
+/// The failing tests of a matrix against its cells: which failed where.
+struct TestGridView {
+    struct Entry {
+        var text: String
+        var tone: String
+    }
+
+    struct Row {
+        var suite: String
+        var name: String
+        var url: String
+        var entries: [Entry]
+    }
+
+    var columns: [String]
+    var rows: [Row]
+
+    /// Nil when no test failed (or was flaky) in any cell.
+    init?(tests: [TestCase], cells: [String], url: (TestCase) -> String) {
+        let failing = tests.filter { $0.status == .failed || $0.status == .flaky }
+        guard !failing.isEmpty, !cells.isEmpty else { return nil }
+        var seen: Set<String> = []
+        columns = cells
+        rows = failing.filter { seen.insert($0.key).inserted }.map { test in
+            let results = tests.filter { $0.key == test.key }
+            return Row(
+                suite: test.suite, name: test.name, url: url(test),
+                entries: cells.map { cell in
+                    guard let result = results.first(where: { $0.cell == cell }) else { return Entry(text: "—", tone: "") }
+                    let tone = result.counts ? "bad" : result.status == .flaky ? "warn" : result.status == .failed ? "neutral" : "good"
+                    return Entry(text: result.status.rawValue, tone: tone)
+                })
+        }
+    }
 }
 
 /// A test's `measure {}` in this integration, against its baseline on the same host.
@@ -119,6 +172,10 @@ struct IntegrationPage {
     var expired: Bool
     /// The search for the commit that brought its failures, when there is one.
     var bisection: BisectionView?
+    /// For a bot with a matrix: its cells, and its failing tests by cell.
+    var cells: [CellView]
+    var hasCells: Bool
+    var testGrid: TestGridView?
 }
 
 /// What an integration page says of its bisection: the culprit, or why it stopped, and the

@@ -90,6 +90,7 @@ struct PagesController {
         let name = overview.state.name
         let history = try await store.integrations(bot: name, limit: page.limit + 1, before: page.before)
         let shown = Array(history.prefix(page.limit))
+        let cells = try await store.cells(bot: name, of: shown.map(\.number))
         let recent =
             page.before == nil && page.limit >= Self.chartSpan
             ? Array(history.prefix(Self.chartSpan)) : try await store.integrations(bot: name, limit: Self.chartSpan, before: nil)
@@ -116,7 +117,8 @@ struct PagesController {
             status: overview.status.rawValue,
             problems: overview.state.problems, hasProblems: !overview.state.problems.isEmpty,
             running: overview.running.first.map { ActiveView($0, now: now) }, queued: overview.queued.map { ActiveView($0, now: now) },
-            integrations: shown.map { IntegrationSummaryView($0, now: now) }, hasIntegrations: !shown.isEmpty, charts: charts,
+            integrations: shown.map { IntegrationSummaryView($0, cells: cells[$0.number] ?? [], now: now) }, hasIntegrations: !shown.isEmpty,
+            charts: charts,
             olderURL: history.count > page.limit ? shown.last.map { "/bots/\(name)?before=\($0.number)" } : nil,
             newestURL: page.before != nil ? "/bots/\(name)" : nil, badgeURL: "/bots/\(name)/badge.svg", pullRequests: pullRequests,
             hasPullRequests: !pullRequests.isEmpty, statusProblem: problem.map { StatusProblemView($0, now: now) }, quarantined: quarantined,
@@ -141,14 +143,23 @@ struct PagesController {
                         introducedBy: issue.introducedBy.isEmpty
                             ? nil
                             : issue.introducedBy.map { "\($0.name) (\(Formatting.shortSHA($0.commit))\($0.bisected ? ", bisected" : ""))" }.joined(
-                                separator: ", "))
+                                separator: ", "),
+                        cells: issue.cellsText)
                 }, count: issues.count)
         }
         let testView = { (test: TestCase) in
             TestView(
                 suite: test.suite, name: test.name, status: test.status.rawValue, duration: DurationText.prose(test.duration),
                 message: test.status == .failed || test.status == .flaky ? test.message : nil,
-                url: TestAddress.path(bot: integration.bot, suite: test.suite, name: test.name))
+                url: TestAddress.path(bot: integration.bot, suite: test.suite, name: test.name), cell: test.cell)
+        }
+        let cells = detail.cells.map { cell in
+            CellView(
+                name: cell.cell ?? "?", result: cell.result?.rawValue ?? cell.step.rawValue, tone: Formatting.tone(cell.result),
+                toolchain: cell.toolchain ?? Matrix.defaultToolchain, version: cell.swiftVersion, host: cell.host,
+                duration: cell.step == .completed
+                    ? DurationText.prose(cell.duration) : cell.startedAt.map { DurationText.prose(now.timeIntervalSince($0)) } ?? "queued",
+                reason: cell.reason, logURL: base + "/log?cell=" + (cell.cell ?? ""))
         }
         let failing = detail.tests.filter(\.counts).map(testView)
         let flaky = detail.tests.filter { $0.status == .flaky }.map(testView)
@@ -197,7 +208,10 @@ struct PagesController {
                     duration: DurationText.prose($0.duration))
             }, hasTriggers: !detail.triggers.isEmpty, logTail: tail?.text ?? (integration.expired ? "(deleted by retention)" : "(no log yet)"),
             logTruncated: tail?.truncated ?? false, logURL: base + "/log", expired: integration.expired,
-            bisection: bisection.map { BisectionView($0, bot: integration.bot) })
+            bisection: bisection.map { BisectionView($0, bot: integration.bot) }, cells: cells, hasCells: !cells.isEmpty,
+            testGrid: TestGridView(tests: detail.tests, cells: cells.map(\.name)) {
+                TestAddress.path(bot: integration.bot, suite: $0.suite, name: $0.name)
+            })
         return assets.render(page, "integration")
     }
 }

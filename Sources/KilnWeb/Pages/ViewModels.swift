@@ -18,6 +18,21 @@ struct IntegrationSummaryView {
     var figures: SummaryFigures
     /// The pull request's number, for an integration of one.
     var pull: Int?
+    /// For a bot with a matrix: each cell's result, a mark each.
+    var cells: [CellMark] = []
+
+    struct CellMark {
+        var name: String
+        var result: String
+        var tone: String
+    }
+
+    init(_ integration: Integration, cells: [Integration], now: Date) {
+        self.init(integration, now: now)
+        self.cells = cells.map {
+            CellMark(name: $0.cell ?? "?", result: $0.result?.rawValue ?? $0.step.rawValue, tone: Formatting.tone($0.result))
+        }
+    }
 
     init(_ integration: Integration, now: Date) {
         number = integration.number

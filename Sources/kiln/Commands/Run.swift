@@ -14,12 +14,15 @@ struct Run: AsyncParsableCommand {
             Checks out the branch head (or with --pull, the head of that pull request, fetched from \
             the forge's pull ref), runs the before triggers, swift build, swift test and the after \
             triggers, records the integration in the store like the server would, and prints a summary. \
+            A bot with a matrix runs every cell, one after another (--cell NAME: that one alone), and \
+            prints each cell's result. \
             A pull request's issues are marked against the branch's latest integration. Exits 0 when \
             the result is succeeded or warnings, 1 otherwise.
 
             Examples:
               kiln run app
               kiln run app --pull 42
+              kiln run app --cell default-release-none
               kiln run app --data /var/lib/kiln --bots /etc/kiln/Bots
             """
     )
@@ -32,6 +35,9 @@ struct Run: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Integrate this pull (or merge) request instead of the branch.", valueName: "number"))
     var pull: Int?
 
+    @Option(help: ArgumentHelp("For a bot with a matrix: run only this cell (such as default-release-none).", valueName: "cell"))
+    var cell: String?
+
     func validate() throws {
         if let pull, pull < 1 { throw ValidationError("--pull takes a pull request number, 1 or more") }
     }
@@ -43,10 +49,20 @@ struct Run: AsyncParsableCommand {
         // `sandbox-fallback: none`; otherwise it is refused with what to do.
         let sandbox = await SandboxAvailability.probe(config)
         let catalog = sandbox.apply(to: loaded)
-        guard let bot = catalog.bot(named: wanted.name) else {
+        guard var runnable = catalog.bot(named: wanted.name) else {
             Console.error("error: bot '\(wanted.name)' cannot integrate: \(sandbox.sentence ?? "it is not runnable")")
             throw ExitCode.failure
         }
+        if let cell {
+            let cells = runnable.matrix?.cells ?? []
+            guard let chosen = cells.first(where: { $0.name == cell }) else {
+                let names = cells.isEmpty ? "it has no matrix" : "its cells are \(cells.map(\.name).joined(separator: ", "))"
+                Console.error("error: bot '\(runnable.name)' has no cell '\(cell)': \(names)")
+                throw ExitCode.failure
+            }
+            runnable.matrix = Matrix(only: chosen)
+        }
+        let bot = runnable
         if wanted.sandbox != bot.sandbox, let sentence = sandbox.sentence { Console.out("sandbox: \(sentence)") }
         var logger = Logger(label: "kiln")
         logger.logLevel = .warning
@@ -145,6 +161,12 @@ struct Run: AsyncParsableCommand {
         let duration = integration.duration.map { String(format: " in %.1fs", $0) } ?? ""
         lines.append("result: \(result)\(duration)\(integration.commit.map { " at \($0.prefix(12))" } ?? "")")
         if let reason = integration.reason { lines.append("  \(reason)") }
+        for cell in detail?.cells ?? [] {
+            let took = cell.duration.map { String(format: " in %.1fs", $0) } ?? ""
+            let version = cell.swiftVersion.map { " (\($0))" } ?? ""
+            let why = cell.result?.isPassing == true ? "" : cell.reason.map { ": \($0)" } ?? ""
+            lines.append("cell \(cell.cell ?? "?"): \(cell.result?.rawValue ?? "unknown")\(took)\(version)\(why)")
+        }
         if let summary = integration.summary, integration.result?.isBuilt == true {
             func change(_ value: Int?) -> String {
                 guard let value, value != 0 else { return "" }
@@ -166,14 +188,16 @@ struct Run: AsyncParsableCommand {
             for test in detail.tests where test.status == .failed {
                 let quarantined = test.quarantined ? " (quarantined: fails nothing)" : ""
                 let location = test.file.map { " (\($0)\(test.line.map { ":\($0)" } ?? ""))" } ?? ""
-                lines.append("failed\(quarantined): \(test.suite).\(test.name)\(location): \(test.message ?? "")")
+                let cell = test.cell.map { " [\($0)]" } ?? ""
+                lines.append("failed\(quarantined): \(test.suite).\(test.name)\(location)\(cell): \(test.message ?? "")")
             }
             for test in detail.tests where test.status == .flaky {
                 lines.append("flaky: \(test.suite).\(test.name) (failed, then passed when run again): \(test.message ?? "")")
             }
             for issue in detail.issues where issue.status == .new && !issue.type.countsTests {
                 let location = issue.file.map { "\($0)\(issue.line.map { ":\($0)" } ?? ""): " } ?? ""
-                lines.append("new \(issue.type.rawValue): \(location)\(issue.message.split(separator: "\n").first ?? "")")
+                let cells = issue.cells.isEmpty ? "" : " [\(issue.cells.joined(separator: ", "))]"
+                lines.append("new \(issue.type.rawValue): \(location)\(issue.message.split(separator: "\n").first ?? "")\(cells)")
             }
         }
         lines.append("log: \(log)")

@@ -26,10 +26,12 @@ struct Validate: ParsableCommand {
     func run() throws {
         var problems: [ConfigDiagnostic] = []
         var bots = location.bots ?? "Bots"
+        var offered: Set<String> = [Matrix.defaultToolchain]
         if let file = location.configFile {
             do throws(ConfigError) {
                 let config = try ServerConfigFile.load(path: file)
                 bots = location.bots ?? config.bots
+                offered.formUnion(config.toolchains.keys)
             } catch {
                 problems += error.diagnostics
             }
@@ -49,7 +51,7 @@ struct Validate: ParsableCommand {
         }
         let catalog = BotCatalog.load(files: files)
         problems += catalog.diagnostics
-        for problem in problems + catalog.warnings(at: Date()) { Console.out(problem.description) }
+        for problem in problems + catalog.warnings(at: Date(), offered: offered) { Console.out(problem.description) }
         let summary =
             "checked \(files.count) bot file\(files.count == 1 ? "" : "s"): \(catalog.bots.count) valid"
             + (catalog.broken.isEmpty ? "" : ", \(catalog.broken.count) with problems")

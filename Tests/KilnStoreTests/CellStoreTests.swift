@@ -1,0 +1,90 @@
+import Foundation
+import KilnCore
+import KilnStore
+import KilnTestSupport
+import Testing
+
+@Suite("Store: a matrix's cells")
+struct CellStoreTests {
+    static let cells = Matrix(toolchains: ["default", "6.2"], configurations: [.debug, .release]).cells.map(CellRequest.init)
+
+    /// Integration 1 of `app`, claimed by host `h`, with its cells queued.
+    static func started(_ test: TestStore) async throws -> Claim {
+        _ = try await test.store.enqueue(QueueRequest(bot: "app", cause: .manual, commit: "c1", branch: "main"), now: test.at(1))
+        let matrix = try #require(try await test.store.claimNext(owner: "h 1 1", now: test.at(2)))
+        try await test.store.addCells(cells, to: matrix, now: test.at(3))
+        return matrix
+    }
+
+    @Test(
+        "Cells are claimed first, beside their integration, each in a workspace of its own, only where their toolchain is; branch work waits; they are no part of the history",
+        arguments: Engine.allCases)
+    func claims(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        let store = test.store
+        let matrix = try await Self.started(test)
+        // Queued before the cells, another bot's integration still comes after them; the bot's
+        // own branch work waits for the whole matrix.
+        _ = try await store.enqueue(QueueRequest(bot: "other", cause: .manual, commit: "o1", branch: "main"), now: test.at(0))
+        _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, commit: "c2", branch: "main"), now: test.at(4))
+
+        // The integration's own executor takes one, in its own workspace.
+        let own = try #require(try await store.claimCell(of: matrix, owner: "h 1 1", toolchains: ["default"], now: test.at(5)))
+        #expect(own.integration.cell == "default-debug-none" && own.integration.cellOf == matrix.number && own.integration.workspaceSlot == 0)
+        #expect(own.integration.commit == "c1" && own.integration.number < 0)
+        // Other executors of a host with only `default` take the other default cell, in slot 1.
+        let other = try #require(try await store.claimNext(owner: "h 1 2", toolchains: ["default"], now: test.at(6)))
+        #expect(other.integration.cell == "default-release-none" && other.integration.workspaceSlot == 1)
+        // The 6.2 cells wait for a host that has 6.2; meanwhile other work runs.
+        #expect(try await store.claimNext(owner: "h 1 3", toolchains: ["default"], now: test.at(7))?.bot == "other")
+        let elsewhere = try #require(try await store.claimNext(owner: "g 1 1", toolchains: ["default", "6.2"], now: test.at(8)))
+        #expect(elsewhere.integration.cell == "6.2-debug-none" && elsewhere.integration.workspaceSlot == 0, "another host's first slot")
+
+        // A toolchain no host offers: its queued cells end, saying so.
+        #expect(try await store.endCellsWithoutHost(of: matrix, offered: ["default"], now: test.at(9)) == 1)
+        var cells = try await store.cells(of: matrix)
+        #expect(cells.map(\.cell) == Self.cells.map(\.name))
+        let missing = try #require(cells.last)
+        #expect(missing.result == .canceled && missing.reason == CellOutcome.noHost(toolchain: "6.2"), "\(missing)")
+
+        // Each cell's findings stay its own until the integration takes them.
+        let warning = IntegrationIssue(type: .warning, message: "unused", file: "A.swift", line: 1, fingerprint: "w")
+        let passed = TestCase(suite: "S", name: "t", status: .passed, duration: 0.1)
+        for (claim, result) in [(own, IntegrationResult.warnings), (other, .warnings), (elsewhere, .succeeded)] {
+            var outcome = IntegrationOutcome(result: result, tests: [passed], issues: result == .warnings ? [warning] : [])
+            outcome.swiftVersion = "Swift version 6.3.1"
+            try await store.completeCell(claim, outcome: outcome, now: test.at(10))
+        }
+        cells = try await store.cells(of: matrix)
+        #expect(cells.allSatisfy { $0.step == .completed } && cells.prefix(3).allSatisfy { $0.swiftVersion == "Swift version 6.3.1" })
+        let found = try await store.cellOutcomes(of: matrix)
+        #expect(found.map { $0.issues.count } == [1, 1, 0, 0] && found.map { $0.tests.count } == [1, 1, 1, 0])
+        #expect(try await store.claimNext(owner: "h 1 2", now: test.at(11)) == nil, "the bot's next integration waits for the matrix")
+
+        let completed = try await store.complete(matrix, outcome: .merging(found, commits: []), now: test.at(12))
+        #expect(completed.result == .warnings && completed.summary?.tests == 3)
+        let detail = try #require(try await store.integration(bot: "app", number: matrix.number))
+        #expect(detail.issues.map(\.cells) == [["default-debug-none", "default-release-none"]])
+        #expect(detail.tests.map(\.cell) == ["default-debug-none", "default-release-none", "6.2-debug-none"])
+        #expect(detail.cells.count == 4)
+        #expect(try await store.cellOutcomes(of: matrix).allSatisfy { $0.issues.isEmpty && $0.tests.isEmpty }, "moved to the integration")
+        let history = try await store.integrations(bot: "app", limit: 10, before: nil)
+        #expect(history.map(\.number) == [2, 1], "the cells are not in the bot's history: \(history.map(\.number))")
+        #expect(try await store.testHistory(bot: "app", suite: "S", name: "t", limit: 10).runs.map(\.test.cell).count == 3)
+        #expect(try await store.integrationsToNotify(limit: 10).allSatisfy { $0.cell == nil })
+        #expect(try await store.claimNext(owner: "h 1 2", now: test.at(13))?.number == 2)
+    }
+
+    @Test("An integration that ends early ends its cells: the queued canceled, the running asked to stop", arguments: Engine.allCases)
+    func endEarly(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        let store = test.store
+        let matrix = try await Self.started(test)
+        let running = try #require(try await store.claimNext(owner: "h 1 2", now: test.at(4)))
+        try await store.endCells(of: matrix, reason: "canceled", now: test.at(5))
+        #expect(try await store.stopRequests(for: [running]).map(\.reason) == ["canceled"])
+        let cells = try await store.cells(of: matrix)
+        #expect(cells.filter { $0.step == .completed }.allSatisfy { $0.result == .canceled && $0.reason == "canceled" })
+        #expect(cells.filter { $0.step == .completed }.count == 3)
+    }
+}
