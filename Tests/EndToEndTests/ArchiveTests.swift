@@ -98,6 +98,42 @@ struct ArchiveTests {
         #expect(three.issues.contains { $0.type == .error && $0.message.contains("nothere") }, "\(three.issues)")
     }
 
+    @Test("With a matrix, the cell archive.cell names archives, and the archive is its integration's")
+    func matrixArchive() async throws {
+        let home = try TemporaryDirectory()
+        let package = try FixturePackage()
+        try package.repository.commit(
+            "An executable", files: ["Package.swift": Self.manifest, "Sources/hello/main.swift": "import Lib\nprint(\"hello \\(add(1, 2))\")\n"])
+        try home.write(
+            "Bots/app.yml",
+            """
+            repository: {url: '\(package.repository.url)'}
+            test: {enabled: false}
+            matrix: {configuration: [debug, release]}
+            archive: {products: [hello], cell: default-release-none}
+
+            """)
+        let run = try await home.kilnRun()
+        #expect(run.status == 0 && run.output.contains("result: succeeded"), "\(run.output)")
+        let one = try await home.recorded(1)
+        #expect(one.assets.map(\.name) == ["app.tar.gz"], "\(one.assets)")
+        let store = try SQLiteStore.open(dataDirectory: home.url(".kiln"))
+        var archiving: [Bool] = []
+        for cell in one.cells {
+            archiving.append(try await store.integration(bot: "app", number: cell.number)?.steps.contains { $0.name == .archiving } == true)
+        }
+        #expect(archiving == [false, true], "only the release cell archives")
+        #expect(FileManager.default.fileExists(atPath: home.url(".kiln/assets/app/1/app.tar.gz")))
+
+        try home.write("Bots/app.yml", "repository: {url: '\(package.repository.url)'}\narchive: {products: [hello], cell: default-release-none}\n")
+        let refused = try await runProcess(Executables.kiln, ["validate"], in: home.path)
+        #expect(
+            refused.status == 1
+                && refused.standardOutput.contains(
+                    "'cell' names a cell of the matrix to archive from, not 'default-release-none': the bot has no matrix"),
+            "\(refused.standardOutput)")
+    }
+
     @Test("On PostgreSQL, an archive one host built downloads whole and in part through another host")
     func anotherHost() async throws {
         let url = try await PostgresServer.shared.database()

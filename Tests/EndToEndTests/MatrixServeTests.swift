@@ -170,10 +170,14 @@ struct MatrixServeTests {
         #expect(String(decoding: second, as: UTF8.self).contains("second toolchain: build"))
         #expect(!String(decoding: first, as: UTF8.self).contains("second toolchain"))
 
-        // One cell alone, by name.
+        // One cell alone, by name; its toolchain replaced in place says its new version.
+        let wrapper = try String(contentsOfFile: folder + "/swift", encoding: .utf8)
+        try home.write("toolchains/second/swift", wrapper.replacingOccurrences(of: "9.9-second", with: "9.10-second"))
+        _ = chmod(folder + "/swift", 0o755)
         let one = try await runProcess(Executables.kiln, ["run", "app", "--cell", "second-debug-none"], in: home.path)
         #expect(one.status == 0 && one.standardOutput.contains("cell second-debug-none: succeeded"), "\(one.standardOutput)")
-        #expect(try await home.recorded(2).cells.map(\.cell) == ["second-debug-none"])
+        let alone = try await home.recorded(2).cells
+        #expect(alone.map(\.cell) == ["second-debug-none"] && alone.first?.swiftVersion == "Swift version 9.10-second (a wrapper)", "\(alone)")
         let wrong = try await runProcess(Executables.kiln, ["run", "app", "--cell", "default-release-none"], in: home.path)
         #expect(
             wrong.status == 1
@@ -210,5 +214,47 @@ struct MatrixServeTests {
         _ = try await plain.server.terminate()
         _ = try await offering.server.terminate()
         store.close()
+    }
+
+    @Test("A failure only in release, among eight commits of four authors, is bisected in the release cell alone, to its commit")
+    func bisectsFailingCells() async throws {
+        let package = try FixturePackage()
+        let repo = package.repository
+        // A release build allows no @testable import.
+        try repo.commit(
+            "Test the public API",
+            files: [
+                "Tests/LibTests/LibTests.swift": FixturePackage.xctests().replacingOccurrences(of: "@testable import", with: "import"),
+                "Tests/LibSwiftTests/LibSwiftTests.swift": FixturePackage.swiftTests().replacingOccurrences(of: "@testable import", with: "import"),
+            ])
+        let served = try await ServedHome(
+            bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\nmatrix: {configuration: [debug, release]}\n"],
+            config: "executors: 1\n")
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        try await served.eventually("the first integration", timeout: .seconds(300)) {
+            try await served.integrations("app").first?.result == .succeeded
+        }
+        let carol = GitFixture.Author("Carol Coder", "carol@example.com")
+        let dave = GitFixture.Author("Dave Dev", "dave@example.com")
+        let culprit = try BisectionServeTests.commits(
+            by: [.alice, .bob, dave, .alice, carol, .bob, dave, .alice], in: repo, changing: 4,
+            to: "    #if !DEBUG\n        if a == 1 { return 0 }\n    #endif")[4]
+        _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
+        let store = try served.store()
+        try await served.eventually("the pushed integration and its bisection", timeout: .seconds(600)) {
+            guard let pushed = try await store.integration(bot: "app", number: 2)?.integration, pushed.step == .completed else { return false }
+            return try await store.bisection(of: pushed.id).map { $0.state != .running } ?? false
+        }
+        let pushed = try #require(try await store.integration(bot: "app", number: 2))
+        #expect(pushed.integration.result == .testFailures)
+        #expect(!pushed.issues.isEmpty && pushed.issues.allSatisfy { $0.cells == ["default-release-none"] }, "\(pushed.issues)")
+        let bisection = try #require(try await store.bisection(of: pushed.integration.id))
+        #expect(bisection.state == .found && bisection.culprit == culprit, "\(bisection)")
+        for number in bisection.integrations {
+            let probe = try #require(try await store.integration(bot: "app", number: number))
+            #expect(probe.cells.map(\.cell) == ["default-release-none"], "bisect integration #\(number) ran \(probe.cells.map(\.cell))")
+        }
+        #expect(pushed.issues.allSatisfy { $0.introducedBy.map(\.email) == ["carol@example.com"] }, "\(pushed.issues)")
+        _ = try await served.server.terminate()
     }
 }

@@ -53,3 +53,24 @@ struct TestHistoryTests {
         #expect([entry].holding(xctest, at: ends) == nil)
     }
 }
+
+@Suite("Test history in a matrix")
+struct TestHistoryCellTests {
+    @Test("A cell's history is its own runs and those from before the bot had a matrix, never another cell's")
+    func inCell() {
+        let run = { (number: Int, cell: String?, status: TestStatus) in
+            TestRun(
+                number: number, commit: "c\(number)", host: "h", endedAt: nil,
+                test: TestCase(suite: "S", name: "t", status: status, duration: 1, cell: cell))
+        }
+        let history = TestHistory(
+            suite: "S", name: "t",
+            runs: [
+                run(4, "default-release-none", .failed), run(4, "default-debug-none", .passed), run(3, "default-release-none", .passed),
+                run(3, "default-debug-none", .passed), run(2, nil, .passed),
+            ])
+        #expect(history.inCell("default-debug-none").runs.map(\.number) == [4, 3, 2])
+        #expect(history.inCell("default-release-none").runs.map(\.test.status) == [.failed, .passed, .passed])
+        #expect(history.inCell(nil).runs.count == 5)
+    }
+}

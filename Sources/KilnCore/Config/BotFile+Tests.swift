@@ -104,8 +104,12 @@ extension BotFile {
     }
 
     /// `archive: {products: [NAME], arguments: [...], files: [GLOB], on: [RESULT], max-size: 512MiB, pull-requests: false}`.
-    static func decodeArchive(_ node: Node, path: ConfigPath, into archive: inout ArchiveSettings, reader: ConfigReader) {
-        guard let fields = reader.mapping(node, path: path, keys: ["products", "arguments", "files", "on", "max-size", "pull-requests"]) else {
+    static func decodeArchive(
+        _ node: Node, path: ConfigPath, into archive: inout ArchiveSettings, cell archiveCell: inout (node: Node, path: ConfigPath)?,
+        reader: ConfigReader
+    ) {
+        guard let fields = reader.mapping(node, path: path, keys: ["products", "arguments", "files", "on", "max-size", "pull-requests", "cell"])
+        else {
             return
         }
         if let node = fields["products"], let names = reader.strings(node, path: fields.path("products")) {
@@ -135,5 +139,9 @@ extension BotFile {
             }
         }
         if let node = fields["pull-requests"], let value = reader.bool(node, path: fields.path("pull-requests")) { archive.pullRequests = value }
+        if let node = fields["cell"], let name = reader.string(node, path: fields.path("cell"), expected: "a matrix cell's name") {
+            archive.cell = name
+            archiveCell = (node, fields.path("cell"))
+        }
     }
 }

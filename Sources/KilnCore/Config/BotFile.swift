@@ -113,8 +113,16 @@ public enum BotFile {
         }
         if let node = fields["bisect"] { decodeBisect(node, path: fields.path("bisect"), into: &bot.bisect, reader: reader) }
         if let node = fields["analyze"] { decodeAnalyze(node, path: fields.path("analyze"), into: &bot.analyze, reader: reader) }
-        if let node = fields["archive"] { decodeArchive(node, path: fields.path("archive"), into: &bot.archive, reader: reader) }
+        var archiveCell: (node: Node, path: ConfigPath)?
+        if let node = fields["archive"] { decodeArchive(node, path: fields.path("archive"), into: &bot.archive, cell: &archiveCell, reader: reader) }
         if let node = fields["matrix"] { bot.matrix = decodeMatrix(node, path: fields.path("matrix"), reader: reader) }
+        if let (node, path) = archiveCell, let name = bot.archive.cell {
+            let names = bot.matrix?.cells.map(\.name) ?? []
+            if !names.contains(name), fields["matrix"] == nil || bot.matrix != nil {
+                let listed = names.isEmpty ? "the bot has no matrix" : "its cells are \(names.joined(separator: ", "))"
+                reader.error("'cell' names a cell of the matrix to archive from, not '\(name)': \(listed)", at: node, path: path)
+            }
+        }
         if let node = fields["performance"] {
             decodePerformance(node, path: fields.path("performance"), into: &bot.performance, reader: reader)
         }

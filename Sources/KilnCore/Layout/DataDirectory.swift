@@ -27,6 +27,8 @@ public struct DataDirectory: Sendable, Hashable {
     public var mirrors: String { "\(path)/mirrors" }
     public var workspaces: String { "\(path)/workspaces" }
     public var logs: String { "\(path)/logs" }
+    /// What each Swift toolchain's `swift --version` said, by binary (a cache).
+    public var toolchainVersions: String { "\(path)/toolchain-versions.json" }
     /// Held (flock) by the `kiln serve` that uses this directory; says which one it is.
     public var serveLock: String { "\(path)/serve.lock" }
 

@@ -15,6 +15,8 @@ public struct ArchiveSettings: Sendable, Hashable {
     public var maxSize: Int
     /// Whether pull requests from forks archive too (never with secrets).
     public var pullRequests: Bool
+    /// For a bot with a matrix: the cell that archives (`Cell.name`); nil, its first.
+    public var cell: String?
 
     public init(
         products: [String] = [], arguments: [String] = [], files: [String] = [], on: Set<IntegrationResult> = [.succeeded, .warnings],

@@ -31,7 +31,7 @@ public struct IntegrationSequencer: Sendable {
     /// that holds its `swift` (`toolchains:` in kiln.yml).
     public let toolchains: [String: String]
     /// Each toolchain's `swift --version`, read once per toolchain and binary.
-    let versions = ToolchainVersions()
+    let versions: ToolchainVersions
 
     public init(
         store: any IntegrationQueue & IntegrationRecords & LogsAndAssets, mirrors: Mirrors, layout: DataDirectory,
@@ -41,6 +41,7 @@ public struct IntegrationSequencer: Sendable {
     ) {
         self.clock = clock
         self.toolchains = toolchains
+        versions = ToolchainVersions(file: layout.toolchainVersions)
         self.bisects = bisects
         self.executors = executors
         self.store = store

@@ -104,7 +104,7 @@ extension IntegrationSteps {
     /// a clean pass.
     mutating func analyze(_ package: PackageBuild) async throws(Stop) -> Analysis {
         let settings = bot.analyze
-        guard settings.enabled, integration.bisectionID == nil, runsOnceSteps else { return Analysis() }
+        guard settings.enabled, integration.bisectionID == nil, analyzes else { return Analysis() }
         try await enter(.analyzing)
         var analysis = Analysis()
         if settings.lint {
@@ -143,7 +143,7 @@ extension IntegrationSteps {
     /// when failed tests already rule out every result `archive.on` accepts.
     mutating func archive(_ package: PackageBuild, built: BuildOutput, tested: TestOutput) async throws(Stop) -> ArchiveOutput? {
         let settings = bot.archive
-        guard settings.enabled, built.succeeded, integration.bisectionID == nil, runsOnceSteps else { return nil }
+        guard settings.enabled, built.succeeded, integration.bisectionID == nil, archives else { return nil }
         if workspace.fromFork, !settings.pullRequests {
             await log.note("not archived: a pull request from a fork archives only with archive.pull-requests: true")
             return nil

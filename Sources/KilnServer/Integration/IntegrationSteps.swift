@@ -23,9 +23,13 @@ struct IntegrationSteps {
     /// For a cell of a matrix: which. It is compared with the same cell of earlier integrations.
     var cell: Cell?
 
-    /// Whether this integration analyzes and archives: a cell only when it is its matrix's first
-    /// (the findings would be the same in every cell, and one archive is kept).
-    var runsOnceSteps: Bool { cell == nil || cell == bot.matrix?.cells.first }
+    /// Whether this integration analyzes: a cell only when it is its matrix's first (the findings
+    /// would be the same in every cell).
+    var analyzes: Bool { cell == nil || cell == bot.matrix?.cells.first }
+
+    /// Whether this integration archives: a cell only when it is the one `archive.cell` names,
+    /// by default its matrix's first (one archive is kept).
+    var archives: Bool { cell == nil || cell?.name == (bot.archive.cell ?? bot.matrix?.cells.first?.name) }
 
     init(
         sequencer: IntegrationSequencer, claim: Claim, workspace: Workspace,
