@@ -86,7 +86,11 @@ struct MailTests {
             issues: [
                 issue(.error, "old problem", by: [carol]),  // unresolved now: not mailed again
                 issue(.error, "cannot find 'x' in scope", by: [alice], line: 10),
-                issue(.testFailure, "XCTAssertEqual failed", by: [alice], line: 20),
+                {
+                    var failure = issue(.testFailure, "XCTAssertEqual failed", by: [alice], line: 20)
+                    failure.cells = ["default-release-none", "6.2-release-none"]
+                    return failure
+                }(),
                 issue(.warning, "unused variable", by: [alice], line: 30),  // warnings not selected
                 issue(.error, "type mismatch", by: [bob], line: 40),  // other.org is not allowed
             ])
@@ -102,7 +106,7 @@ struct MailTests {
         let text = try #require(toAlice.parts["text/plain"])
         #expect(text.contains("Hello Alice Ünal"))
         #expect(text.contains("Sources/App/App.swift:10: cannot find 'x' in scope (commit a1a1a1a1a1)"))
-        #expect(text.contains("XCTAssertEqual failed"))
+        #expect(text.contains("XCTAssertEqual failed (in default-release-none, 6.2-release-none) (commit a1a1a1a1a1)"), "a matrix's cells: \(text)")
         #expect(!text.contains("unused variable") && !text.contains("type mismatch") && !text.contains("old problem"))
         #expect(text.contains("http://ci.example.com/bots/app/integrations/2"))
         let html = try #require(toAlice.parts["text/html"])
