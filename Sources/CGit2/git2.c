@@ -35,6 +35,7 @@ KILN_FORWARD(libgit2, git_time_t, git_commit_time, (const git_commit *commit), (
 KILN_FORWARD(libgit2, int, git_commit_tree, (git_tree **tree_out, const git_commit *commit), (tree_out, commit))
 KILN_FORWARD(libgit2, int, git_config_foreach, (const git_config *cfg, git_config_foreach_cb callback, void *payload), (cfg, callback, payload))
 KILN_FORWARD_VOID(libgit2, git_config_free, (git_config *cfg), (cfg))
+KILN_FORWARD(libgit2, int, git_config_open_default, (git_config **out), (out))
 KILN_FORWARD(libgit2, int, git_config_open_ondisk, (git_config **out, const char *path), (out, path))
 KILN_FORWARD(libgit2, int, git_config_set_string, (git_config *cfg, const char *name, const char *value), (cfg, name, value))
 KILN_FORWARD(libgit2, int, git_credential_ssh_key_new, (git_credential **out, const char *username, const char *publickey, const char *privatekey, const char *passphrase), (out, username, publickey, privatekey, passphrase))

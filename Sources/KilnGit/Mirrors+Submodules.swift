@@ -31,22 +31,12 @@ extension Mirrors {
             throw .failed(operation: "reading \(file)", detail: lastGitMessage())
         }
         defer { git_config_free(config) }
-        // git_config_foreach without a pattern compiles no regular expression.
-        final class Entries { var values: [(String, String)] = [] }
-        let entries = Entries()
-        let code = git_config_foreach(
-            config,
-            { entry, payload in
-                guard let entry, let payload, let name = entry.pointee.name, let value = entry.pointee.value else { return 0 }
-                Unmanaged<Entries>.fromOpaque(payload).takeUnretainedValue().values.append((String(cString: name), String(cString: value)))
-                return 0
-            }, Unmanaged.passUnretained(entries).toOpaque())
-        guard code == 0 else { throw .failed(operation: "reading \(file)", detail: lastGitMessage()) }
+        guard let entries = configEntries(config) else { throw .failed(operation: "reading \(file)", detail: lastGitMessage()) }
 
         var paths: [String: String] = [:]
         var urls: [String: String] = [:]
         var order: [String] = []
-        for (key, value) in entries.values where key.hasPrefix("submodule.") {
+        for (key, value) in entries where key.hasPrefix("submodule.") {
             let rest = key.dropFirst("submodule.".count)
             guard let dot = rest.lastIndex(of: ".") else { continue }
             let name = String(rest[..<dot])

@@ -37,12 +37,15 @@ public struct SandboxAvailability: Sendable, Hashable {
     public func apply(to catalog: BotCatalog) -> BotCatalog {
         guard let sentence else { return catalog }
         var result = catalog
+        // Without bubblewrap there is no network namespace either: `network: none` never falls back.
+        let refused = { (bot: Bot) in bot.sandbox == .bubblewrap && (!fallback || bot.network == .none) }
         if fallback {
-            for index in result.bots.indices where result.bots[index].bot.sandbox == .bubblewrap { result.bots[index].bot.sandbox = .none }
-            return result
+            for index in result.bots.indices where result.bots[index].bot.sandbox == .bubblewrap && result.bots[index].bot.network != .none {
+                result.bots[index].bot.sandbox = .none
+            }
         }
-        result.bots = catalog.bots.filter { $0.bot.sandbox != .bubblewrap }
-        result.broken += catalog.bots.filter { $0.bot.sandbox == .bubblewrap }.map { entry in
+        result.bots = result.bots.filter { !refused($0.bot) }
+        result.broken += catalog.bots.filter { refused($0.bot) }.map { entry in
             BotCatalog.BrokenFile(
                 file: entry.file, name: entry.bot.name,
                 problems: [ConfigDiagnostic(file: entry.file, line: 1, column: 1, keyPath: "sandbox", message: "not runnable: \(sentence)")])

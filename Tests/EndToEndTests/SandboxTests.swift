@@ -173,13 +173,27 @@ struct SandboxTests {
                 """,
                 "Sources/Lib/Lib.swift": "import Logging\n\nlet logger = Logger(label: \"lib\")\n\n" + FixturePackage.library(),
             ])
+        let resolved = try await runProcess("/usr/bin/env", ["swift", "package", "resolve"], in: package.repository.path)
+        #expect(resolved.status == 0, "\(resolved.standardError)")
+        try package.repository.commit(
+            "Pin", files: ["Package.resolved": try String(contentsOfFile: package.repository.path + "/Package.resolved", encoding: .utf8)])
         try home.write("Bots/app.yml", "repository: {url: '\(package.repository.url)'}\nclean: always\n")
-        let run = try await home.kilnRun()
-        #expect(run.status == 0 && run.output.contains("result: succeeded"), "\(run.output)")
-        let recorded = try await home.recorded(1)
-        let listed = try await runProcess(
-            "/usr/bin/env", ["swift", "test", "list", "--skip-build"], in: home.url(".kiln/workspaces/app"))
-        let swiftPM = listed.standardOutput.split(separator: "\n").filter { !$0.isEmpty }
-        #expect(recorded.tests.count == swiftPM.count && swiftPM.count == 4, "\(recorded.tests.map(\.name)) against \(swiftPM)")
+        // The same package without any network: swift-log comes from Kiln's mirror (fetched from
+        // the copy git's insteadOf names, as git would), which the build's git is sent to.
+        try home.write("Bots/offline.yml", "repository: {url: '\(package.repository.url)'}\nclean: always\nnetwork: none\n")
+        for bot in ["app", "offline"] {
+            let run = try await home.kilnRun(bot)
+            #expect(run.status == 0 && run.output.contains("result: succeeded"), "\(bot): \(run.output)")
+            let recorded = try await home.recorded(1, of: bot)
+            let listed = try await runProcess(
+                "/usr/bin/env", ["swift", "test", "list", "--skip-build"], in: home.url(".kiln/workspaces/\(bot)"))
+            let swiftPM = listed.standardOutput.split(separator: "\n").filter { !$0.isEmpty }
+            #expect(recorded.tests.count == swiftPM.count && swiftPM.count == 4, "\(bot): \(recorded.tests.map(\.name)) against \(swiftPM)")
+        }
+        let store = try SQLiteStore.open(dataDirectory: home.url(".kiln"))
+        let log = String(decoding: try await store.readLog(bot: "offline", number: 1, from: 0, limit: 1 << 22) ?? [], as: UTF8.self)
+        #expect(log.contains("dependencies: 1 resolved from Kiln's mirrors") && log.contains("swift-log 1.16.2 (current)"), "\(log)")
+        let config = try String(contentsOfFile: home.url(".kiln/homes/offline/.gitconfig"), encoding: .utf8)
+        #expect(config.contains("insteadOf = https://github.com/apple/swift-log.git") && config.contains(home.url(".kiln/mirrors/dependencies/")))
     }
 }

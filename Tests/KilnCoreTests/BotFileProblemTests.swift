@@ -64,6 +64,16 @@ struct BotFileProblemTests {
                 "7:7: error: an exclusion names at least one of toolchain, configuration, sanitizer",
             ]),
         InvalidBotFile(
+            label: "network without the sandbox",
+            yaml: """
+                repository: {url: https://github.com/example/app.git}
+                sandbox: none
+                network: none
+                """,
+            expected: [
+                "3:10: error: network: none needs the sandbox: with sandbox: none the builds have the host's network (remove one of the two)"
+            ]),
+        InvalidBotFile(
             label: "bisect bounds",
             yaml: """
                 repository: {url: https://github.com/example/app.git}

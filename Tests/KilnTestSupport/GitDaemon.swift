@@ -6,10 +6,11 @@ public final class GitDaemon: @unchecked Sendable {
     private let process = Process()
     public let port: Int
 
-    /// Serves every repository under `directory` (read-only) on 127.0.0.1.
-    public init(serving directory: String) throws {
-        var chosen: Int?
-        for _ in 0..<20 {
+    /// Serves every repository under `directory` (read-only) on 127.0.0.1, on `port` when given
+    /// (a server back where it was).
+    public init(serving directory: String, port given: Int? = nil) throws {
+        var chosen = given
+        for _ in 0..<20 where chosen == nil {
             let candidate = Int.random(in: 20_000..<60_000)
             if Self.isFree(candidate) {
                 chosen = candidate

@@ -11,6 +11,11 @@ public struct BuildOutput: Sendable {
     var diagnosticsBefore: [String: Date]
 
     public var succeeded: Bool { end.succeeded }
+
+    /// A build that did not run because of `errors` (a dependency that cannot be had).
+    public static func failed(_ errors: [Diagnostic]) -> BuildOutput {
+        BuildOutput(diagnostics: errors, end: .exited(1), diagnosticsBefore: [:])
+    }
 }
 
 /// What `swift test` left: every test of XCTest and Swift Testing, the coverage, and what a

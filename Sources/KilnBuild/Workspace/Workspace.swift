@@ -150,8 +150,10 @@ public struct Workspace: Sendable {
         try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         await log.header("\(step.rawValue): \(command.display)")
         do {
+            // The package's own processes see no network with `network: none`; triggers keep it.
+            let offline = bot.network == .none && step != .beforeTriggers && step != .afterTriggers
             return try await ProcessRunner.run(
-                confined ? sandboxed(command) : command, in: directory,
+                confined ? sandboxed(command, network: !offline) : command, in: directory,
                 environment: environment(commit: commit, result: result, forTrigger: step == .beforeTriggers || step == .afterTriggers),
                 log: log, deadline: deadline, mark: mark, isolated: confined, onLine: onLine)
         } catch .cannotStart(let display, let reason) where confined {
@@ -171,9 +173,12 @@ public struct Workspace: Sendable {
     /// (read-only): no other bot's workspace, HOME or log, no database; the `hidden` files (the
     /// server's secret files, forge tokens, the bot files) cannot be read and hidden directories
     /// are empty.
-    func sandboxed(_ command: StepCommand) -> StepCommand {
+    ///
+    /// Without `network`, it has a network namespace of its own too: a loopback and nothing else.
+    func sandboxed(_ command: StepCommand, network: Bool = true) -> StepCommand {
         let mirrors = layout.mirrors
-        var arguments = ["--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        var arguments = ["--unshare-pid"] + (network ? [] : ["--unshare-net"])
+        arguments += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
         arguments += ["--tmpfs", layout.path]
         let absolute = hidden.map { $0.hasPrefix("/") ? $0 : URL(fileURLWithPath: $0).standardizedFileURL.path }
         for path in absolute where !path.hasPrefix(layout.path + "/") && !path.hasPrefix("/tmp/") {

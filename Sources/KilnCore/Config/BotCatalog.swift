@@ -10,6 +10,12 @@ public struct BotCatalog: Sendable {
         public var bot: Bot
         /// What `kiln validate` notes about it (`sandbox: none`).
         public var notes: [ConfigDiagnostic] = []
+
+        public init(file: String, bot: Bot, notes: [ConfigDiagnostic] = []) {
+            self.file = file
+            self.bot = bot
+            self.notes = notes
+        }
     }
 
     /// A bot file that could not be used, under the name it would have had.

@@ -4,7 +4,7 @@ import Yams
 /// Reads bot files (`Bots/<name>.yml`) into validated `Bot` values.
 public enum BotFile {
     static let rootKeys = [
-        "name", "repository", "schedule", "clean", "cancel-superseded", "build", "test", "timeout", "sandbox", "environment",
+        "name", "repository", "schedule", "clean", "cancel-superseded", "build", "test", "timeout", "sandbox", "network", "environment",
         "secrets", "webhook-secret-file", "triggers", "pull-requests", "forge", "bisect", "analyze", "performance", "archive",
         "matrix",
     ]
@@ -88,6 +88,14 @@ public enum BotFile {
             bot.timeout = value
         }
         if let node = fields["sandbox"], let value = reader.choice(node, path: fields.path("sandbox"), as: Sandbox.self) { bot.sandbox = value }
+        if let node = fields["network"], let value = reader.choice(node, path: fields.path("network"), as: NetworkAccess.self) {
+            bot.network = value
+            if value == .none, bot.sandbox == .none {
+                reader.error(
+                    "network: none needs the sandbox: with sandbox: none the builds have the host's network (remove one of the two)", at: node,
+                    path: fields.path("network"))
+            }
+        }
         if let node = fields["environment"] {
             bot.environment = decodeEnvironment(node, path: fields.path("environment"), reader: reader)
         }

@@ -27,6 +27,9 @@ public struct DataDirectory: Sendable, Hashable {
     public var mirrors: String { "\(path)/mirrors" }
     public var workspaces: String { "\(path)/workspaces" }
     public var logs: String { "\(path)/logs" }
+    /// The mirrors of the packages bots' packages depend on (inside `mirrors`, which sandboxed
+    /// builds read).
+    public var dependencyMirrors: String { "\(mirrors)/dependencies" }
     /// What each Swift toolchain's `swift --version` said, by binary (a cache).
     public var toolchainVersions: String { "\(path)/toolchain-versions.json" }
     /// Held (flock) by the `kiln serve` that uses this directory; says which one it is.

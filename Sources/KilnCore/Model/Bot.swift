@@ -34,6 +34,8 @@ public struct Bot: Sendable, Hashable {
     public var archive: ArchiveSettings
     /// `matrix`: the cells each integration runs in; nil is one cell of the bot's own settings.
     public var matrix: Matrix? = nil
+    /// `network`: whether building, testing, analyzing and archiving see a network.
+    public var network: NetworkAccess = .network
 
     public init(
         name: String,
@@ -184,4 +186,13 @@ public struct EnvironmentVariable: Sendable, Hashable {
         }
         return name.unicodeScalars.allSatisfy { $0 == "_" || ($0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0))) }
     }
+}
+
+/// `network`: what the package's own processes may reach.
+public enum NetworkAccess: String, CaseIterable, Sendable, Hashable {
+    /// The host's network, as any process (the default).
+    case network
+    /// No network at all for `swift build`, `swift test`, analyze and archive (a network namespace
+    /// of their own under bubblewrap); dependencies come from Kiln's mirrors. Triggers keep it.
+    case none
 }

@@ -32,6 +32,8 @@ public struct IntegrationSequencer: Sendable {
     public let toolchains: [String: String]
     /// Each toolchain's `swift --version`, read once per toolchain and binary.
     let versions: ToolchainVersions
+    /// The mirrors of the packages' dependencies, shared by every bot of the host.
+    let dependencies: DependencyMirrors
 
     public init(
         store: any IntegrationQueue & IntegrationRecords & LogsAndAssets, mirrors: Mirrors, layout: DataDirectory,
@@ -42,6 +44,7 @@ public struct IntegrationSequencer: Sendable {
         self.clock = clock
         self.toolchains = toolchains
         versions = ToolchainVersions(file: layout.toolchainVersions)
+        dependencies = DependencyMirrors(directory: layout.dependencyMirrors, sshKeyFile: mirrors.sshKeyFile)
         self.bisects = bisects
         self.executors = executors
         self.store = store

@@ -87,10 +87,30 @@ extension IntegrationSteps {
     mutating func build(_ package: PackageBuild) async throws(Stop) -> BuildOutput {
         try await enter(.building)
         let previous = try await previousIssues()
-        let built = try await attempt { [commit] in try await package.build(commit: commit, previous: previous) }
+        let unavailable = await mirrorDependencies()
+        if bot.network == .none, !unavailable.isEmpty { return .failed(unavailable) }
+        var built = try await attempt { [commit] in try await package.build(commit: commit, previous: previous) }
         _ = try ended(built.end)
+        // Without a network SwiftPM cannot fetch what Kiln has not mirrored yet (a dependency new
+        // to the package, or a version it now requires): Kiln fetches what it names, and builds
+        // again.
+        var refreshed = false
+        for _ in 0..<Self.dependencyRounds where bot.network == .none && !built.succeeded {
+            let messages = built.diagnostics.map(\.message)
+            let wanted = PackageResolved.unreachable(in: messages)
+            let unresolved = !refreshed && messages.contains { $0.contains("could not be resolved") || $0.contains("Couldn't fetch updates") }
+            guard !wanted.isEmpty || unresolved else { break }
+            let missing = await mirrorMore(wanted, refreshing: unresolved)
+            refreshed = refreshed || unresolved
+            if !missing.isEmpty { return .failed(missing) }
+            built = try await attempt { [commit] in try await package.build(commit: commit, previous: previous) }
+            _ = try ended(built.end)
+        }
         return built
     }
+
+    /// How many times a build without network is tried again after Kiln fetched what it lacked.
+    static let dependencyRounds = 8
 
     /// What the `analyze` step found: analyzer warnings, and API breaks that the bot counts as
     /// errors (`api-breakage: error`).

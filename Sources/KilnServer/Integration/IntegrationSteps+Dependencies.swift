@@ -1,0 +1,71 @@
+import Foundation
+import KilnBuild
+import KilnCore
+import KilnGit
+
+/// Dependencies from Kiln's own mirrors (`DependencyMirrors`): every git dependency the
+/// package's `Package.resolved` pins is mirrored (fetched from outside the sandbox only when the
+/// mirror lacks its revision), and the build's HOME gets a git configuration that sends SwiftPM's
+/// fetches of those URLs to the mirrors. An upstream that is down then costs nothing for pins
+/// the mirrors hold.
+///
+/// With `network: none` every mirrored dependency is rewritten, and one that cannot be had is an
+/// error issue in one line; otherwise only those verified here are, and one that cannot be
+/// fetched is left to SwiftPM and the upstream, as before.
+extension IntegrationSteps {
+    /// Mirrors the package's pins and writes the build's git configuration; returns an error
+    /// for each pin that cannot be had.
+    mutating func mirrorDependencies() async -> [Diagnostic] {
+        let pins = PackageResolved.pins(in: workspace.directory)
+        guard !pins.isEmpty || bot.network == .none else { return [] }
+        var lines: [String] = []
+        var errors: [Diagnostic] = []
+        var verified: Set<String> = []
+        for pin in pins {
+            let name = "\(pin.identity) \(pin.version ?? String(pin.revision.prefix(10)))"
+            do {
+                let freshness = try await sequencer.dependencies.ensure(pin.location, revision: pin.revision)
+                lines.append("\(name) (\(freshness.rawValue))")
+                verified.insert(pin.location)
+            } catch {
+                lines.append("\(name) (not mirrored: \(error))")
+                errors.append(Self.unavailable(pin.location, error))
+            }
+        }
+        writeGitConfig(only: bot.network == .none ? nil : verified)
+        if !pins.isEmpty {
+            await log.header("dependencies: \(pins.count) resolved from Kiln's mirrors")
+            for line in lines { await log.note(line) }
+        }
+        return errors
+    }
+
+    /// Mirrors the dependencies SwiftPM named as unreachable, and with `refreshing` fetches every
+    /// mirrored one again (a version the package now requires); returns an error for each that
+    /// cannot be had.
+    mutating func mirrorMore(_ locations: [String], refreshing: Bool) async -> [Diagnostic] {
+        let again = refreshing ? sequencer.dependencies.mirrored().map(\.location) : []
+        var errors: [Diagnostic] = []
+        for location in locations + again.filter({ !locations.contains($0) }) {
+            do {
+                let freshness = try await sequencer.dependencies.ensure(location, revision: nil)
+                await log.note("dependency \(location): \(freshness.rawValue) for the build, which has no network")
+            } catch {
+                errors.append(Self.unavailable(location, error))
+            }
+        }
+        writeGitConfig(only: nil)
+        return errors
+    }
+
+    /// The build's HOME's git configuration: the mirrors of `only` those URLs, or of all.
+    func writeGitConfig(only locations: Set<String>?) {
+        let config = sequencer.dependencies.gitConfig { locations?.contains($0) ?? true }
+        try? FileManager.default.createDirectory(atPath: workspace.home, withIntermediateDirectories: true)
+        try? Data(config.utf8).write(to: URL(fileURLWithPath: workspace.home + "/.gitconfig"))
+    }
+
+    static func unavailable(_ location: String, _ error: GitError) -> Diagnostic {
+        .error("dependency \(location) cannot be had: \(error) (Kiln's mirror lacks it and the upstream did not give it)")
+    }
+}
