@@ -22,7 +22,7 @@ struct DependenciesBench {
         }
         let port = Int.random(in: 30_000..<60_000)
         let requests = work.url("deps-daemon.log")
-        FileManager.default.createFile(atPath: requests, contents: nil)
+        _ = FileManager.default.createFile(atPath: requests, contents: nil)
         // The daemon itself rather than the `git daemon` wrapper, killed with SIGKILL: a child
         // started from a Swift concurrency thread may have SIGTERM blocked.
         let execPath = try command("/usr/bin/git", ["--exec-path"]).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -160,22 +160,17 @@ struct MatrixBench {
     /// `swift build --build-tests` then `swift test --skip-build` in each of `workspaces`, all at
     /// once; milliseconds until the last ends.
     static func byHand(in workspaces: [String], environment: [String: String]) throws -> Double {
+        // xargs runs them at once and waits for them all: Foundation's `waitUntilExit` spins a
+        // core on Linux, which would take it from the builds measured, and a shell's `wait` needs
+        // SIGCHLD, which a child started from a Swift concurrency thread may have blocked.
         let start = ContinuousClock.now
-        let processes = try workspaces.map { workspace in
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/bin/sh")
-            process.arguments = ["-c", "swift build --build-tests -q && swift test --skip-build -q"]
-            process.currentDirectoryURL = URL(fileURLWithPath: workspace)
-            process.environment = environment
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            return process
-        }
-        for process in processes {
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else { throw BenchError.commandFailed("swift build and test in \(workspaces)") }
-        }
+        try command(
+            "/usr/bin/xargs",
+            [
+                "-P", "\(workspaces.count)", "-I", "{}", "/bin/sh", "-c",
+                "cd '{}' && swift build --build-tests -q >/dev/null && swift test --skip-build -q >/dev/null",
+            ],
+            input: Data(workspaces.joined(separator: "\n").utf8), environment: environment)
         return Measure.milliseconds(ContinuousClock.now - start)
     }
 }

@@ -118,6 +118,8 @@ struct NetworkNoneTests {
         let one = try await Self.log(home, 1)
         #expect(one.contains("dependencies: 1 resolved from Kiln's mirrors") && one.contains("\(name) 1.0.0 (current)"), "\(one)")
         #expect(one.contains("probe: refused") && !one.contains("probe: connected"), "no network in the build: \(one)")
+        let pin = DependencyPin(identity: name, location: url, version: "1.0.0", revision: try dep.head(), mirror: .current)
+        #expect(try await home.recorded(1).dependencies == [pin], "the integration lists its pins, as the mirror had them")
         let control = try await home.kilnRun("control")
         #expect(control.status == 0, "\(control.output)")
         #expect(try await Self.log(home, 1, of: "control").contains("probe: connected"), "the probe works with the network")
@@ -138,6 +140,7 @@ struct NetworkNoneTests {
         let third = try await home.kilnRun()
         #expect(third.status == 0 && third.output.contains("result: succeeded"), "\(third.output)")
         #expect(try await Self.log(home, 3).contains("\(name) 2.0.0 (fetched)"))
+        #expect(try await home.recorded(3).dependencies.map(\.mirror) == [.fetched])
 
         // A pin of a commit the upstream (down again) never had: one error issue naming it.
         daemon = nil
@@ -148,5 +151,6 @@ struct NetworkNoneTests {
         #expect(fourth.status == 1 && fourth.output.contains("result: build-errors"), "\(fourth.output)")
         let errors = try await home.recorded(4).issues.filter { $0.type == .error }
         #expect(errors.count == 1 && errors.first?.message.hasPrefix("dependency \(url) cannot be had: ") == true, "\(errors)")
+        #expect(try await home.recorded(4).dependencies.map(\.mirror) == [.unavailable])
     }
 }

@@ -15,11 +15,13 @@ public struct CellOutcome: Sendable, Hashable {
     public var cell: Integration
     public var issues: [IntegrationIssue]
     public var tests: [TestCase]
+    public var dependencies: [DependencyPin]
 
-    public init(cell: Integration, issues: [IntegrationIssue], tests: [TestCase]) {
+    public init(cell: Integration, issues: [IntegrationIssue], tests: [TestCase], dependencies: [DependencyPin] = []) {
         self.cell = cell
         self.issues = issues
         self.tests = tests
+        self.dependencies = dependencies
     }
 
     /// Why a cell did not run: no live host offers its toolchain.
@@ -70,6 +72,7 @@ extension IntegrationOutcome {
             result: result, reason: reasons.isEmpty ? nil : reasons.joined(separator: "; "), tests: tests,
             coverage: cells.lazy.compactMap(\.cell.summary?.coverage).first, issues: issues, commits: commits)
         outcome.cells = cells.compactMap(\.cell.cell)
+        outcome.dependencies = cells.first { !$0.dependencies.isEmpty }?.dependencies ?? []
         return outcome
     }
 }

@@ -10,12 +10,15 @@ public struct IntegrationDetail: Sendable, Hashable {
     public var assets: [Asset]
     /// For a bot with a `matrix`: its cells, in the matrix's order.
     public var cells: [Integration]
+    /// The dependencies its package pinned, as Kiln's mirrors had them.
+    public var dependencies: [DependencyPin]
 
     public init(
         integration: Integration, steps: [StepTiming], commits: [Commit], issues: [IntegrationIssue], tests: [TestCase], triggers: [TriggerRun],
-        assets: [Asset] = [], cells: [Integration] = []
+        assets: [Asset] = [], cells: [Integration] = [], dependencies: [DependencyPin] = []
     ) {
         self.cells = cells
+        self.dependencies = dependencies
         self.integration = integration
         self.steps = steps
         self.commits = commits

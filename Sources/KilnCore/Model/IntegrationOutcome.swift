@@ -14,6 +14,8 @@ public struct IntegrationOutcome: Sendable {
     public var swiftVersion: String?
     /// For a matrix's integration: the cells whose findings it holds (`merging`).
     public var cells: [String] = []
+    /// The dependencies the package pinned, as Kiln's mirrors had them for the build.
+    public var dependencies: [DependencyPin] = []
 
     public init(
         result: IntegrationResult, reason: String? = nil, tests: [TestCase] = [], coverage: Double? = nil,
@@ -62,5 +64,43 @@ public struct BisectRequest: Sendable, Hashable {
 
     public init(maxIntegrations: Int) {
         self.maxIntegrations = maxIntegrations
+    }
+}
+
+/// A dependency a package pinned (`Package.resolved`), and how Kiln's mirror had it for the build.
+public struct DependencyPin: Sendable, Hashable, Codable {
+    public var identity: String
+    public var location: String
+    /// The version it resolved to, or its branch; nil for a bare revision.
+    public var version: String?
+    public var revision: String
+    public var mirror: MirrorState
+
+    /// What Kiln's mirror did for the build.
+    public enum MirrorState: String, Sendable, Hashable, Codable {
+        /// It had the revision.
+        case current
+        /// It fetched the revision from upstream.
+        case fetched
+        /// It could not have it.
+        case unavailable
+    }
+
+    public init(identity: String, location: String, version: String?, revision: String, mirror: MirrorState) {
+        self.identity = identity
+        self.location = location
+        self.version = version
+        self.revision = revision
+        self.mirror = mirror
+    }
+
+    /// Every key, `version` as null when there is none (as the API writes absent values).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(identity, forKey: .identity)
+        try container.encode(location, forKey: .location)
+        try container.encode(version, forKey: .version)
+        try container.encode(revision, forKey: .revision)
+        try container.encode(mirror, forKey: .mirror)
     }
 }

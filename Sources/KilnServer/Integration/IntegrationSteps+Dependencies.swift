@@ -23,14 +23,18 @@ extension IntegrationSteps {
         var verified: Set<String> = []
         for pin in pins {
             let name = "\(pin.identity) \(pin.version ?? String(pin.revision.prefix(10)))"
+            var state = DependencyPin.MirrorState.unavailable
             do {
                 let freshness = try await sequencer.dependencies.ensure(pin.location, revision: pin.revision)
                 lines.append("\(name) (\(freshness.rawValue))")
                 verified.insert(pin.location)
+                state = freshness == .current ? .current : .fetched
             } catch {
                 lines.append("\(name) (not mirrored: \(error))")
                 errors.append(Self.unavailable(pin.location, error))
             }
+            dependencies.append(
+                DependencyPin(identity: pin.identity, location: pin.location, version: pin.version, revision: pin.revision, mirror: state))
         }
         writeGitConfig(only: bot.network == .none ? nil : verified)
         if !pins.isEmpty {

@@ -220,6 +220,7 @@ extension IntegrationSteps {
         }
         outcome.commits = commits
         outcome.triggers = triggers
+        outcome.dependencies = dependencies
         return outcome
     }
 

@@ -16,6 +16,8 @@ struct IntegrationSteps {
     /// request's base.
     var baseline: String?
     var triggers: [TriggerRun] = []
+    /// The package's pins, as Kiln's mirrors had them for the build (`mirrorDependencies`).
+    var dependencies: [DependencyPin] = []
     var stepStart = ContinuousClock.now
     var currentStep = IntegrationStep.checkout
     /// The integration this one is compared with, once read (`previousDetail()`).

@@ -70,10 +70,12 @@ extension DatabaseStore {
 
     public func cellOutcomes(of claim: Claim) async throws(StoreError) -> [CellOutcome] {
         try await read("reading what the cells of integration \(claim.number) found") { db in
-            try Self.cells(db, bot: claim.bot, number: claim.number).map { cell in
-                CellOutcome(
+            try db.rows("SELECT * FROM integration WHERE bot = ? AND cell_of = ? ORDER BY number DESC", claim.bot, claim.number).map { row in
+                let cell = Integration(row: row)
+                return CellOutcome(
                     cell: cell, issues: try Self.issues(db, integration: cell.id),
-                    tests: try db.rows("SELECT * FROM test_case WHERE integration_id = ? ORDER BY id", cell.id).map(TestCase.init(row:)))
+                    tests: try db.rows("SELECT * FROM test_case WHERE integration_id = ? ORDER BY id", cell.id).map(TestCase.init(row:)),
+                    dependencies: JSON.decode([DependencyPin].self, from: row["dependencies"], default: []))
             }
         }
     }
@@ -87,10 +89,10 @@ extension DatabaseStore {
                 let row = try db.row(
                     """
                     UPDATE integration SET step = 'completed', result = ?, reason = ?, ended_at = ?, started_at = coalesce(started_at, ?),
-                        issue_counts = ?, tests = ?, coverage = ?, swift_version = ?, claim_token = NULL
+                        issue_counts = ?, tests = ?, coverage = ?, swift_version = ?, claim_token = NULL, dependencies = ?
                     WHERE id = ? RETURNING *
                     """, outcome.result.rawValue, outcome.reason, now, now, IssueCounts.encode(summary.issues), summary.tests, summary.coverage,
-                    outcome.swiftVersion, claim.id)
+                    outcome.swiftVersion, outcome.dependencies.isEmpty ? nil : JSON.encode(outcome.dependencies), claim.id)
             else { throw StoreError.notFound(what: "cell \(claim.cell ?? "") of integration \(claim.cellOf ?? 0)") }
             try Self.insert(db, issues: outcome.issues, tests: outcome.tests, into: claim.id)
             return Integration(row: row)

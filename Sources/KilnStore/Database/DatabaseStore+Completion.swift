@@ -41,11 +41,11 @@ extension DatabaseStore {
         try db.execute(
             """
             UPDATE integration SET step = 'completed', result = ?, reason = ?, ended_at = ?, started_at = coalesce(started_at, ?),
-                issue_counts = ?, issue_changes = ?, tests = ?, coverage = ?, tests_change = ?, coverage_change = ?
+                issue_counts = ?, issue_changes = ?, tests = ?, coverage = ?, tests_change = ?, coverage_change = ?, dependencies = ?
             WHERE id = ?
             """, outcome.result.rawValue, outcome.reason, now, now, IssueCounts.encode(summary.issues),
             summary.issueChanges.isEmpty ? nil : IssueCounts.encode(summary.issueChanges), summary.tests, summary.coverage, summary.testsChange,
-            summary.coverageChange, id)
+            summary.coverageChange, outcome.dependencies.isEmpty ? nil : JSON.encode(outcome.dependencies), id)
         try insert(db, issues: issues, tests: outcome.tests, into: id)
         // A matrix's integration now holds what its cells found (each with its cell) and the
         // archive its archiving cell kept: the cells keep their result, summary and log.

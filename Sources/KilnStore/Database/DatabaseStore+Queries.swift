@@ -65,7 +65,8 @@ extension DatabaseStore {
             let assets = try db.rows("SELECT * FROM asset WHERE integration_id = ? ORDER BY name", id).map(Asset.init(row:))
             return IntegrationDetail(
                 integration: integration, steps: steps, commits: commits, issues: try Self.issues(db, integration: id), tests: tests,
-                triggers: triggers, assets: assets, cells: try Self.cells(db, bot: bot, number: number))
+                triggers: triggers, assets: assets, cells: try Self.cells(db, bot: bot, number: number),
+                dependencies: JSON.decode([DependencyPin].self, from: row["dependencies"], default: []))
         }
     }
 

@@ -9,7 +9,7 @@ enum Migrations {
     }
 
     static let shared: [Migration] = [
-        oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements, assets, workspaceSlots, queueOrder, cells,
+        oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements, assets, workspaceSlots, queueOrder, cells, dependencies,
     ]
 
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times
@@ -137,6 +137,12 @@ enum Migrations {
             "ALTER TABLE issue ADD COLUMN cells text",
             "ALTER TABLE host ADD COLUMN toolchains text",
         ]
+    }
+
+    /// v15: the dependencies an integration's package pinned and how Kiln's mirrors had them
+    /// (`DependencyPin`s, as JSON: read with the integration, never queried).
+    static let dependencies = Migration(name: "v15: dependencies") { _ in
+        ["ALTER TABLE integration ADD COLUMN dependencies text"]
     }
 
     /// v9: bisections, and the integrations that are their steps (never the branch's history).

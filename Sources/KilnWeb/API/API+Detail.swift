@@ -11,8 +11,12 @@ extension API {
         public var tests: [Test]
         public var assets: [AssetLink]
         public var cells: [CellResult]
+        /// The dependencies its package pinned: `{identity, location, version, revision, mirror}`,
+        /// `mirror` being `current`, `fetched` or `unavailable`.
+        public var dependencies: [DependencyPin]
 
         public init(_ detail: KilnCore.IntegrationDetail) {
+            dependencies = detail.dependencies
             cells = detail.cells.map(CellResult.init)
             integration = Integration(detail.integration)
             steps = detail.steps.map { Step(name: $0.name, startedAt: $0.startedAt, duration: $0.duration) }
@@ -34,7 +38,7 @@ extension API {
             }
         }
 
-        enum CodingKeys: String, CodingKey { case steps, commits, issues, tests, assets, cells }
+        enum CodingKeys: String, CodingKey { case steps, commits, issues, tests, assets, cells, dependencies }
 
         public func encode(to encoder: any Encoder) throws {
             try integration.encode(to: encoder)
@@ -45,6 +49,7 @@ extension API {
             try container.encode(tests, forKey: .tests)
             try container.encode(assets, forKey: .assets)
             if !cells.isEmpty { try container.encode(cells, forKey: .cells) }
+            try container.encode(dependencies, forKey: .dependencies)
         }
     }
 

@@ -176,6 +176,17 @@ struct IntegrationPage {
     var cells: [CellView]
     var hasCells: Bool
     var testGrid: TestGridView?
+    /// The dependencies the package pinned, as Kiln's mirrors had them.
+    var dependencies: [DependencyView]
+    var hasDependencies: Bool
+}
+
+struct DependencyView {
+    var identity: String
+    var version: String
+    var location: String
+    var mirror: String
+    var tone: String
 }
 
 /// What an integration page says of its bisection: the culprit, or why it stopped, and the

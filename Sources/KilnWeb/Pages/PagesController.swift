@@ -211,7 +211,12 @@ struct PagesController {
             bisection: bisection.map { BisectionView($0, bot: integration.bot) }, cells: cells, hasCells: !cells.isEmpty,
             testGrid: TestGridView(tests: detail.tests, cells: cells.map(\.name)) {
                 TestAddress.path(bot: integration.bot, suite: $0.suite, name: $0.name)
-            })
+            },
+            dependencies: detail.dependencies.map {
+                DependencyView(
+                    identity: $0.identity, version: $0.version ?? Formatting.shortSHA($0.revision), location: $0.location, mirror: $0.mirror.rawValue,
+                    tone: $0.mirror == .unavailable ? "bad" : "")
+            }, hasDependencies: !detail.dependencies.isEmpty)
         return assets.render(page, "integration")
     }
 }
