@@ -29,10 +29,8 @@ public struct DependencyMirrors: Sendable {
     /// from upstream only when it lacks it. Returns whether it fetched.
     public func ensure(_ location: String, revision: String?) async throws(GitError) -> Freshness {
         let url: RepositoryURL
-        let upstream: RepositoryURL
         do {
             url = try RepositoryURL(parsing: location, relativeTo: "/")
-            upstream = try RepositoryURL(parsing: await Self.rewritten(location), relativeTo: "/")
         } catch {
             throw .failed(operation: "reading the dependency URL \(location)", detail: "\(error)")
         }
@@ -42,6 +40,13 @@ public struct DependencyMirrors: Sendable {
                 (try? GitRepository.open(path).0?.withCommit(revision) { $0 != nil }) == true
             {
                 return .current
+            }
+            // Only a fetch reads the host's git configuration for where upstream really is.
+            let upstream: RepositoryURL
+            do {
+                upstream = try RepositoryURL(parsing: try Self.rewritten(location), relativeTo: "/")
+            } catch {
+                throw .failed(operation: "reading the dependency URL \(location)", detail: "\(error)")
             }
             try Mirrors.updateBlocking(upstream, path: path, sshKeyFile: mirrors.sshKeyFile, knownHosts: knownHosts, log: { _ in }) {
                 (mirror) throws(GitError) in
@@ -84,8 +89,8 @@ public struct DependencyMirrors: Sendable {
 
     /// `location` as the host's git configuration rewrites it (`url.<base>.insteadOf`: the
     /// longest matching prefix wins).
-    static func rewritten(_ location: String) async -> String {
-        let rules = (try? await onGitThread { () throws(GitError) -> [(prefix: String, base: String)] in try Self.insteadOfRules() }) ?? []
+    static func rewritten(_ location: String) throws(GitError) -> String {
+        let rules = try insteadOfRules()
         guard let rule = rules.filter({ location.hasPrefix($0.prefix) }).max(by: { $0.prefix.count < $1.prefix.count }) else { return location }
         return rule.base + location.dropFirst(rule.prefix.count)
     }
