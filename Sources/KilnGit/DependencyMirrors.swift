@@ -25,15 +25,58 @@ public struct DependencyMirrors: Sendable {
         case fetched
     }
 
+    /// A dependency made ready: whether anything was fetched, and the URLs of the submodules
+    /// (transitively) whose mirrors its revision needs too.
+    public struct Mirrored: Sendable, Equatable {
+        public var freshness: Freshness
+        public var submodules: [String]
+
+        public init(freshness: Freshness, submodules: [String]) {
+            self.freshness = freshness
+            self.submodules = submodules
+        }
+    }
+
     /// Makes the mirror of `location` hold `revision` (every branch and tag when nil), fetching
-    /// from upstream only when it lacks it. Returns whether it fetched.
-    public func ensure(_ location: String, revision: String?) async throws(GitError) -> Freshness {
-        let url: RepositoryURL
+    /// from upstream only when it lacks it, and with a revision, the mirror of each submodule
+    /// that revision pins hold its commit, as SwiftPM checks submodules out.
+    public func ensure(_ location: String, revision: String?) async throws(GitError) -> Mirrored {
+        var mirrored = Mirrored(freshness: try await ensureOne(location, revision: revision), submodules: [])
+        guard let revision else { return mirrored }
+        // Submodules of submodules, each once; a cycle or a very deep tree stops at the 8th level.
+        var pending = [(location: location, revision: revision, depth: 0)]
+        var seen: Set<String> = [location + "@" + revision]
+        while let (parent, commit, depth) = pending.popLast(), depth < 8 {
+            for submodule in try await submodules(of: parent, at: commit) where seen.insert(submodule.url.raw + "@" + submodule.commit).inserted {
+                if try await ensureOne(submodule.url.raw, revision: submodule.commit) == .fetched { mirrored.freshness = .fetched }
+                if !mirrored.submodules.contains(submodule.url.raw) { mirrored.submodules.append(submodule.url.raw) }
+                pending.append((submodule.url.raw, submodule.commit, depth + 1))
+            }
+        }
+        return mirrored
+    }
+
+    /// The submodules `revision` of the mirror of `location` pins.
+    private func submodules(of location: String, at revision: String) async throws(GitError) -> [Mirrors.Submodule] {
+        let url = try Self.url(location)
+        return try await mirrors.withMirror(of: Repository(url: url)) { (path, _) throws(GitError) -> [Mirrors.Submodule] in
+            let (opened, message) = GitRepository.open(path)
+            guard let repository = opened else { throw .corruptMirror(path: path, detail: message) }
+            return try Mirrors.submodules(in: repository, at: revision, parent: url)
+        }
+    }
+
+    private static func url(_ location: String) throws(GitError) -> RepositoryURL {
         do {
-            url = try RepositoryURL(parsing: location, relativeTo: "/")
+            return try RepositoryURL(parsing: location, relativeTo: "/")
         } catch {
             throw .failed(operation: "reading the dependency URL \(location)", detail: "\(error)")
         }
+    }
+
+    /// Makes the mirror of `location` hold `revision`, as `ensure` says, without submodules.
+    private func ensureOne(_ location: String, revision: String?) async throws(GitError) -> Freshness {
+        let url = try Self.url(location)
         let path = mirrors.path(for: url)
         let fetched = try await mirrors.withMirror(of: Repository(url: url)) { (path, knownHosts) throws(GitError) -> Freshness in
             if let revision, FileManager.default.fileExists(atPath: path),
@@ -42,12 +85,7 @@ public struct DependencyMirrors: Sendable {
                 return .current
             }
             // Only a fetch reads the host's git configuration for where upstream really is.
-            let upstream: RepositoryURL
-            do {
-                upstream = try RepositoryURL(parsing: try Self.rewritten(location), relativeTo: "/")
-            } catch {
-                throw .failed(operation: "reading the dependency URL \(location)", detail: "\(error)")
-            }
+            let upstream = try Self.url(try Self.rewritten(location))
             try Mirrors.updateBlocking(upstream, path: path, sshKeyFile: mirrors.sshKeyFile, knownHosts: knownHosts, log: { _ in }) {
                 (mirror) throws(GitError) in
                 if let revision, try !mirror.withCommit(revision, { $0 != nil }) {
@@ -56,11 +94,36 @@ public struct DependencyMirrors: Sendable {
             }
             return .fetched
         }
-        // Which URL the mirror stands for, for `gitConfig`.
-        if !FileManager.default.fileExists(atPath: path + ".location") {
-            try? Data(location.utf8).write(to: URL(fileURLWithPath: path + ".location"))
+        // Which URL the mirror stands for, for `gitConfig`; its date says when a build last
+        // needed it, for `prune`.
+        let marker = path + ".location"
+        if FileManager.default.fileExists(atPath: marker) {
+            try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: marker)
+        } else {
+            try? Data(location.utf8).write(to: URL(fileURLWithPath: marker))
         }
         return fetched
+    }
+
+    /// Removes the mirrors no build has needed since `cutoff` (a dependency the packages
+    /// dropped); returns their URLs.
+    public func prune(unusedSince cutoff: Date) async -> [String] {
+        var removed: [String] = []
+        for (location, path) in mirrored() {
+            let marker = path + ".location"
+            guard let used = (try? FileManager.default.attributesOfItem(atPath: marker))?[.modificationDate] as? Date, used < cutoff,
+                let url = try? Self.url(location)
+            else { continue }
+            let gone: Bool =
+                (try? await mirrors.withMirror(of: Repository(url: url)) { (path, _) throws(GitError) -> Bool in
+                    // Marker first: a mirror without one is never offered to a build.
+                    try? FileManager.default.removeItem(atPath: marker)
+                    try? FileManager.default.removeItem(atPath: path)
+                    return !FileManager.default.fileExists(atPath: path)
+                }) ?? false
+            if gone { removed.append(location) }
+        }
+        return removed
     }
 
     /// Every mirrored dependency: its upstream URL and its mirror's path.
@@ -79,7 +142,8 @@ public struct DependencyMirrors: Sendable {
     /// to its mirror, of those `including` accepts: for a build's HOME, so that SwiftPM's `git`
     /// fetches from Kiln's mirrors.
     public func gitConfig(including: (String) -> Bool = { _ in true }) -> String {
-        var text = "# Written by Kiln for every integration: dependencies come from Kiln's mirrors.\n"
+        // git refuses file:// URLs for submodules unless told (CVE-2022-39253); these are Kiln's.
+        var text = "# Written by Kiln for every integration: dependencies come from Kiln's mirrors.\n[protocol \"file\"]\n\tallow = always\n"
         for (location, path) in mirrored() where including(location) {
             let bare = location.hasSuffix(".git") ? String(location.dropLast(4)) : location
             text += "[url \"file://\(path)\"]\n\tinsteadOf = \(bare)\n\tinsteadOf = \(bare).git\n"

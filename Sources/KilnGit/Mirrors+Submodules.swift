@@ -26,6 +26,53 @@ extension Mirrors {
     {
         let file = directory + "/.gitmodules"
         guard FileManager.default.fileExists(atPath: file) else { return [] }
+        let found = try declared(in: file, at: commit, parent: parent, relativeTo: directory)
+        guard !found.isEmpty else { return [] }
+        var local: OpaquePointer?
+        guard git_repository_config(&local, workspace.pointer) == 0, let local else {
+            throw .failed(operation: "opening the config of \(directory)", detail: lastGitMessage())
+        }
+        defer { git_config_free(local) }
+        for submodule in found { git_config_set_string(local, "submodule.\(submodule.name).url", submodule.url.redacted) }
+        return found
+    }
+
+    /// The submodules of `commit` in a bare repository (a dependency's mirror), read from the
+    /// commit's own `.gitmodules`; relative URLs are resolved against `parent`.
+    static func submodules(in repository: GitRepository, at revision: String, parent: RepositoryURL) throws(GitError) -> [Submodule] {
+        let text: Data? = try repository.withCommit(revision) { (commit) throws(GitError) -> Data? in
+            guard let commit else { throw .commitNotFound(commit: revision, url: parent.redacted) }
+            var tree: OpaquePointer?
+            guard git_commit_tree(&tree, commit) == 0, let tree else {
+                throw .failed(operation: "reading the tree of \(revision)", detail: lastGitMessage())
+            }
+            defer { git_tree_free(tree) }
+            var entry: OpaquePointer?
+            guard git_tree_entry_bypath(&entry, tree, ".gitmodules") == 0, let entry else { return nil }
+            defer { git_tree_entry_free(entry) }
+            var blob: OpaquePointer?
+            guard git_tree_entry_type(entry) == GIT_OBJECT_BLOB, git_blob_lookup(&blob, repository.pointer, git_tree_entry_id(entry)) == 0,
+                let blob
+            else { return nil }
+            defer { git_blob_free(blob) }
+            return Data(bytes: git_blob_rawcontent(blob), count: Int(git_blob_rawsize(blob)))
+        }
+        guard let text else { return [] }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-gitmodules-\(UUID().uuidString)").path
+        guard FileManager.default.createFile(atPath: file, contents: text) else {
+            throw .failed(operation: "reading the .gitmodules of \(revision)", detail: "cannot write \(file)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        return try repository.withCommit(revision) { (commit) throws(GitError) -> [Submodule] in
+            guard let commit else { return [] }
+            return try declared(in: file, at: commit, parent: parent, relativeTo: "/")
+        }
+    }
+
+    /// The submodules the `.gitmodules` file at `file` declares that `commit` has a gitlink for.
+    private static func declared(in file: String, at commit: OpaquePointer, parent: RepositoryURL, relativeTo directory: String) throws(GitError)
+        -> [Submodule]
+    {
         var config: OpaquePointer?
         guard git_config_open_ondisk(&config, file) == 0, let config else {
             throw .failed(operation: "reading \(file)", detail: lastGitMessage())
@@ -53,11 +100,6 @@ extension Mirrors {
             throw .failed(operation: "reading the tree of \(directory)", detail: lastGitMessage())
         }
         defer { git_tree_free(tree) }
-        var local: OpaquePointer?
-        guard git_repository_config(&local, workspace.pointer) == 0, let local else {
-            throw .failed(operation: "opening the config of \(directory)", detail: lastGitMessage())
-        }
-        defer { git_config_free(local) }
 
         var found: [Submodule] = []
         for name in order {
@@ -74,7 +116,6 @@ extension Mirrors {
             } catch {
                 throw .failed(operation: "reading submodule '\(name)' of \(directory)", detail: "its url \(scrubCredentials(url)): \(error)")
             }
-            git_config_set_string(local, "submodule.\(name).url", resolved.redacted)
             found.append(Submodule(name: name, path: path, url: resolved, commit: hex(id)))
         }
         return found

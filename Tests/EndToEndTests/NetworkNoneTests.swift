@@ -153,4 +153,47 @@ struct NetworkNoneTests {
         #expect(errors.count == 1 && errors.first?.message.hasPrefix("dependency \(url) cannot be had: ") == true, "\(errors)")
         #expect(try await home.recorded(4).dependencies.map(\.mirror) == [.unavailable])
     }
+
+    @Test("A dependency whose sources come from a git submodule builds with network: none, and again with its servers down")
+    func dependencyWithSubmodule() async throws {
+        let served = try TemporaryDirectory()
+        let suffix = UUID().uuidString.prefix(8).lowercased()
+        var daemon: GitDaemon? = try GitDaemon(serving: served.path)
+        let port = try #require(daemon?.port)
+        let vendor = try GitFixture()
+        try vendor.commit("Vendor", files: ["Vendor.swift": "func vendorValue() -> Int { 7 }\n"])
+        try FileManager.default.createSymbolicLink(atPath: served.url("vendor-\(suffix)"), withDestinationPath: vendor.path)
+        let dep = try GitFixture()
+        var files = Self.dependency(1)
+        files["Sources/Dep/Dep.swift"] = "public func depVersion() -> Int { vendorValue() }\n"
+        try dep.commit("Dep", files: files)
+        // Added from disk, then pointed at the server, as the upstream would have it.
+        try dep.git("submodule", "add", "-q", vendor.url, "Sources/Dep/Vendor")
+        try dep.git("config", "-f", ".gitmodules", "submodule.Sources/Dep/Vendor.url", "git://127.0.0.1:\(port)/vendor-\(suffix)")
+        try dep.git("add", ".gitmodules")
+        try dep.commit("Vendor as a submodule", files: [:])
+        try dep.git("tag", "1.0.0")
+        let name = "dep-\(suffix)"
+        try FileManager.default.createSymbolicLink(atPath: served.url(name), withDestinationPath: dep.path)
+
+        let app = try GitFixture()
+        var application = Self.application(dependency: "git://127.0.0.1:\(port)/\(name)", major: 1)
+        application["Tests/AppTests/AppTests.swift"] =
+            "import App\nimport XCTest\n\nfinal class AppTests: XCTestCase {\n    func testVendored() { XCTAssertEqual(appVersion(), 7) }\n}\n"
+        try app.commit("App", files: application)
+        try app.commit("Pin", files: ["Package.resolved": try await Self.resolve(app)])
+        let home = try TemporaryDirectory()
+        try home.write("Bots/app.yml", "repository: {url: '\(app.url)'}\nclean: always\nnetwork: none\n")
+
+        let first = try await home.kilnRun()
+        #expect(first.status == 0 && first.output.contains("result: succeeded"), "\(first.output)")
+        #expect(try await Self.log(home, 1).contains("\(name) 1.0.0 (fetched, with 1 submodule mirror(s))"))
+        #expect(try await home.recorded(1).integration.summary?.tests == 1, "the vendored code was built and tested")
+
+        // Both servers down: the clean build checks the submodule out from its mirror.
+        daemon = nil
+        let second = try await home.kilnRun()
+        #expect(second.status == 0 && second.output.contains("result: succeeded"), "\(second.output)")
+        #expect(try await Self.log(home, 2).contains("\(name) 1.0.0 (current, with 1 submodule mirror(s))"))
+    }
 }

@@ -25,10 +25,12 @@ extension IntegrationSteps {
             let name = "\(pin.identity) \(pin.version ?? String(pin.revision.prefix(10)))"
             var state = DependencyPin.MirrorState.unavailable
             do {
-                let freshness = try await sequencer.dependencies.ensure(pin.location, revision: pin.revision)
-                lines.append("\(name) (\(freshness.rawValue))")
+                let mirrored = try await sequencer.dependencies.ensure(pin.location, revision: pin.revision)
+                let submodules = mirrored.submodules.isEmpty ? "" : ", with \(mirrored.submodules.count) submodule mirror(s)"
+                lines.append("\(name) (\(mirrored.freshness.rawValue)\(submodules))")
                 verified.insert(pin.location)
-                state = freshness == .current ? .current : .fetched
+                verified.formUnion(mirrored.submodules)
+                state = mirrored.freshness == .current ? .current : .fetched
             } catch {
                 lines.append("\(name) (not mirrored: \(error))")
                 errors.append(Self.unavailable(pin.location, error))
@@ -52,8 +54,8 @@ extension IntegrationSteps {
         var errors: [Diagnostic] = []
         for location in locations + again.filter({ !locations.contains($0) }) {
             do {
-                let freshness = try await sequencer.dependencies.ensure(location, revision: nil)
-                await log.note("dependency \(location): \(freshness.rawValue) for the build, which has no network")
+                let mirrored = try await sequencer.dependencies.ensure(location, revision: nil)
+                await log.note("dependency \(location): \(mirrored.freshness.rawValue) for the build, which has no network")
             } catch {
                 errors.append(Self.unavailable(location, error))
             }

@@ -92,6 +92,7 @@ public actor Scheduler: Service {
                 group.addTask { await self.every(self.settings.tick) { await $0.pollRemotes() } }
                 group.addTask { await self.every(self.settings.tick) { await $0.queuePeriodic() } }
                 group.addTask { await self.dispatch() }
+                group.addTask { await self.every(.seconds(24 * 3600)) { await $0.pruneDependencyMirrors() } }
             }
         }
         logger.info("scheduler stopped")
@@ -225,6 +226,14 @@ public actor Scheduler: Service {
         }
         logger.info(
             "ended", metadata: ["bot": "\(bot.name)", "number": "\(integration.number)", "result": "\(ended?.result?.rawValue ?? "unknown")"])
+    }
+
+    /// Removes the dependency mirrors no build has needed for 30 days (a dependency dropped).
+    private nonisolated func pruneDependencyMirrors() async {
+        let removed = await sequencer.dependencies.prune(unusedSince: clock.now.addingTimeInterval(-30 * 86_400))
+        if !removed.isEmpty {
+            logger.info("dependency mirrors unused for 30 days removed", metadata: ["removed": "\(removed.joined(separator: " "))"])
+        }
     }
 
     private nonisolated func applyRetention(bot: String?) async {
