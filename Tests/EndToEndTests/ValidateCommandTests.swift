@@ -38,6 +38,19 @@ struct ValidateCommandTests {
         #expect(result.standardError == "checked 1 bot file: 1 valid\n")
     }
 
+    @Test("A secret whose value is too short to mask is a warning at its name; a long one is not")
+    func shortSecret() async throws {
+        let home = try TemporaryDirectory()
+        try home.write("Bots/app.yml", "repository: {url: https://github.com/example/app.git}\nsecrets: [LONG_KEY, SHORT_KEY, UNSET_KEY]\n")
+        let environment = ProcessInfo.processInfo.environment.merging(["LONG_KEY": "long-enough-1", "SHORT_KEY": "abc123"]) { _, new in new }
+        let result = try await runProcess(Executables.kiln, ["validate"], in: home.path, environment: environment)
+        #expect(result.status == 0, "a warning changes nothing")
+        #expect(
+            result.standardOutput
+                == "Bots/app.yml:2:21: warning: the value of SHORT_KEY is shorter than 8 characters, so it is not masked (masking it would show where it is rather than hide it): use a longer secret\n"
+        )
+    }
+
     @Test("Bad files: one compiler-style line per problem on stdout, exit 1")
     func badDirectory() async throws {
         let home = try TemporaryDirectory()

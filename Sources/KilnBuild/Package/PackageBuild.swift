@@ -187,7 +187,7 @@ public struct PackageBuild: Sendable {
         let crash: String? = end.succeeded ? nil : "the test process ended: \(end.description)"
         var tests = parser.withLock { $0.finish(crash: crash) }
         var swiftTesting = SwiftTestingEventParser(root: workspace.seenAs)
-        let stream = (try? String(contentsOfFile: testEvents, encoding: .utf8)) ?? ""
+        let stream = workspace.log.secretMask.apply((try? String(contentsOfFile: testEvents, encoding: .utf8)) ?? "")
         for line in stream.split(separator: "\n") { swiftTesting.consume(line) }
         tests += swiftTesting.finish(crash: crash)
         let reports = sanitizer.withLock { $0.reports }

@@ -4,7 +4,8 @@ import KilnCore
 /// An integration's log file, `<data>/logs/<bot>/<number>.log`, written as output arrives so that it
 /// can be followed live; and, when the store keeps logs itself (PostgreSQL), sent to its `sink` too.
 ///
-/// Secret values are replaced by `***` line by line, before anything reaches the file. Past
+/// Secret values, in every form `SecretMask` knows, are replaced by `***` line by line, before
+/// anything reaches the file; the same mask is what the steps' parsers read through. Past
 /// `limit` bytes one "log truncated" line is written and further output is dropped — the build
 /// goes on, and memory does not grow with the output.
 ///
@@ -14,7 +15,8 @@ import KilnCore
 public actor IntegrationLog {
     public nonisolated let path: String
     public nonisolated let limit: Int
-    private let secrets: [[UInt8]]
+    /// The bot's secrets, masked in every line of output before Kiln reads or keeps it.
+    public nonisolated let secretMask: SecretMask
     private let handle: FileHandle?
     private let sink: (any LogSink)?
     private var written = 0
@@ -29,8 +31,7 @@ public actor IntegrationLog {
         self.path = path
         self.sink = sink
         self.limit = limit
-        // Longest first, so that a secret containing another is masked whole.
-        self.secrets = secrets.filter { !$0.isEmpty }.sorted { $0.utf8.count > $1.utf8.count }.map { Array($0.utf8) }
+        self.secretMask = SecretMask(values: secrets)
         var opened: FileHandle?
         do {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -127,25 +128,7 @@ public actor IntegrationLog {
     }
 
     func mask(_ bytes: [UInt8]) -> [UInt8] {
-        guard !secrets.isEmpty else { return bytes }
-        var output = bytes
-        for secret in secrets {
-            guard let first = secret.first, output.count >= secret.count else { continue }
-            var result: [UInt8] = []
-            result.reserveCapacity(output.count)
-            var index = 0
-            while index < output.count {
-                if output[index] == first, index + secret.count <= output.count, output[index..<(index + secret.count)].elementsEqual(secret) {
-                    result.append(contentsOf: [42, 42, 42])
-                    index += secret.count
-                } else {
-                    result.append(output[index])
-                    index += 1
-                }
-            }
-            output = result
-        }
-        return output
+        secretMask.apply(bytes)
     }
 }
 

@@ -148,6 +148,15 @@ public enum ProcessRunner {
         deadline: ContinuousClock.Instant, onLine: @escaping @Sendable (Substring) -> Void
     ) async -> ProcessEnd? {
         let output = execution.standardOutput
+        // Parsers read what the log keeps: the bot's secrets masked, so that no issue or test
+        // message made of the output holds one.
+        let mask = log.secretMask
+        let read: @Sendable (Substring) -> Void
+        if mask.isEmpty {
+            read = onLine
+        } else {
+            read = { line in onLine(Substring(mask.apply(line))) }
+        }
         let forced: ProcessEnd? = await withTaskGroup(of: ProcessEnd?.self) { tasks in
             tasks.addTask {
                 // Bytes after the last newline wait for the rest of their line.
@@ -159,10 +168,10 @@ public enum ProcessRunner {
                         var lineStart = 0
                         for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
                             if pending.isEmpty {
-                                onLine(Substring(decoding: bytes[lineStart..<index], as: UTF8.self))
+                                read(Substring(decoding: bytes[lineStart..<index], as: UTF8.self))
                             } else {
                                 pending += bytes[lineStart..<index]
-                                onLine(Substring(decoding: pending, as: UTF8.self))
+                                read(Substring(decoding: pending, as: UTF8.self))
                                 pending.removeAll(keepingCapacity: true)
                             }
                             lineStart = index + 1
@@ -174,7 +183,7 @@ public enum ProcessRunner {
                 } catch {
                     await log.note("reading the output failed: \(error)")
                 }
-                if !pending.isEmpty { onLine(Substring(decoding: pending, as: UTF8.self)) }
+                if !pending.isEmpty { read(Substring(decoding: pending, as: UTF8.self)) }
                 await log.flushPartial()
                 return nil
             }

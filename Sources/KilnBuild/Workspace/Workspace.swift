@@ -76,8 +76,8 @@ public struct Workspace: Sendable {
     public var confined: Bool { bot.sandbox == .bubblewrap || fromFork }
 
     /// The values of the bot's secrets in the server's environment, for masking in the log.
-    public static func secrets(of bot: Bot, in environment: [String: String]) -> [String] {
-        bot.secrets.compactMap { environment[$0] }
+    public static func secrets(of bot: Bot, in environment: [String: String]) -> [(name: String, value: String)] {
+        bot.secrets.compactMap { name in environment[name].map { (name, $0) } }
     }
 
     /// `bot` as an integration of `pullRequest` may see it: a fork's code gets no secrets.

@@ -45,9 +45,24 @@ public struct BotCatalog: Sendable {
     /// ended, and bots that opted out of the sandbox.
     /// What is valid but likely wrong: quarantines that ended by `now`, and with `offered` (this
     /// host's toolchains), a matrix's toolchain this host lacks, whose cells run only elsewhere.
-    public func warnings(at now: Date, offered: Set<String>? = nil) -> [ConfigDiagnostic] {
+    /// `environment`: the server's, whose secret values are checked; nil checks none.
+    public func warnings(at now: Date, offered: Set<String>? = nil, environment: [String: String]? = nil) -> [ConfigDiagnostic] {
         bots.flatMap { entry in
             entry.notes + Self.endedQuarantines(of: entry, at: now) + (offered.map { Self.missingToolchains(of: entry, offered: $0) } ?? [])
+                + (environment.map { Self.shortSecrets(of: entry, in: $0) } ?? [])
+        }
+    }
+
+    private static func shortSecrets(of entry: Entry, in environment: [String: String]) -> [ConfigDiagnostic] {
+        entry.bot.secrets.compactMap { name -> ConfigDiagnostic? in
+            guard let value = environment[name], !value.isEmpty, SecretMask.isTooShort(value) else { return nil }
+            let place = entry.bot.secretPlaces[name] ?? FilePlace(line: 1, column: 1)
+            return ConfigDiagnostic(
+                file: entry.file, line: place.line, column: place.column, keyPath: "secrets",
+                message:
+                    "the value of \(name) is shorter than \(SecretMask.minimumLength) characters, so it is not masked (masking it would show "
+                    + "where it is rather than hide it): use a longer secret",
+                severity: .warning)
         }
     }
 

@@ -107,6 +107,7 @@ public enum BotFile {
                         reader.error("'\(name)' is not a variable name (letters, digits and _, not starting with a digit)", at: item, path: path)
                         return nil
                     }
+                    if let mark = item.mark { bot.secretPlaces[name] = FilePlace(line: mark.line, column: mark.column) }
                     return name
                 } ?? []
         }

@@ -17,6 +17,8 @@ public struct Bot: Sendable, Hashable {
     public var environment: [EnvironmentVariable]
     /// Names of variables taken from the server's environment and masked in logs and pages.
     public var secrets: [String]
+    /// Where each secret is named in the bot file, for warnings about its value.
+    public var secretPlaces: [String: FilePlace] = [:]
     /// HMAC secret for this bot's webhooks, overriding the server's `webhooks.secret-file`.
     public var webhookSecretFile: String?
     public var triggers: [Trigger]
@@ -195,4 +197,15 @@ public enum NetworkAccess: String, CaseIterable, Sendable, Hashable {
     /// No network at all for `swift build`, `swift test`, analyze and archive (a network namespace
     /// of their own under bubblewrap); dependencies come from Kiln's mirrors. Triggers keep it.
     case none
+}
+
+/// Where in its file something was written: for warnings found after the file was read.
+public struct FilePlace: Sendable, Hashable {
+    public var line: Int
+    public var column: Int
+
+    public init(line: Int, column: Int) {
+        self.line = line
+        self.column = column
+    }
 }

@@ -86,9 +86,13 @@ public struct IntegrationSequencer: Sendable {
     /// The log of the claimed integration or cell, and its workspace.
     func workspace(for claim: Claim, of bot: Bot, toolchain: String? = nil) async -> Workspace {
         let pullRequest = claim.integration.pullRequest
+        let secrets = Workspace.secrets(of: Workspace.bot(bot, for: pullRequest), in: serverEnvironment)
         let log = IntegrationLog(
             path: store.logLocation(bot: bot.name, number: claim.number) ?? layout.log(of: bot.name, number: claim.number),
-            sink: store.logSink(for: claim), secrets: Workspace.secrets(of: Workspace.bot(bot, for: pullRequest), in: serverEnvironment))
+            sink: store.logSink(for: claim), secrets: secrets.map(\.value))
+        for secret in secrets where !secret.value.isEmpty && SecretMask.isTooShort(secret.value) {
+            await log.note("the secret \(secret.name) is shorter than \(SecretMask.minimumLength) characters: it is not masked (use a longer one)")
+        }
         var workspace = Workspace(
             bot: bot, number: claim.shownNumber, layout: layout, serverEnvironment: serverEnvironment, log: log, deadline: .now + bot.timeout,
             pullRequest: pullRequest, hidden: pullRequest?.fork == true || bot.sandbox == .bubblewrap ? await secretFiles() : [],

@@ -51,7 +51,9 @@ struct Validate: ParsableCommand {
         }
         let catalog = BotCatalog.load(files: files)
         problems += catalog.diagnostics
-        for problem in problems + catalog.warnings(at: Date(), offered: offered) { Console.out(problem.description) }
+        for problem in problems + catalog.warnings(at: Date(), offered: offered, environment: ProcessInfo.processInfo.environment) {
+            Console.out(problem.description)
+        }
         let summary =
             "checked \(files.count) bot file\(files.count == 1 ? "" : "s"): \(catalog.bots.count) valid"
             + (catalog.broken.isEmpty ? "" : ", \(catalog.broken.count) with problems")
