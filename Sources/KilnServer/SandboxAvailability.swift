@@ -48,7 +48,8 @@ public struct SandboxAvailability: Sendable, Hashable {
         result.broken += catalog.bots.filter { refused($0.bot) }.map { entry in
             BotCatalog.BrokenFile(
                 file: entry.file, name: entry.bot.name,
-                problems: [ConfigDiagnostic(file: entry.file, line: 1, column: 1, keyPath: "sandbox", message: "not runnable: \(sentence)")])
+                problems: [ConfigDiagnostic(file: entry.file, line: 1, column: 1, keyPath: "sandbox", message: "not runnable: \(sentence)")],
+                mayBePrivate: entry.bot.visibility == .private)
         }
         return result
     }

@@ -15,7 +15,9 @@ import KilnCore
 ///
 /// Services depend on the role they use (`IntegrationQueue`, `HostRegistry`, `MailOutbox`, …),
 /// never on the whole: a reader sees what each may touch. `DatabaseStore` implements them all.
-public protocol Store: ChangeFeed, IntegrationQueue, HostRegistry, IntegrationRecords, LogsAndAssets, WebhookInbox, MailOutbox, StatusOutbox {}
+public protocol Store: ChangeFeed, IntegrationQueue, HostRegistry, IntegrationRecords, LogsAndAssets, WebhookInbox, MailOutbox, StatusOutbox,
+    AccessRecords
+{}
 
 extension WebhookInbox {
     /// Records a push delivery and queues its integrations (`receiveWebhook(_:queue:close:now:)`).

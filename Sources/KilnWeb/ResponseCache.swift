@@ -65,6 +65,15 @@ actor ResponseCache: Service {
         return try await render(key, make: make).value
     }
 
+    /// Every bot and whether it is private, kept like a page: read again after a change, at
+    /// most every 100 ms.
+    func botVisibility(from store: any AccessRecords) async throws -> [String: Bool] {
+        let lines = try await body(for: "bot-visibility") {
+            ByteBuffer(string: try await store.botVisibility().map { "\($0.value ? "1" : "0")\($0.key)" }.joined(separator: "\n"))
+        }
+        return Dictionary(String(buffer: lines).split(separator: "\n").map { (String($0.dropFirst()), $0.first == "1") }) { first, _ in first }
+    }
+
     /// The render of `key` under way for the current generation, or a new one.
     private func render(_ key: String, make: @escaping @Sendable () async throws -> ByteBuffer) -> Task<ByteBuffer, any Error> {
         if let render = renders[key], render.generation == generation { return render.task }

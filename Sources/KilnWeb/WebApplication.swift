@@ -21,6 +21,10 @@ public struct WebDependencies: Sendable {
     public var notice: String?
     /// The time of day of pages ("3 minutes ago") and deliveries.
     public var clock: WallClock
+    /// `access.anonymous`: what a request without a token may do.
+    public var anonymous: AnonymousAccess = .read
+    /// Whether people reach Kiln over https (`public-url`), so that the session cookie is Secure.
+    public var secureCookies = false
 
     public init(
         store: any Store, bots: @escaping @Sendable () async -> [Bot], assets: WebAssets, webhookSecret: [UInt8]?, listen: ListenAddress,
@@ -37,6 +41,33 @@ public struct WebDependencies: Sendable {
     }
 }
 
+/// Every route, each behind the one access check (`AccessMiddleware`): a middleware wraps only
+/// the routes added after it, so it comes first.
+func webRouter(_ web: WebDependencies, cache: ResponseCache, metrics: PrometheusCollectorRegistry, logger: Logger) -> Router<KilnRequestContext> {
+    let router = Router(context: KilnRequestContext.self)
+    let gate = AccessGate(store: web.store, anonymous: web.anonymous, cache: cache, clock: web.clock)
+    router.add(middleware: HTTPMetricsMiddleware(registry: metrics))
+    router.add(middleware: StoreUnavailableMiddleware())
+    router.add(middleware: AccessMiddleware(gate: gate))
+    HealthController().addRoutes(to: router)
+    SignInController(gate: gate, assets: web.assets, secure: web.secureCookies).addRoutes(to: router)
+    PagesController(store: web.store, assets: web.assets, cache: cache, notice: web.notice, clock: web.clock).addRoutes(to: router)
+    LogController(store: web.store).addRoutes(to: router)
+    AssetController(store: web.store, bots: web.bots).addRoutes(to: router)
+    APIController(store: web.store, cache: cache).addRoutes(to: router)
+    ActionsController(store: web.store, bots: web.bots, gate: gate, clock: web.clock).addRoutes(to: router)
+    WebhookController(store: web.store, bots: web.bots, secret: web.webhookSecret, logger: logger, clock: web.clock).addRoutes(to: router)
+    MetricsController(store: web.store, registry: metrics, host: web.host).addRoutes(to: router)
+    return router
+}
+
+/// The routes the server answers, `METHOD /path` with their parameters (`{bot}`): what a test
+/// walks to prove that none skips the access check.
+public func webRoutes(_ web: WebDependencies) -> [String] {
+    let logger = Logger(label: "kiln.routes", factory: { _ in SwiftLogNoOpLogHandler() })
+    return webRouter(web, cache: ResponseCache(store: web.store), metrics: PrometheusCollectorRegistry(), logger: logger).routes.map(\.description)
+}
+
 /// The HTTP application: every route of DESIGN.md and the listener, as one `Service`.
 /// `onListening` hears the port once it listens (port 0 picks a free one).
 public func buildWebApplication(
@@ -44,16 +75,7 @@ public func buildWebApplication(
 ) -> some Service {
     let metrics = PrometheusCollectorRegistry()
     let cache = ResponseCache(store: web.store)
-    let router = Router()
-    router.add(middleware: HTTPMetricsMiddleware(registry: metrics))
-    router.add(middleware: StoreUnavailableMiddleware())
-    HealthController().addRoutes(to: router)
-    PagesController(store: web.store, assets: web.assets, cache: cache, notice: web.notice, clock: web.clock).addRoutes(to: router)
-    LogController(store: web.store).addRoutes(to: router)
-    AssetController(store: web.store, bots: web.bots).addRoutes(to: router)
-    APIController(store: web.store, cache: cache).addRoutes(to: router)
-    WebhookController(store: web.store, bots: web.bots, secret: web.webhookSecret, logger: logger, clock: web.clock).addRoutes(to: router)
-    MetricsController(store: web.store, registry: metrics, host: web.host).addRoutes(to: router)
+    let router = webRouter(web, cache: cache, metrics: metrics, logger: logger)
     let listen = web.listen
     return Application(
         router: router,

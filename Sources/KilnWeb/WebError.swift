@@ -9,6 +9,12 @@ enum WebError: Error, HTTPResponseError {
     case notFound(String)
     case badRequest(String)
     case unauthorized(String)
+    /// A token that may see the bot but not do this (a viewer's queue).
+    case forbidden(String)
+    /// The request is sound but the state forbids it (canceling an integration that ended).
+    case conflict(String)
+    /// A person without a token where the server is closed to the anonymous: to the sign-in page.
+    case signIn
     case tooLarge(limit: Int)
     /// The store cannot be reached (a database away): try again shortly.
     case unavailable(String)
@@ -18,6 +24,9 @@ enum WebError: Error, HTTPResponseError {
         case .notFound: .notFound
         case .badRequest: .badRequest
         case .unauthorized: .unauthorized
+        case .forbidden: .forbidden
+        case .conflict: .conflict
+        case .signIn: .seeOther
         case .tooLarge: .contentTooLarge
         case .unavailable: .serviceUnavailable
         }
@@ -27,7 +36,8 @@ enum WebError: Error, HTTPResponseError {
         switch self {
         case .notFound(let what): "\(what) not found"
         case .badRequest(let why): why
-        case .unauthorized(let why): why
+        case .unauthorized(let why), .forbidden(let why), .conflict(let why): why
+        case .signIn: "sign in at /login"
         case .tooLarge(let limit): "the body is larger than \(limit / 1024) KiB"
         case .unavailable(let why): "Kiln cannot read its database just now (\(why)); try again in a few seconds"
         }
@@ -36,6 +46,8 @@ enum WebError: Error, HTTPResponseError {
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [:]
         if case .unavailable = self { headers[.retryAfter] = "5" }
+        if case .signIn = self { headers[.location] = "/login" }
+        if case .unauthorized = self { headers[.wwwAuthenticate] = "Bearer realm=\"kiln\"" }
         let path = request.uri.path
         if path.hasPrefix("/api/") || path.hasPrefix("/hooks/") {
             let body = (try? API.encode(API.Failure(error: message))) ?? Data("{}".utf8)

@@ -62,6 +62,8 @@ struct MigrateTests {
     )
     func roundTrip() async throws {
         let home = try await Self.installation()
+        let token = try await runProcess(Executables.kiln, ["token", "add", "ops", "--role", "admin"], in: home.path)
+        #expect(token.status == 0, "\(token.standardError)")
         let url = try await PostgresServer.shared.database()
         let migrate = try await runProcess(Executables.kiln, ["migrate", "--to", url], in: home.path)
         #expect(migrate.status == 0, "\(migrate.standardError)")
@@ -87,6 +89,8 @@ struct MigrateTests {
         #expect(try await postgres.logSize(bot: "app", number: 3) == 120_000 * 20, "a log longer than a chunk")
         #expect(try await postgres.outbox(limit: 10) == (try await sqlite.outbox(limit: 10)))
         #expect(try await postgres.webhookDeliveries(limit: 10) == (try await sqlite.webhookDeliveries(limit: 10)))
+        let moved = try await postgres.tokenHashes().map { "\($0.hash) \($0.token)" }
+        #expect(moved == (try await sqlite.tokenHashes().map { "\($0.hash) \($0.token)" }) && moved.count == 1, "tokens move, as hashes")
 
         // The queued integration is still queued there; ids and numbers go on from the copy's.
         let queued = try #require(try await postgres.claimNext(owner: "test", now: Date()), "the queued integration moved as queued")
@@ -99,7 +103,7 @@ struct MigrateTests {
         // A second migrate into the same database copies nothing.
         let again = try await runProcess(Executables.kiln, ["migrate", "--to", url], in: home.path)
         #expect(again.status == 1)
-        #expect(again.standardError.contains("is not empty (bot: 2 rows, integration: 5 rows"), "\(again.standardError)")
+        #expect(again.standardError.contains("is not empty (access_token: 1 rows, bot: 2 rows, integration: 5 rows"), "\(again.standardError)")
         #expect(try await postgres.integrations(bot: "app", limit: 10, before: nil).count == 5)
 
         // kiln serve on the database shows the moved history.

@@ -25,7 +25,9 @@ final class WebFixture: Sendable {
     static let secret = "It's a Secret to Everybody"
 
     /// Starts a server with `bots` (file name → contents) and, optionally, the server-wide secret.
-    static func start(bots: [String: String], secret: String? = WebFixture.secret) async throws -> WebFixture {
+    static func start(
+        bots: [String: String], secret: String? = WebFixture.secret, configure: (inout ServerConfig) -> Void = { _ in }
+    ) async throws -> WebFixture {
         let directory = try TemporaryDirectory("kiln-web")
         for (name, text) in bots { try directory.write("Bots/\(name).yml", text) }
         try FileManager.default.createDirectory(atPath: directory.url("Bots"), withIntermediateDirectories: true)
@@ -39,6 +41,7 @@ final class WebFixture: Sendable {
             try directory.write("webhook-secret", secret)
             config.webhookSecretFile = directory.url("webhook-secret")
         }
+        configure(&config)
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let application = try await KilnApplication.build(
@@ -102,6 +105,33 @@ final class WebFixture: Sendable {
         request.httpBody = body
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         return try await send(request)
+    }
+
+    /// Any request, as sent: redirects are answered, not followed.
+    func send(_ method: String, _ path: String, body: Data, headers: [String: String]) async throws -> Reply {
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")))
+        request.httpMethod = method
+        if method != "GET" { request.httpBody = body }
+        for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
+        return try await send(request, session: Self.unredirected)
+    }
+
+    /// A session that answers redirects instead of following them, and keeps no cookies.
+    static let unredirected: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        configuration.httpCookieStorage = nil
+        configuration.httpShouldSetCookies = false
+        return URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
+    }()
+
+    private final class NoRedirects: NSObject, URLSessionTaskDelegate, Sendable {
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse, newRequest request: URLRequest,
+            completionHandler: @escaping @Sendable (URLRequest?) -> Void
+        ) {
+            completionHandler(nil)
+        }
     }
 
     private func send(_ request: URLRequest, session: URLSession = .shared) async throws -> Reply {

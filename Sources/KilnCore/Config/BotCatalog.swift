@@ -23,8 +23,13 @@ public struct BotCatalog: Sendable {
         public var file: String
         public var name: String
         public var problems: [ConfigDiagnostic]
+        /// Whether the file mentions `private` anywhere: its visibility cannot be read, so it
+        /// is taken as private then.
+        public var mayBePrivate: Bool
 
-        public init(file: String, name: String, problems: [ConfigDiagnostic]) {
+        public init(file: String, name: String, problems: [ConfigDiagnostic], mayBePrivate: Bool? = nil) {
+            self.mayBePrivate =
+                mayBePrivate ?? FileManager.default.contents(atPath: file).map { String(decoding: $0, as: UTF8.self).contains("private") } ?? false
             self.file = file
             self.name = name
             self.problems = problems
@@ -146,7 +151,7 @@ public struct BotCatalog: Sendable {
                     let problem = ConfigDiagnostic(
                         file: file, line: located.nameLine, column: located.nameColumn, keyPath: "name",
                         message: "bot name '\(bot.name)' is already used by \(owner); bot names must be unique")
-                    catalog.broken.append(BrokenFile(file: file, name: bot.name, problems: [problem]))
+                    catalog.broken.append(BrokenFile(file: file, name: bot.name, problems: [problem], mayBePrivate: bot.visibility == .private))
                     continue
                 }
                 owners[bot.name] = file

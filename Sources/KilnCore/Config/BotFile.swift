@@ -6,7 +6,7 @@ public enum BotFile {
     static let rootKeys = [
         "name", "repository", "schedule", "clean", "cancel-superseded", "build", "test", "timeout", "sandbox", "network", "environment",
         "secrets", "webhook-secret-file", "triggers", "pull-requests", "forge", "bisect", "analyze", "performance", "archive",
-        "matrix",
+        "matrix", "visibility",
     ]
 
     /// Reads and decodes the bot file at `path`, named as the user gave it (for diagnostics).
@@ -95,6 +95,9 @@ public enum BotFile {
                     "network: none needs the sandbox: with sandbox: none the builds have the host's network (remove one of the two)", at: node,
                     path: fields.path("network"))
             }
+        }
+        if let node = fields["visibility"], let value = reader.choice(node, path: fields.path("visibility"), as: Visibility.self) {
+            bot.visibility = value
         }
         if let node = fields["environment"] {
             bot.environment = decodeEnvironment(node, path: fields.path("environment"), reader: reader)

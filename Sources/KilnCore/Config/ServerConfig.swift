@@ -32,6 +32,8 @@ public struct ServerConfig: Sendable, Hashable {
     /// The Swift toolchains this host offers to matrix cells besides `default` (`toolchains:`):
     /// name → the folder that holds its `swift`.
     public var toolchains: [String: String] = [:]
+    /// `access.anonymous`: what a request without a token may do.
+    public var anonymousAccess: AnonymousAccess = .read
     /// The file these settings were read from, if any: it may hold a database URL with its
     /// password, so a build may not read it.
     public var file: String? = nil

@@ -5,7 +5,7 @@ import Yams
 public enum ServerConfigFile {
     static let rootKeys = [
         "listen", "data", "bots", "executors", "public-url", "time-zone", "webhooks", "git", "smtp", "reports", "retention",
-        "database", "host", "host-lease", "sandbox-fallback", "toolchains",
+        "database", "host", "host-lease", "sandbox-fallback", "toolchains", "access",
     ]
 
     /// Reads `path`; relative paths inside it (data, bots, secret files) are resolved against its directory.
@@ -100,6 +100,11 @@ public enum ServerConfigFile {
         }
         if let node = fields["toolchains"] {
             config.toolchains = decodeToolchains(node, path: fields.path("toolchains"), resolve: resolve, reader: reader)
+        }
+        if let node = fields["access"], let access = reader.mapping(node, path: fields.path("access"), keys: ["anonymous"]) {
+            if let node = access["anonymous"], let value = reader.choice(node, path: access.path("anonymous"), as: AnonymousAccess.self) {
+                config.anonymousAccess = value
+            }
         }
         guard reader.diagnostics.isEmpty else { throw .invalid(reader.diagnostics) }
         return config

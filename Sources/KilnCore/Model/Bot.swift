@@ -38,6 +38,8 @@ public struct Bot: Sendable, Hashable {
     public var matrix: Matrix? = nil
     /// `network`: whether building, testing, analyzing and archiving see a network.
     public var network: NetworkAccess = .network
+    /// `visibility`: private bots are seen only with a token that may see them.
+    public var visibility: Visibility = .public
 
     public init(
         name: String,

@@ -7,8 +7,12 @@ public struct BotState: Sendable, Hashable {
     public var branch: String
     /// `file:line:col: error: …` lines; empty when the file is valid.
     public var problems: [String]
+    /// `visibility: private`. A broken file's is not known: it keeps what the store had, or is
+    /// private when the file so much as mentions `private`.
+    public var isPrivate: Bool
 
-    public init(name: String, file: String, repository: String, branch: String, problems: [String] = []) {
+    public init(name: String, file: String, repository: String, branch: String, problems: [String] = [], isPrivate: Bool = false) {
+        self.isPrivate = isPrivate
         self.name = name
         self.file = file
         self.repository = repository
@@ -49,7 +53,14 @@ public struct BotOverview: Sendable, Hashable {
 extension BotCatalog {
     /// The bots as the store records them: good ones with their repository, broken ones with problems.
     public var states: [BotState] {
-        bots.map { BotState(name: $0.bot.name, file: $0.file, repository: $0.bot.repository.url.redacted, branch: $0.bot.repository.branch) }
-            + broken.map { BotState(name: $0.name, file: $0.file, repository: "", branch: "", problems: $0.problems.map(\.description)) }
+        bots.map {
+            BotState(
+                name: $0.bot.name, file: $0.file, repository: $0.bot.repository.url.redacted, branch: $0.bot.repository.branch,
+                isPrivate: $0.bot.visibility == .private)
+        }
+            + broken.map {
+                BotState(
+                    name: $0.name, file: $0.file, repository: "", branch: "", problems: $0.problems.map(\.description), isPrivate: $0.mayBePrivate)
+            }
     }
 }

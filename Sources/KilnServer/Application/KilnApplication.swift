@@ -105,11 +105,12 @@ public struct KilnApplication: Sendable {
         let mailer = Mailer(store: store, registry: registry, delivery: try mailDelivery(settings, store: store), logger: logger, clock: clock)
         let statuses = StatusPublisher(
             store: store, registry: registry, publicURL: config.publicURL ?? "http://\(config.listen)", logger: logger, clock: clock)
-        let web = buildWebApplication(
-            WebDependencies(
-                store: store, bots: { await registry.catalog.bots.map(\.bot) }, assets: try webAssets(settings),
-                webhookSecret: try webhookSecret(config), listen: config.listen, host: config.host, notice: sandbox.sentence, clock: clock),
-            logger: logger, onListening: onListening)
+        var dependencies = WebDependencies(
+            store: store, bots: { await registry.catalog.bots.map(\.bot) }, assets: try webAssets(settings),
+            webhookSecret: try webhookSecret(config), listen: config.listen, host: config.host, notice: sandbox.sentence, clock: clock)
+        dependencies.anonymous = config.anonymousAccess
+        dependencies.secureCookies = config.publicURL?.lowercased().hasPrefix("https://") == true
+        let web = buildWebApplication(dependencies, logger: logger, onListening: onListening)
         return KilnApplication(
             settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler,
             services: [StoreService(store: store), web, scheduler, keeper, mailer, statuses],

@@ -26,7 +26,7 @@ extension DatabaseStore {
                 let name: String = row["name"]
                 let state = BotState(
                     name: name, file: row["file"], repository: row["repository"], branch: row["branch"],
-                    problems: JSON.decode([String].self, from: row["problems"], default: []))
+                    problems: JSON.decode([String].self, from: row["problems"], default: []), isPrivate: row["private"])
                 let mine = activeByBot[name] ?? []
                 return BotOverview(
                     state: state, loaded: row["loaded"], last: (row["last_id"] as Int64?).flatMap { lastByID[$0] },

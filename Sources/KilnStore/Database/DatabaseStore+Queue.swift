@@ -8,10 +8,11 @@ extension DatabaseStore {
             for bot in bots {
                 try db.execute(
                     """
-                    INSERT INTO bot (name, file, repository, branch, problems, loaded, updated_at) VALUES (?, ?, ?, ?, ?, true, ?)
+                    INSERT INTO bot (name, file, repository, branch, problems, loaded, updated_at, private) VALUES (?, ?, ?, ?, ?, true, ?, ?)
                     ON CONFLICT (name) DO UPDATE SET file = excluded.file, repository = excluded.repository, branch = excluded.branch,
-                        problems = excluded.problems, loaded = true, updated_at = excluded.updated_at
-                    """, bot.name, bot.file, bot.repository, bot.branch, JSON.encode(bot.problems), now)
+                        problems = excluded.problems, loaded = true, updated_at = excluded.updated_at,
+                        private = excluded.private OR (excluded.problems <> '[]' AND bot.private)
+                    """, bot.name, bot.file, bot.repository, bot.branch, JSON.encode(bot.problems), now, bot.isPrivate)
             }
         }
     }

@@ -14,7 +14,7 @@ public enum StoreMigration {
     /// The tables copied, parents before children.
     static let tables = [
         "bot", "integration", "step", "issue", "test_case", "integration_commit", "trigger_run", "outbox", "webhook_delivery", "pull_request",
-        "forge_status", "bisection",
+        "forge_status", "bisection", "access_token",
     ]
     /// The tables whose `id` is a serial there.
     static let serialTables = ["integration", "issue", "test_case", "trigger_run", "outbox", "webhook_delivery", "forge_status", "bisection"]

@@ -10,6 +10,7 @@ enum Migrations {
 
     static let shared: [Migration] = [
         oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements, assets, workspaceSlots, queueOrder, cells, dependencies,
+        access,
     ]
 
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times
@@ -143,6 +144,26 @@ enum Migrations {
     /// (`DependencyPin`s, as JSON: read with the integration, never queried).
     static let dependencies = Migration(name: "v15: dependencies") { _ in
         ["ALTER TABLE integration ADD COLUMN dependencies text"]
+    }
+
+    /// v16: who may see and do what. A bot's `visibility: private`; access tokens, kept only as
+    /// the SHA-256 of the token (`kiln token`), with the private bots each may see (JSON; empty
+    /// for all) and when it was last used.
+    static let access = Migration(name: "v16: access") { dialect in
+        let (boolean, real) = dialect == .sqlite ? ("INTEGER NOT NULL DEFAULT 0", "REAL") : ("boolean NOT NULL DEFAULT false", "double precision")
+        return [
+            "ALTER TABLE bot ADD COLUMN private \(boolean)",
+            """
+            CREATE TABLE access_token (
+                name text PRIMARY KEY,
+                role text NOT NULL,
+                bots text NOT NULL,
+                hash text NOT NULL UNIQUE,
+                created_at \(real) NOT NULL,
+                last_used_at \(real)
+            )
+            """,
+        ]
     }
 
     /// v9: bisections, and the integrations that are their steps (never the branch's history).

@@ -11,10 +11,13 @@ struct APIController {
     /// Most integrations one history request returns.
     static let maximumLimit = 200
 
-    func addRoutes(to router: Router<some RequestContext>) {
+    func addRoutes(to router: Router<KilnRequestContext>) {
         let api = router.group("api")
-        api.get("bots") { _, _ in
-            let body = try await cache.body(for: "api/bots") { ByteBuffer(bytes: try API.encode(try await API.bots(from: store))) }
+        api.get("bots") { _, context in
+            let access = context.access
+            let body = try await cache.body(for: "api/bots|" + access.scope) {
+                ByteBuffer(bytes: try API.encode(try await API.bots(from: store, visibleTo: access)))
+            }
             return Self.json(body)
         }
         api.get("hosts") { _, _ in

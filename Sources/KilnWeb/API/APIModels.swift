@@ -124,7 +124,8 @@ public enum API {
     }
 
     /// `GET /api/bots`: the loaded bots, by name.
-    public static func bots(from store: some IntegrationRecords) async throws(StoreError) -> [Bot] {
-        try await store.botOverviews().filter(\.loaded).map(Bot.init)
+    /// The bots `access` may see (nil: every one, for `kiln status` on the host itself).
+    public static func bots(from store: some IntegrationRecords, visibleTo access: Access? = nil) async throws(StoreError) -> [Bot] {
+        try await store.botOverviews().filter { $0.loaded && access?.maySee($0.state.name, isPrivate: $0.state.isPrivate) ?? true }.map(Bot.init)
     }
 }

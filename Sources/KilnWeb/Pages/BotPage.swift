@@ -74,6 +74,9 @@ struct BotPage {
     var hasQuarantined: Bool
     /// `/bots/{bot}/latest/{bot}.tar.gz`, once the bot has kept an archive.
     var latestArchiveURL: String?
+    /// A signed-in member's forms' anti-forgery value; nil: no forms.
+    var csrf: String? = nil
+    var integrateURL: String? = nil
 }
 
 /// A quarantined test on its bot's page: its name, linked to its history, and its last results.

@@ -179,6 +179,9 @@ struct IntegrationPage {
     /// The dependencies the package pinned, as Kiln's mirrors had them.
     var dependencies: [DependencyView]
     var hasDependencies: Bool
+    /// A signed-in member's forms' anti-forgery value, and where Cancel posts (while it runs).
+    var csrf: String? = nil
+    var cancelURL: String? = nil
 }
 
 struct DependencyView {

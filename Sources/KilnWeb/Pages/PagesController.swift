@@ -21,11 +21,13 @@ struct PagesController {
     static let quarantinedShown = 50
     static let quarantinedResults = 10
 
-    func addRoutes(to router: Router<some RequestContext>) {
-        router.get("/") { request, _ in
+    func addRoutes(to router: Router<KilnRequestContext>) {
+        router.get("/") { request, context in
             let bigscreen = request.uri.queryParameters.get("bigscreen") != nil
-            let body = try await cache.body(for: bigscreen ? "page/bigscreen" : "page/index") {
-                ByteBuffer(string: try await indexPage(bigscreen: bigscreen))
+            // One copy per set of bots a request may see: everyone anonymous shares one.
+            let access = context.access
+            let body = try await cache.body(for: (bigscreen ? "page/bigscreen|" : "page/index|") + access.scope) {
+                ByteBuffer(string: try await indexPage(bigscreen: bigscreen, access: access))
             }
             return Self.html(body)
         }
@@ -37,7 +39,7 @@ struct PagesController {
         router.get("bots/{bot}") { request, context in
             let overview = try await store.overview(of: try context.parameters.require("bot"))
             let page = try Page(request.uri.queryParameters, defaultLimit: Self.pageSize, maximumLimit: 200)
-            return Self.html(ByteBuffer(string: try await botPage(overview, page: page)))
+            return Self.html(ByteBuffer(string: try await botPage(overview, page: page, actions: Self.actions(context, on: overview.state))))
         }
         router.get("bots/{bot}/integrations/{number}") { _, context in
             let overview = try await store.overview(of: try context.parameters.require("bot"))
@@ -46,7 +48,8 @@ struct PagesController {
                 throw WebError.notFound("integration \(number) of bot '\(overview.state.name)'")
             }
             let bisection = try await store.bisection(of: detail.integration.id)
-            return Self.html(ByteBuffer(string: await integrationPage(detail, bisection: bisection)))
+            let actions = Self.actions(context, on: overview.state)
+            return Self.html(ByteBuffer(string: await integrationPage(detail, bisection: bisection, actions: actions)))
         }
         router.get("bots/{bot}/tests/**") { request, context in
             let bot = try await store.overview(of: try context.parameters.require("bot")).state.name
@@ -67,9 +70,16 @@ struct PagesController {
         Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: .init(byteBuffer: body))
     }
 
-    func indexPage(bigscreen: Bool) async throws -> String {
+    /// The anti-forgery value of a signed-in member's forms on pages of `bot`; nil when the
+    /// request may not act on it, or came with a bearer token (no forms for scripts).
+    static func actions(_ context: KilnRequestContext, on bot: BotState) -> String? {
+        guard let hash = context.sessionTokenHash, context.access.mayAct(on: bot.name, isPrivate: bot.isPrivate) else { return nil }
+        return TokenSecret.formToken(forTokenHash: hash)
+    }
+
+    func indexPage(bigscreen: Bool, access: Access) async throws -> String {
         let now = clock.now
-        let overviews = try await store.botOverviews().filter(\.loaded)
+        let overviews = try await store.botOverviews().filter { $0.loaded && access.maySee($0.state.name, isPrivate: $0.state.isPrivate) }
         let good = overviews.filter { $0.state.problems.isEmpty }
         let broken = overviews.filter { !$0.state.problems.isEmpty }.map {
             BrokenBotView(name: $0.state.name, file: $0.state.file, problems: $0.state.problems)
@@ -85,7 +95,7 @@ struct PagesController {
         return assets.render(page, bigscreen ? "bigscreen" : "index")
     }
 
-    func botPage(_ overview: BotOverview, page: Page) async throws -> String {
+    func botPage(_ overview: BotOverview, page: Page, actions csrf: String? = nil) async throws -> String {
         let now = clock.now
         let name = overview.state.name
         let history = try await store.integrations(bot: name, limit: page.limit + 1, before: page.before)
@@ -116,17 +126,19 @@ struct PagesController {
             title: "\(name) · Kiln", name: name, repository: overview.state.repository, branch: overview.state.branch,
             status: overview.status.rawValue,
             problems: overview.state.problems, hasProblems: !overview.state.problems.isEmpty,
-            running: overview.running.first.map { ActiveView($0, now: now) }, queued: overview.queued.map { ActiveView($0, now: now) },
+            running: overview.running.first.map { ActiveView($0, now: now, cancelable: csrf != nil) },
+            queued: overview.queued.map { ActiveView($0, now: now, cancelable: csrf != nil) },
             integrations: shown.map { IntegrationSummaryView($0, cells: cells[$0.number] ?? [], now: now) }, hasIntegrations: !shown.isEmpty,
             charts: charts,
             olderURL: history.count > page.limit ? shown.last.map { "/bots/\(name)?before=\($0.number)" } : nil,
             newestURL: page.before != nil ? "/bots/\(name)" : nil, badgeURL: "/bots/\(name)/badge.svg", pullRequests: pullRequests,
             hasPullRequests: !pullRequests.isEmpty, statusProblem: problem.map { StatusProblemView($0, now: now) }, quarantined: quarantined,
-            hasQuarantined: !quarantined.isEmpty, latestArchiveURL: archived ? "/bots/\(name)/latest/\(archive)" : nil)
+            hasQuarantined: !quarantined.isEmpty, latestArchiveURL: archived ? "/bots/\(name)/latest/\(archive)" : nil, csrf: csrf,
+            integrateURL: "/api/bots/\(name)/integrations")
         return assets.render(view, "bot")
     }
 
-    func integrationPage(_ detail: IntegrationDetail, bisection: Bisection? = nil) async -> String {
+    func integrationPage(_ detail: IntegrationDetail, bisection: Bisection? = nil, actions csrf: String? = nil) async -> String {
         let now = clock.now
         let integration = detail.integration
         let base = "/bots/\(integration.bot)/integrations/\(integration.number)"
@@ -216,7 +228,8 @@ struct PagesController {
                 DependencyView(
                     identity: $0.identity, version: $0.version ?? Formatting.shortSHA($0.revision), location: $0.location, mirror: $0.mirror.rawValue,
                     tone: $0.mirror == .unavailable ? "bad" : "")
-            }, hasDependencies: !detail.dependencies.isEmpty)
+            }, hasDependencies: !detail.dependencies.isEmpty, csrf: csrf,
+            cancelURL: csrf != nil && integration.step != .completed ? "/api\(base)/cancel" : nil)
         return assets.render(page, "integration")
     }
 }

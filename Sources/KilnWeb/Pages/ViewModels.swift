@@ -96,10 +96,13 @@ struct ActiveView {
     var step: String
     var elapsed: String
     var commit: String
+    /// Where a member's Cancel form posts; nil for anyone else.
+    var cancelURL: String?
 
-    init(_ integration: Integration, now: Date) {
+    init(_ integration: Integration, now: Date, cancelable: Bool = false) {
         number = integration.number
         url = "/bots/\(integration.bot)/integrations/\(integration.number)"
+        cancelURL = cancelable ? "/api" + url + "/cancel" : nil
         step = integration.step.rawValue
         let since = integration.startedAt ?? integration.queuedAt
         elapsed = DurationText.prose(now.timeIntervalSince(since))

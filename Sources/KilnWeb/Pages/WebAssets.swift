@@ -8,7 +8,7 @@ public struct WebAssets: Sendable {
     let library: MustacheLibrary
     let stylesheet: String
 
-    static let templates = ["header", "footer", "chart", "index", "bigscreen", "bot", "integration", "test"]
+    static let templates = ["header", "footer", "chart", "index", "bigscreen", "bot", "integration", "test", "login"]
 
     public init(directory: String) throws(WebAssetsError) {
         self.directory = directory

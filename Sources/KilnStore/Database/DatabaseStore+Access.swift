@@ -1,0 +1,68 @@
+import Foundation
+import KilnCore
+
+extension DatabaseStore {
+    public func botVisibility() async throws(StoreError) -> [String: Bool] {
+        try await readStatement("reading the bots' visibility") { db in
+            Dictionary(try db.rows("SELECT name, private FROM bot").map { ($0["name"] as String, $0["private"] as Bool) }) { first, _ in first }
+        }
+    }
+
+    public func addToken(_ token: AccessToken, hash: String) async throws(StoreError) {
+        let added = try await write("adding the token '\(token.name)'", notify: nil) { db in
+            try db.execute(
+                "INSERT INTO access_token (name, role, bots, hash, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", token.name,
+                token.role.rawValue, JSON.encode(token.bots), hash, token.createdAt)
+        }
+        if added == 0 { throw .query(what: "adding the token '\(token.name)'", reason: "a token of that name exists (revoke it first)") }
+    }
+
+    public func tokens() async throws(StoreError) -> [AccessToken] {
+        try await tokenHashes().map(\.token)
+    }
+
+    public func tokenHashes() async throws(StoreError) -> [(hash: String, token: AccessToken)] {
+        let rows = try await readStatement("reading the tokens") { db in try db.rows("SELECT * FROM access_token ORDER BY name") }
+        return rows.map { row in
+            let token = AccessToken(
+                name: row["name"], role: AccessRole(rawValue: row["role"]) ?? .viewer,
+                bots: JSON.decode([String].self, from: row["bots"], default: []),
+                createdAt: row["created_at"], lastUsedAt: row["last_used_at"])
+            return (row["hash"], token)
+        }
+    }
+
+    @discardableResult
+    public func revokeToken(named name: String) async throws(StoreError) -> Bool {
+        try await write("revoking the token '\(name)'", notify: nil) { db in
+            try db.execute("DELETE FROM access_token WHERE name = ?", name) > 0
+        }
+    }
+
+    public func tokenUsed(named name: String, at now: Date) async throws(StoreError) {
+        try await write("recording the use of the token '\(name)'", notify: nil) { db in
+            try db.execute("UPDATE access_token SET last_used_at = ? WHERE name = ?", now, name)
+        }
+    }
+
+    public func cancel(bot: String, number: Int, reason: String, now: Date) async throws(StoreError) -> Integration? {
+        try await write("canceling integration \(number) of '\(bot)'", notify: .queue) { db in
+            let queued = try db.rows(
+                """
+                UPDATE integration SET step = 'completed', result = 'canceled', reason = ?, ended_at = ?
+                WHERE bot = ? AND number = ? AND step = 'pending' AND cell_of IS NULL AND bisection_id IS NULL RETURNING *
+                """, reason, now, bot, number
+            ).map(Integration.init(row:))
+            if let integration = queued.first { return integration }
+            let running = try db.rows(
+                """
+                UPDATE integration SET cancel_requested = ?
+                WHERE bot = ? AND number = ? AND step <> 'completed' AND cell_of IS NULL AND bisection_id IS NULL AND cancel_requested IS NULL
+                RETURNING *
+                """, reason, bot, number
+            ).map(Integration.init(row:))
+            if !running.isEmpty { try Self.announce(db, .stop) }
+            return running.first
+        }
+    }
+}

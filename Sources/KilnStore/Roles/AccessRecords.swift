@@ -1,0 +1,32 @@
+import Foundation
+import KilnCore
+
+/// Who may see and do what: the private bots, and the access tokens (`kiln token`), kept only as
+/// hashes.
+///
+/// Threading and errors as `Store` says.
+public protocol AccessRecords: Sendable {
+    /// Every bot the store knows, and whether it is private (its file says `visibility:
+    /// private`, or, broken, may).
+    func botVisibility() async throws(StoreError) -> [String: Bool]
+
+    /// Records a new token by the hash of its value; fails if the name is taken.
+    func addToken(_ token: AccessToken, hash: String) async throws(StoreError)
+
+    /// Every token, by name (never a value: the store has none).
+    func tokens() async throws(StoreError) -> [AccessToken]
+
+    /// Every token with the hash of its value, for a request's token to be compared with.
+    func tokenHashes() async throws(StoreError) -> [(hash: String, token: AccessToken)]
+
+    /// Removes the token `name`; false when there is none. Its next request is refused.
+    @discardableResult
+    func revokeToken(named name: String) async throws(StoreError) -> Bool
+
+    /// Records that the token `name` was used at `now`.
+    func tokenUsed(named name: String, at now: Date) async throws(StoreError)
+
+    /// Cancels integration `number` of `bot`: a queued one ends `canceled` at once, a running one
+    /// is asked to stop. Nil when there is no such integration or it has ended.
+    func cancel(bot: String, number: Int, reason: String, now: Date) async throws(StoreError) -> Integration?
+}

@@ -1,0 +1,110 @@
+import Foundation
+import Hummingbird
+import KilnCore
+import KilnStore
+
+/// Who a request is, from its token: `Authorization: Bearer`, else the session cookie of the
+/// sign-in page, else nobody. Tokens are compared by hash, in constant time, against the store on
+/// every request that presents one, so a revoked token fails on its next request.
+struct AccessGate: Sendable {
+    let store: any AccessRecords
+    let anonymous: AnonymousAccess
+    let cache: ResponseCache
+    let usage = TokenUsage()
+    let clock: WallClock
+
+    /// The session cookie's name.
+    static let cookie = "kiln_session"
+
+    /// Who `request` is, and the hash of its session's token when it came by cookie. A bearer
+    /// token that is not valid is refused (401); a cookie that is not is ignored (its holder is
+    /// anonymous, and may sign in again).
+    func identify(_ request: Request) async throws -> (access: Access, sessionHash: String?) {
+        if let header = request.headers[.authorization] {
+            guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
+                throw WebError.unauthorized("give the token as Authorization: Bearer TOKEN")
+            }
+            let value = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
+            guard let token = try await token(matching: value) else {
+                throw WebError.unauthorized("the token is not valid: it was revoked, or never made (kiln token add NAME --role ROLE)")
+            }
+            return (.token(token), nil)
+        }
+        if let value = Self.cookieValue(in: request), let token = try await token(matching: value) {
+            return (.token(token), TokenSecret.hash(value))
+        }
+        return (.anonymous(anonymous), nil)
+    }
+
+    /// The token whose value is `value`, if one is stored.
+    func token(matching value: String) async throws -> AccessToken? {
+        guard !value.isEmpty else { return nil }
+        let hash = TokenSecret.hash(value)
+        var found: AccessToken?
+        // Every stored hash is compared, whichever matches: the time says nothing of which.
+        for (stored, token) in try await store.tokenHashes() where TokenSecret.same(stored, hash) { found = token }
+        if let found { await usage.used(found.name, at: clock.now, store: store) }
+        return found
+    }
+
+    /// Every bot and whether it is private, as the store last said (within the response
+    /// cache's 100 ms).
+    func botVisibility() async throws -> [String: Bool] {
+        try await cache.botVisibility(from: store)
+    }
+
+    static func cookieValue(in request: Request) -> String? {
+        guard let header = request.headers[.cookie] else { return nil }
+        for part in header.split(separator: ";") {
+            let pair = part.trimmingCharacters(in: .whitespaces)
+            if pair.hasPrefix(cookie + "=") { return String(pair.dropFirst(cookie.count + 1)) }
+        }
+        return nil
+    }
+}
+
+/// When each token was last used, recorded in the store at most once a minute per token: a
+/// stamp for `kiln token list`, not a write on every request.
+actor TokenUsage {
+    private var recorded: [String: Date] = [:]
+
+    func used(_ name: String, at now: Date, store: any AccessRecords) async {
+        if let last = recorded[name], now.timeIntervalSince(last) < 60 { return }
+        recorded[name] = now
+        // Best effort: a stamp the store refuses now is written on a later use.
+        do { try await store.tokenUsed(named: name, at: now) } catch { recorded[name] = nil }
+    }
+}
+
+/// The one access check, in front of every route: it decides who the request is, sends the
+/// anonymous away where the server is closed to them, and answers 404 for a bot the request may
+/// not see with the very answer of a bot that does not exist (it answers both). Lists (the front page, `/api/bots`) show
+/// only what `context.access` may see.
+///
+/// Open to all: `/health`, the sign-in page, the stylesheet, and the webhooks (their HMAC is
+/// their check).
+struct AccessMiddleware: RouterMiddleware {
+    typealias Context = KilnRequestContext
+    let gate: AccessGate
+
+    static func isOpen(_ path: String) -> Bool {
+        path == "/health" || path == "/login" || path == "/logout" || path == "/style.css" || path.hasPrefix("/hooks/")
+    }
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        if Self.isOpen(path) { return try await next(request, context) }
+        var context = context
+        (context.access, context.sessionTokenHash) = try await gate.identify(request)
+        guard context.access.mayRead else {
+            if request.method == .get, !path.hasPrefix("/api/"), path != "/metrics" { throw WebError.signIn }
+            throw WebError.unauthorized("this Kiln answers only requests with a token: give one as Authorization: Bearer TOKEN")
+        }
+        if let bot = context.parameters.get("bot") {
+            guard let isPrivate = try await gate.botVisibility()[bot], context.access.maySee(bot, isPrivate: isPrivate) else {
+                throw WebError.notFound("bot '\(bot)'")
+            }
+        }
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import Hummingbird
+import KilnCore
+import KilnStore
+
+/// What members do: `POST /api/bots/{bot}/integrations` queues an integration (cause `manual`,
+/// `{"pullRequest": N}` for a pull request Kiln knows), `POST /api/bots/{bot}/integrations/{n}/cancel`
+/// stops one. A bearer token or the session cookie; a form sent with the cookie must carry its
+/// anti-forgery value (`csrf`), and is answered by sending the browser back to the page.
+///
+/// No token: 401. A viewer, or a member whose token names other bots: 403. A bot the request
+/// may not see: 404 (`AccessMiddleware`).
+struct ActionsController {
+    let store: any IntegrationQueue & IntegrationRecords & AccessRecords
+    let bots: @Sendable () async -> [Bot]
+    let gate: AccessGate
+    let clock: WallClock
+
+    struct Queued: Encodable {
+        var bot: String
+        var number: Int
+        var coalesced: Bool
+    }
+
+    func addRoutes(to router: Router<KilnRequestContext>) {
+        router.post("api/bots/{bot}/integrations") { request, context in
+            let (bot, form) = try await authorize(request, context)
+            let pull = try await pullRequestNumber(request, form: form)
+            let queue: QueueRequest
+            if let pull {
+                let known = try await store.pullRequests(bot: bot.name, includeClosed: false).first { $0.pullRequest.number == pull }
+                guard let known else { throw WebError.notFound("open pull request #\(pull) of bot '\(bot.name)'") }
+                guard !known.pullRequest.fork || bot.pullRequests.forks else {
+                    throw WebError.forbidden("pull request #\(pull) comes from a fork, which this bot does not integrate (pull-requests.forks)")
+                }
+                queue = QueueRequest(bot, cause: .manual, pullRequest: known.pullRequest, commit: nil)
+            } else {
+                queue = QueueRequest(bot, cause: .manual)
+            }
+            let outcome = try await store.enqueue(queue, now: clock.now)
+            let number = outcome.integration.number
+            let page = "/bots/\(bot.name)/integrations/\(number)"
+            if form != nil { return SignInController.redirect(to: page) }
+            var response = APIController.json(try API.encode(Queued(bot: bot.name, number: number, coalesced: outcome.coalesced)))
+            response.status = .accepted
+            response.headers[.location] = "/api" + page
+            return response
+        }
+        router.post("api/bots/{bot}/integrations/{number}/cancel") { request, context in
+            let (bot, form) = try await authorize(request, context)
+            let number = try APIController.number(context.parameters.get("number"))
+            let who = context.access.tokenName.map { " (token \($0))" } ?? ""
+            guard let canceled = try await store.cancel(bot: bot.name, number: number, reason: "canceled from the web\(who)", now: clock.now) else {
+                guard try await store.integration(bot: bot.name, number: number) != nil else {
+                    throw WebError.notFound("integration \(number) of bot '\(bot.name)'")
+                }
+                throw WebError.conflict("integration \(number) of bot '\(bot.name)' has ended: there is nothing to cancel")
+            }
+            let page = "/bots/\(bot.name)/integrations/\(number)"
+            if form != nil { return SignInController.redirect(to: page) }
+            var response = APIController.json(try API.encode(Queued(bot: bot.name, number: canceled.number, coalesced: false)))
+            response.status = .accepted
+            return response
+        }
+    }
+
+    /// The bot the request may act on, and its form when it came as one (its anti-forgery value
+    /// checked).
+    private func authorize(_ request: Request, _ context: KilnRequestContext) async throws -> (Bot, [String: String]?) {
+        guard context.access.role != nil else {
+            throw WebError.unauthorized("queueing and canceling need a member's token: Authorization: Bearer TOKEN, or sign in at /login")
+        }
+        let name = try context.parameters.require("bot")
+        guard let bot = await bots().first(where: { $0.name == name }) else { throw WebError.notFound("bot '\(name)'") }
+        guard context.access.mayAct(on: name, isPrivate: bot.visibility == .private) else {
+            throw WebError.forbidden("this token (\(context.access.role?.rawValue ?? "")) may not queue or cancel integrations of '\(name)'")
+        }
+        guard FormBody.isForm(request) else {
+            // A cookie alone never acts without a form's anti-forgery value.
+            guard context.sessionTokenHash == nil else { throw WebError.forbidden("send the page's form, with its csrf field") }
+            return (bot, nil)
+        }
+        let form = try await FormBody.read(request)
+        if let hash = context.sessionTokenHash {
+            guard let sent = form["csrf"], TokenSecret.same(sent, TokenSecret.formToken(forTokenHash: hash)) else {
+                throw WebError.forbidden("the form's csrf field is missing or wrong: reload the page and try again")
+            }
+        }
+        return (bot, form)
+    }
+
+    private func pullRequestNumber(_ request: Request, form: [String: String]?) async throws -> Int? {
+        if let form { return form["pullRequest"].flatMap { Int($0) } }
+        let body = try await request.body.collect(upTo: FormBody.limit)
+        guard body.readableBytes > 0 else { return nil }
+        struct Body: Decodable { var pullRequest: Int? }
+        do {
+            return try JSONDecoder().decode(Body.self, from: Data(buffer: body)).pullRequest
+        } catch {
+            throw WebError.badRequest("the body must be JSON like {\"pullRequest\": 12}, or empty")
+        }
+    }
+}

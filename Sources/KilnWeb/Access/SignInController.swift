@@ -1,0 +1,72 @@
+import Foundation
+import Hummingbird
+import KilnCore
+
+/// `GET /login`, `POST /login` (form field `token`) and `POST /logout`: sign-in for people, with
+/// a session cookie holding the token (HttpOnly, SameSite=Strict, Secure when `public-url` is
+/// https), checked on every request like a bearer token.
+struct SignInController {
+    let gate: AccessGate
+    let assets: WebAssets
+    /// Whether people reach Kiln over https (`public-url`): the cookie is then Secure.
+    let secure: Bool
+
+    struct SignInPage {
+        var title = "Sign in · Kiln"
+        var error: String?
+    }
+
+    func addRoutes(to router: Router<KilnRequestContext>) {
+        router.get("login") { _, _ in
+            PagesController.html(ByteBuffer(string: assets.render(SignInPage(), "login")))
+        }
+        router.post("login") { request, _ in
+            let form = try await FormBody.read(request)
+            guard let value = form["token"], try await gate.token(matching: value) != nil else {
+                var response = PagesController.html(
+                    ByteBuffer(string: assets.render(SignInPage(error: "That token is not valid: it was revoked, or never made."), "login")))
+                response.status = .unauthorized
+                return response
+            }
+            return Self.redirect(to: "/", cookie: cookie(value, maxAge: 30 * 86_400))
+        }
+        router.post("logout") { _, _ in
+            Self.redirect(to: "/login", cookie: cookie("", maxAge: 0))
+        }
+    }
+
+    func cookie(_ value: String, maxAge: Int) -> String {
+        "\(AccessGate.cookie)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
+    }
+
+    static func redirect(to location: String, cookie: String? = nil) -> Response {
+        var headers: HTTPFields = [.location: location]
+        if let cookie { headers[.setCookie] = cookie }
+        return Response(status: .seeOther, headers: headers)
+    }
+}
+
+/// An `application/x-www-form-urlencoded` body, as forms send it.
+enum FormBody {
+    static let limit = 16 * 1024
+
+    static func read(_ request: Request) async throws -> [String: String] {
+        let buffer = try await request.body.collect(upTo: limit)
+        return parse(String(buffer: buffer))
+    }
+
+    static func parse(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let decode = { (part: Substring) in part.replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(part) }
+            guard let name = parts.first else { continue }
+            fields[decode(name)] = parts.count > 1 ? decode(parts[1]) : ""
+        }
+        return fields
+    }
+
+    static func isForm(_ request: Request) -> Bool {
+        request.headers[.contentType]?.lowercased().hasPrefix("application/x-www-form-urlencoded") == true
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import KilnCore
+import KilnStore
+import KilnTestSupport
+import Testing
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+@Suite("Access through kiln serve: kiln token, a member's integration, a private bot")
+struct AccessServeTests {
+    static func request(_ method: String, _ path: String, port: Int, token: String? = nil) async throws -> (status: Int, text: String) {
+        var request = URLRequest(url: try #require(URL(string: "http://127.0.0.1:\(port)\(path)")))
+        request.httpMethod = method
+        if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
+        let (body, response) = try await URLSession.shared.data(for: request)
+        return ((response as? HTTPURLResponse)?.statusCode ?? 0, String(decoding: body, as: UTF8.self))
+    }
+
+    @Test(
+        "kiln token add prints a token once; a member queues an integration of a private bot that runs; the anonymous never see it; kiln token revoke refuses the next request; no token in the clear on disk"
+    )
+    func memberQueues() async throws {
+        let repo = try ServerTests.quickRepository()
+        let served = try await ServedHome(
+            bots: ["hush": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\nvisibility: private\n"])
+        let port = try await served.server.waitForPort()
+        let made = try await runProcess(Executables.kiln, ["token", "add", "alice", "--role", "member", "--bot", "hush"], in: served.home.path)
+        #expect(made.status == 0, "\(made.standardError)")
+        let token = try #require(made.standardOutput.split(separator: "\n").last.map(String.init))
+        #expect(token.hasPrefix("kiln_") && token.count > 40, "the token alone on the last line: \(made.standardOutput)")
+
+        for path in ["/", "/api/bots", "/metrics"] {
+            #expect(try await !Self.request("GET", path, port: port).text.contains("hush"), "\(path) shows the private bot")
+        }
+        #expect(try await Self.request("GET", "/api/bots/hush", port: port).status == 404)
+        let queued = try await Self.request("POST", "/api/bots/hush/integrations", port: port, token: token)
+        #expect(queued.status == 202, "\(queued.text)")
+        try await served.eventually("the member's integration") { try await served.integrations("hush").first?.step == .completed }
+        let integration = try #require(try await served.integrations("hush").first)
+        #expect(integration.cause == .manual && integration.number == 1)
+        #expect(try await Self.request("GET", "/api/bots/hush/integrations/1", port: port, token: token).status == 200)
+
+        let list = try await runProcess(Executables.kiln, ["token", "list"], in: served.home.path)
+        #expect(
+            list.standardOutput.hasPrefix("alice\tmember\thush\tmade ") && !list.standardOutput.contains("last used never"), "\(list.standardOutput)")
+        #expect(!list.standardOutput.contains(token))
+        let revoked = try await runProcess(Executables.kiln, ["token", "revoke", "alice"], in: served.home.path)
+        #expect(revoked.status == 0)
+        #expect(try await Self.request("GET", "/api/bots/hush", port: port, token: token).status == 401, "refused on its next request")
+        _ = try await served.server.terminate()
+
+        // Nothing on disk holds the token: not the store, not its journal, not a log.
+        let files = FileManager.default.enumerator(atPath: served.home.url(".kiln"))?.compactMap { $0 as? String } ?? []
+        var read = 0
+        for file in files {
+            guard let data = FileManager.default.contents(atPath: served.home.url(".kiln/\(file)")) else { continue }
+            read += 1
+            #expect(!String(decoding: data, as: UTF8.self).contains(token), "the token in the clear in \(file)")
+        }
+        #expect(read > 3)
+    }
+}
