@@ -25,6 +25,7 @@ actor ResponseCache: Service {
     private var entries: [String: Entry] = [:]
     private var renders: [String: Render] = [:]
     private var generation = 0
+    private var visibility: (generation: Int, madeAt: ContinuousClock.Instant, bots: [String: Bool])?
     private let store: any ChangeFeed
     private let maximumAge: Duration
     private let minimumInterval: Duration
@@ -65,13 +66,15 @@ actor ResponseCache: Service {
         return try await render(key, make: make).value
     }
 
-    /// Every bot and whether it is private, kept like a page: read again after a change, at
-    /// most every 100 ms.
+    /// Every bot and whether it is private, as the store said since its latest change (and
+    /// within a second): read again after any change, so a bot made private is hidden from the
+    /// next request on.
     func botVisibility(from store: any AccessRecords) async throws -> [String: Bool] {
-        let lines = try await body(for: "bot-visibility") {
-            ByteBuffer(string: try await store.botVisibility().map { "\($0.value ? "1" : "0")\($0.key)" }.joined(separator: "\n"))
-        }
-        return Dictionary(String(buffer: lines).split(separator: "\n").map { (String($0.dropFirst()), $0.first == "1") }) { first, _ in first }
+        if let visibility, visibility.generation == generation, ContinuousClock.now - visibility.madeAt < maximumAge { return visibility.bots }
+        let (generation, madeAt) = (self.generation, ContinuousClock.now)
+        let bots = try await store.botVisibility()
+        if (visibility?.generation ?? -1) <= generation { visibility = (generation, madeAt, bots) }
+        return bots
     }
 
     /// The render of `key` under way for the current generation, or a new one.

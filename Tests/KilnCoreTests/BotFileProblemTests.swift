@@ -14,6 +14,13 @@ struct InvalidBotFile: Sendable, CustomTestStringConvertible {
 struct BotFileProblemTests {
     static let cases: [InvalidBotFile] = [
         InvalidBotFile(
+            label: "visibility value",
+            yaml: """
+                repository: {url: https://github.com/example/app.git}
+                visibility: secret
+                """,
+            expected: ["2:13: error: 'visibility' must be one of public, private, not 'secret'"]),
+        InvalidBotFile(
             label: "archive values",
             yaml: """
                 repository: {url: https://github.com/example/app.git}

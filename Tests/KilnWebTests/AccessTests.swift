@@ -15,10 +15,13 @@ struct AccessHarness {
     let web: WebFixture
     static let hidden = "classified"
 
-    static func start(anonymous: AnonymousAccess = .read) async throws -> AccessHarness {
+    static func start(anonymous: AnonymousAccess = .read, publicURL: String? = nil) async throws -> AccessHarness {
         let web = try await WebFixture.start(
             bots: ["classified": Bots.app + "\nvisibility: private\n", "open": Bots.following("https://github.com/example/open.git")]
-        ) { $0.anonymousAccess = anonymous }
+        ) {
+            $0.anonymousAccess = anonymous
+            $0.publicURL = publicURL
+        }
         let file = web.directory.url("archive.tar.gz")
         try Data("archive".utf8).write(to: URL(fileURLWithPath: file))
         for bot in ["classified", "open"] {
@@ -167,6 +170,16 @@ struct AccessTests {
 
         let out = try await harness.send("POST", "/logout", cookie: session)
         #expect(out.status == 303 && out.headers["set-cookie"]?.contains("Max-Age=0") == true)
+    }
+
+    @Test("Behind an https public-url the session cookie is Secure too")
+    func secureCookie() async throws {
+        let harness = try await AccessHarness.start(publicURL: "https://ci.example.com")
+        defer { Task { await harness.web.stop() } }
+        let member = try await harness.token("alice", .member)
+        let signed = try await harness.send("POST", "/login", body: "token=\(member)", contentType: "application/x-www-form-urlencoded")
+        let cookie = try #require(signed.headers["set-cookie"])
+        #expect(cookie.contains("; Secure") && cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"), "\(cookie)")
     }
 
     @Test("access.anonymous: none: pages send to sign-in, the API answers 401; /health and a signed webhook still work")

@@ -91,10 +91,13 @@ public struct Access: Sendable, Hashable {
         return maySee(bot, isPrivate: isPrivate) && bots.map { $0.contains(bot) } ?? true
     }
 
+    /// The scope of everyone without a token on a server they may read.
+    public static let publicScope = "public"
+
     /// What every request that sees the same bots shares (a cache's key): `public`, `all`, or
     /// the private bots it may see.
     public var scope: String {
-        guard role != nil else { return anonymousRead ? "public" : "nothing" }
+        guard role != nil else { return anonymousRead ? Self.publicScope : "nothing" }
         return bots.map { "bots:" + $0.sorted().joined(separator: ",") } ?? "all"
     }
 }

@@ -23,13 +23,20 @@ extension DatabaseStore {
 
     public func tokenHashes() async throws(StoreError) -> [(hash: String, token: AccessToken)] {
         let rows = try await readStatement("reading the tokens") { db in try db.rows("SELECT * FROM access_token ORDER BY name") }
-        return rows.map { row in
-            let token = AccessToken(
-                name: row["name"], role: AccessRole(rawValue: row["role"]) ?? .viewer,
-                bots: JSON.decode([String].self, from: row["bots"], default: []),
-                createdAt: row["created_at"], lastUsedAt: row["last_used_at"])
-            return (row["hash"], token)
-        }
+        return rows.map(Self.token(row:))
+    }
+
+    public func token(hash: String) async throws(StoreError) -> (hash: String, token: AccessToken)? {
+        let rows = try await readStatement("looking a token up") { db in try db.rows("SELECT * FROM access_token WHERE hash = ?", hash) }
+        return rows.first.map(Self.token(row:))
+    }
+
+    private static func token(row: SQLRow) -> (hash: String, token: AccessToken) {
+        let token = AccessToken(
+            name: row["name"], role: AccessRole(rawValue: row["role"]) ?? .viewer,
+            bots: JSON.decode([String].self, from: row["bots"], default: []),
+            createdAt: row["created_at"], lastUsedAt: row["last_used_at"])
+        return (row["hash"], token)
     }
 
     @discardableResult

@@ -16,8 +16,12 @@ public protocol AccessRecords: Sendable {
     /// Every token, by name (never a value: the store has none).
     func tokens() async throws(StoreError) -> [AccessToken]
 
-    /// Every token with the hash of its value, for a request's token to be compared with.
+    /// Every token with the hash of its value.
     func tokenHashes() async throws(StoreError) -> [(hash: String, token: AccessToken)]
+
+    /// The token whose value hashes to `hash`, with its stored hash; nil when there is none.
+    /// One indexed read: what every request that presents a token costs.
+    func token(hash: String) async throws(StoreError) -> (hash: String, token: AccessToken)?
 
     /// Removes the token `name`; false when there is none. Its next request is refused.
     @discardableResult

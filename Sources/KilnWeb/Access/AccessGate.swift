@@ -5,7 +5,8 @@ import KilnStore
 
 /// Who a request is, from its token: `Authorization: Bearer`, else the session cookie of the
 /// sign-in page, else nobody. Tokens are compared by hash, in constant time, against the store on
-/// every request that presents one, so a revoked token fails on its next request.
+/// every request that presents one (one indexed read), so a revoked token fails on its next
+/// request.
 struct AccessGate: Sendable {
     let store: any AccessRecords
     let anonymous: AnonymousAccess
@@ -33,18 +34,20 @@ struct AccessGate: Sendable {
         if let value = Self.cookieValue(in: request), let token = try await token(matching: value) {
             return (.token(token), TokenSecret.hash(value))
         }
-        return (.anonymous(anonymous), nil)
+        return (anonymousAccess, nil)
     }
+
+    var anonymousAccess: Access { .anonymous(anonymous) }
 
     /// The token whose value is `value`, if one is stored.
     func token(matching value: String) async throws -> AccessToken? {
         guard !value.isEmpty else { return nil }
+        // Looked up by its hash (a SHA-256 of 256 random bits: how long an index takes to miss
+        // says nothing of any token), then compared in constant time.
         let hash = TokenSecret.hash(value)
-        var found: AccessToken?
-        // Every stored hash is compared, whichever matches: the time says nothing of which.
-        for (stored, token) in try await store.tokenHashes() where TokenSecret.same(stored, hash) { found = token }
-        if let found { await usage.used(found.name, at: clock.now, store: store) }
-        return found
+        guard let (stored, token) = try await store.token(hash: hash), TokenSecret.same(stored, hash) else { return nil }
+        await usage.used(token.name, at: clock.now, store: store)
+        return token
     }
 
     /// Every bot and whether it is private, as the store last said (within the response
@@ -95,7 +98,11 @@ struct AccessMiddleware: RouterMiddleware {
         let path = request.uri.path
         if Self.isOpen(path) { return try await next(request, context) }
         var context = context
-        (context.access, context.sessionTokenHash) = try await gate.identify(request)
+        if request.headers[.authorization] == nil, request.headers[.cookie] == nil {
+            context.access = gate.anonymousAccess
+        } else {
+            (context.access, context.sessionTokenHash) = try await gate.identify(request)
+        }
         guard context.access.mayRead else {
             if request.method == .get, !path.hasPrefix("/api/"), path != "/metrics" { throw WebError.signIn }
             throw WebError.unauthorized("this Kiln answers only requests with a token: give one as Authorization: Bearer TOKEN")

@@ -26,7 +26,10 @@ struct PagesController {
             let bigscreen = request.uri.queryParameters.get("bigscreen") != nil
             // One copy per set of bots a request may see: everyone anonymous shares one.
             let access = context.access
-            let body = try await cache.body(for: (bigscreen ? "page/bigscreen|" : "page/index|") + access.scope) {
+            let key =
+                access.role == nil && access.anonymousRead
+                ? (bigscreen ? "page/bigscreen|public" : "page/index|public") : (bigscreen ? "page/bigscreen|" : "page/index|") + access.scope
+            let body = try await cache.body(for: key) {
                 ByteBuffer(string: try await indexPage(bigscreen: bigscreen, access: access))
             }
             return Self.html(body)
