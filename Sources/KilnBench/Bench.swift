@@ -5,7 +5,7 @@ import KilnStore
 
 /// Measures Kiln's figures and prints them as one table.
 ///
-/// Usage: `kiln-bench [--kiln path/to/kiln] [--only config|git|integration|store|server|web|mail|hosts|many-hosts|pulls|verdicts|analyze|performance|archive|matrix|dependencies]`. Work happens in a temporary directory that is removed
+/// Usage: `kiln-bench [--kiln path/to/kiln] [--only config|git|integration|store|server|web|mail|hosts|many-hosts|pulls|verdicts|analyze|performance|archive|matrix|dependencies|benchmarks]`. Work happens in a temporary directory that is removed
 /// at the end. Every figure is a median over several runs, printed beside its target and the
 /// comparison its issue names.
 @main
@@ -39,6 +39,7 @@ struct Bench {
             if wanted("archive") { try await ArchiveBench(kiln: kiln, work: work).run(into: table) }
             if wanted("matrix") { try await MatrixBench(kiln: kiln, work: work).run(into: table) }
             if wanted("dependencies") { try await DependenciesBench(kiln: kiln, work: work).run(into: table) }
+            if wanted("benchmarks") { try await BenchmarksBench(kiln: kiln, work: work).run(into: table) }
         } catch {
             table.print()
             FileHandle.standardError.write(Data("kiln-bench: error: \(error)\n".utf8))

@@ -169,6 +169,28 @@ public struct PackageBuild: Sendable {
         return (tests, end)
     }
 
+    /// `swift package benchmark` of `targets` (all when empty), in release as the plugin builds,
+    /// writing its machine-readable percentiles into `.build/kiln-benchmarks`: what each
+    /// benchmark × metric measured (p50).
+    public func benchmarks(_ targets: [String], commit: String?) async throws(ProcessError) -> (
+        measurements: [BenchmarkResults.Measurement], end: ProcessEnd
+    ) {
+        let output = workspace.directory + "/.build/kiln-benchmarks"
+        try? FileManager.default.removeItem(atPath: output)
+        try? FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
+        var arguments = ["package", "--allow-writing-to-directory", output, "benchmark"]
+        for target in targets { arguments += ["--target", target] }
+        arguments += ["--format", "histogramPercentiles", "--path", output, "--no-progress"]
+        let end = try await workspace.run(StepCommand("swift", arguments), step: .testing, commit: commit)
+        return (BenchmarkResults.read(directory: output), end)
+    }
+
+    /// Whether the package has package-benchmark targets (`Benchmarks/`).
+    public var hasBenchmarks: Bool {
+        var isDirectory: ObjCBool = false
+        return FileManager.default.fileExists(atPath: workspace.directory + "/Benchmarks", isDirectory: &isDirectory) && isDirectory.boolValue
+    }
+
     /// Whether the bot's tests run in parallel, which hides XCTest's measurements.
     public var testsRunInParallel: Bool { bot.test.arguments.contains("--parallel") }
 

@@ -82,9 +82,19 @@ extension BotFile {
         }
     }
 
-    /// `performance: {tolerance: 10%, baseline: 5, regressions: failure | warning}`.
+    /// `performance: {tolerance: 10%, baseline: 5, regressions: failure | warning, benchmarks: true | [TARGET]}`.
     static func decodePerformance(_ node: Node, path: ConfigPath, into performance: inout PerformanceSettings, reader: ConfigReader) {
-        guard let fields = reader.mapping(node, path: path, keys: ["tolerance", "baseline", "regressions"]) else { return }
+        guard let fields = reader.mapping(node, path: path, keys: ["tolerance", "baseline", "regressions", "benchmarks"]) else { return }
+        if let node = fields["benchmarks"] {
+            if case .sequence = node {
+                performance.benchmarks =
+                    reader.list(node, path: fields.path("benchmarks")) { item, path in
+                        reader.string(item, path: path, expected: "a benchmark target's name")
+                    } ?? []
+            } else if let enabled = reader.bool(node, path: fields.path("benchmarks")) {
+                performance.benchmarks = enabled ? [] : nil
+            }
+        }
         if let node = fields["tolerance"] {
             let text = reader.string(node, path: fields.path("tolerance"), expected: "a percentage such as 10%")
             if let text, text.hasSuffix("%"), let percent = Double(text.dropLast()), (0...1000).contains(percent) {

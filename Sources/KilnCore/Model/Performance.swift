@@ -15,6 +15,9 @@ public struct PerformanceSettings: Sendable, Hashable {
     /// How many of the latest integrations on the same host make the baseline.
     public var baseline: Int
     public var regressions: Regressions
+    /// `benchmarks`: the package-benchmark targets (`Benchmarks/`) to run after the tests; empty:
+    /// all of them; nil: none.
+    public var benchmarks: [String]? = nil
 
     public init(tolerance: Double = 0.1, baseline: Int = 5, regressions: Regressions = .failure) {
         self.tolerance = tolerance
@@ -30,19 +33,42 @@ public struct PerformanceRegression: Sendable, Hashable {
     public var value: Double
     public var baseline: Double
     public var host: String
+    /// For a package-benchmark counter: what it counts ("mallocs"), and the values are counts
+    /// (p50s); nil for a time in seconds.
+    public var counter: String? = nil
 
     /// How much slower, as a fraction of the baseline.
     public var slowdown: Double { baseline > 0 ? value / baseline - 1 : 0 }
 
-    /// "PTests.testSpeed: 0.061 s, 38% slower than 0.044 s on build-2".
+    /// "PTests.testSpeed: 0.061 s, 38% slower than 0.044 s on build-2"; for a counter,
+    /// "Parse 1 KiB: mallocs p50 12 → 19 (+58%) on build-2".
     public func message(suite: String, name: String) -> String {
         let percent = Int((slowdown * 100).rounded())
+        if let counter {
+            let benchmark = name.components(separatedBy: " · ").first ?? name
+            return "\(benchmark): \(counter) p50 \(Int(baseline)) → \(Int(value)) (+\(percent)%) on \(host)"
+        }
         return "\(suite).\(name): \(Self.seconds(value)), \(percent)% slower than \(Self.seconds(baseline)) on \(host)"
     }
 
     /// "0.044 s", or "12.5 µs" for what takes under a millisecond.
     public static func seconds(_ value: Double) -> String {
         value >= 0.001 ? String(format: "%.3f s", value) : String(format: "%.1f µs", value * 1_000_000)
+    }
+
+    /// Whether a counter's p50 (`value`: mallocs, instructions, syscalls — what the machine's load
+    /// does not change) regressed against `baseline` (its p50s in earlier runs on the same host):
+    /// any increase beyond `tolerance` of the baseline's median, and by at least one. No
+    /// baseline is never a regression.
+    public static func judgeCounter(_ value: Double, baseline: [Double], tolerance: Double, host: String, counter: String)
+        -> PerformanceRegression?
+    {
+        guard !baseline.isEmpty else { return nil }
+        let before = median(baseline)
+        guard value > before * (1 + tolerance), value - before >= 1 else { return nil }
+        var regression = PerformanceRegression(value: value, baseline: before, host: host)
+        regression.counter = counter
+        return regression
     }
 
     /// Whether `values` (this run's measurements, seconds) regressed against `baseline` (the

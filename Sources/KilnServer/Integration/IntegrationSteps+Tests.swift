@@ -84,6 +84,60 @@ extension IntegrationSteps {
         }
     }
 
+    /// Where baselines come from: this host, and for a bisect integration the integrations before
+    /// the one it bisects. Nil when neither can be told.
+    func baselineScope() async -> (host: String, before: Int)? {
+        guard let host = integration.host else { return nil }
+        guard let bisection = integration.bisectionID else { return (host, Int.max) }
+        guard let bisected = try? await store.bisection(id: bisection)?.bisected else { return nil }
+        return (host, bisected)
+    }
+
+    /// The values `test` measured in the bot's latest branch integrations on `host` before
+    /// `before` (`performance.baseline` of them, in this integration's cell); nil when its
+    /// history cannot be read.
+    func baseline(of test: TestCase, host: String, before: Int) async -> [Double]? {
+        guard let history = try? await store.testHistory(bot: bot.name, suite: test.suite, name: test.name, limit: Self.historyWindow) else {
+            return nil
+        }
+        let runs = history.inCell(cell?.name).runs.filter { $0.host == host && $0.number < before }.compactMap(\.test.measurement?.values)
+        return Array(runs.prefix(bot.performance.baseline).joined())
+    }
+
+    /// package-benchmark's benchmarks (`performance.benchmarks`), run after the tests: each
+    /// benchmark × metric is kept as a measurement (its p50), and a counter (mallocs,
+    /// instructions, syscalls…) that grew beyond `performance.tolerance` of its baseline on this
+    /// host is a regression at once: a count does not change with the machine's load, so it is
+    /// not measured again. Times are kept and charted, not judged (one p50 is too few values for
+    /// the statistical rule).
+    mutating func benchmarkRegressions(_ package: PackageBuild, tests: inout [TestCase]) async throws(Stop) -> [MeasuredRegression] {
+        guard let targets = bot.performance.benchmarks, package.hasBenchmarks else { return [] }
+        let run = try await attempt { [commit] in try await package.benchmarks(targets, commit: commit) }
+        guard try ended(run.end).succeeded else {
+            await log.note("the benchmarks did not run to the end (swift package benchmark \(run.end.description)): none is judged")
+            return []
+        }
+        let scope = await baselineScope()
+        var found: [MeasuredRegression] = []
+        for measurement in run.measurements {
+            var test = measurement.testCase
+            test.cell = cell?.name
+            if let (host, before) = scope, let baseline = await baseline(of: test, host: host, before: before), !baseline.isEmpty {
+                test.measurement?.baseline = PerformanceRegression.median(baseline)
+                if let counter = measurement.counter,
+                    let regression = PerformanceRegression.judgeCounter(
+                        measurement.p50, baseline: baseline, tolerance: bot.performance.tolerance, host: host, counter: counter)
+                {
+                    found.append(MeasuredRegression(test: test, regression: regression))
+                    await log.note(regression.message(suite: test.suite, name: test.name))
+                }
+            }
+            tests.append(test)
+        }
+        await log.note("benchmarks: \(run.measurements.count) measurements of \(Set(run.measurements.map(\.benchmark)).count) benchmarks")
+        return found
+    }
+
     /// How many times a measurement that looks regressed is measured again before it counts:
     /// a slowdown that is real is there every time, a busy moment of the machine is not.
     static let performanceConfirmations = 2
@@ -97,22 +151,12 @@ extension IntegrationSteps {
     /// A bisect integration is judged against the baseline the integration it bisects had (the
     /// branch's integrations before it), so that an old commit is slow or fast by the same rule.
     func performanceRegressions(_ package: PackageBuild, tests: inout [TestCase]) async throws(Stop) -> [MeasuredRegression] {
-        guard let host = integration.host else { return [] }
-        var before = Int.max
-        if let bisection = integration.bisectionID {
-            guard let bisected = try? await store.bisection(id: bisection)?.bisected else { return [] }
-            before = bisected
-        }
+        guard let (host, before) = await baselineScope() else { return [] }
         var found: [MeasuredRegression] = []
         let tolerance = bot.performance.tolerance
         for index in tests.indices where tests[index].status == .passed || tests[index].status == .flaky {
             let test = tests[index]
-            guard let measurement = test.measurement,
-                let history = try? await store.testHistory(bot: bot.name, suite: test.suite, name: test.name, limit: Self.historyWindow)
-            else { continue }
-            let runs = history.inCell(cell?.name).runs.filter { $0.host == host && $0.number < before }.compactMap(\.test.measurement?.values)
-                .prefix(bot.performance.baseline)
-            let baseline = Array(runs.joined())
+            guard let measurement = test.measurement, let baseline = await baseline(of: test, host: host, before: before) else { continue }
             tests[index].measurement?.baseline = baseline.isEmpty ? nil : PerformanceRegression.median(baseline)
             let judge = { (values: [Double]) in
                 PerformanceRegression.judge(values, baseline: baseline, tolerance: tolerance, host: host)
