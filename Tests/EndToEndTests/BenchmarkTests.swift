@@ -51,7 +51,7 @@ struct BenchmarkTests {
         "    var total = 0, current = 0\n    for byte in text.utf8 {\n        if byte == 44 { total += current; current = 0 } else { current = current * 10 + Int(byte - 48) }\n    }\n    return total + current"
 
     @Test(
-        "Integration 1 sets the baselines; unchanged code is no regression; Bob's allocation in a loop is a mallocs regression blamed on him; Carol's faster code is none"
+        "Integration 1 sets the baselines; unchanged code is no regression; Bob's allocation in a loop is a mallocs regression, in his pull request and then on the branch blamed on him; Carol's faster code is none"
     )
     func mallocsRegression() async throws {
         let repo = try GitFixture()
@@ -71,11 +71,22 @@ struct BenchmarkTests {
         #expect(second.status == 0 && second.output.contains("result: succeeded"), "unchanged code: \(second.output)")
         #expect(try await home.recorded(2, of: "lib").issues.isEmpty)
 
-        try repo.commit(
+        // Bob's change as a pull request first: judged against the branch's baseline, so it is
+        // told before it merges.
+        try repo.git("checkout", "-q", "-b", "keep-parts")
+        let bobs = try repo.commit(
             "Keep the parts", files: ["Sources/Lib/Lib.swift": "public func parse(_ text: String) -> Int {\n\(Self.copying)\n}\n"], author: .bob)
+        try repo.git("checkout", "-q", "main")
+        try repo.git("update-ref", "refs/pull/2/head", bobs)
+        let pull = try await runProcess(Executables.kiln, ["run", "lib", "--pull", "2"], in: home.path)
+        #expect(pull.status == 1, "\(pull.standardOutput)")
+        let pullIssues = try await home.recorded(3, of: "lib").issues
+        #expect(pullIssues.contains { $0.type == .performanceRegression && $0.message.hasPrefix("Parse 1 KiB: mallocs p50 ") }, "\(pullIssues)")
+
+        try repo.git("merge", "-q", "--ff-only", "keep-parts")
         let third = try await home.kilnRun("lib")
         #expect(third.status == 1 && third.output.contains("result: test-failures"), "\(third.output)")
-        let regression = try #require(try await home.recorded(3, of: "lib").issues.first { $0.type == .performanceRegression })
+        let regression = try #require(try await home.recorded(4, of: "lib").issues.first { $0.type == .performanceRegression })
         #expect(regression.message.hasPrefix("Parse 1 KiB: mallocs p50 ") && regression.message.contains("→"), "\(regression.message)")
         #expect(regression.status == .new && regression.introducedBy.map(\.name) == ["Bob Builder"])
 
@@ -83,7 +94,7 @@ struct BenchmarkTests {
             "Scan the bytes", files: ["Sources/Lib/Lib.swift": "public func parse(_ text: String) -> Int {\n\(Self.scanning)\n}\n"],
             author: GitFixture.Author("Carol Coder", "carol@example.com"))
         let fourth = try await home.kilnRun("lib")
-        let left = try await home.recorded(4, of: "lib").issues.filter { $0.type == .performanceRegression && $0.status != .resolved }
+        let left = try await home.recorded(5, of: "lib").issues.filter { $0.type == .performanceRegression && $0.status != .resolved }
         #expect(left.isEmpty && fourth.output.contains("result: succeeded"), "faster code is no regression: \(left) \(fourth.output)")
     }
 }
