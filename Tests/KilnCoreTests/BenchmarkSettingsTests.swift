@@ -1,4 +1,5 @@
 import KilnCore
+import KilnTestSupport
 import Testing
 
 @Suite("performance.benchmarks and visibility in bot files")
@@ -15,5 +16,18 @@ struct BenchmarkSettingsTests {
             ])
         #expect(try BotFile.decode(base, file: "Bots/app.yml").visibility == .public)
         #expect(try BotFile.decode(base + "visibility: private\n", file: "Bots/app.yml").visibility == .private)
+    }
+}
+
+@Suite("A broken bot file's visibility")
+struct BrokenVisibilityTests {
+    @Test("A broken file that mentions private is taken as private; one that does not, as public")
+    func brokenMentionsPrivate() throws {
+        let directory = try TemporaryDirectory()
+        let hidden = try directory.write("Bots/hush.yml", "repository: {url: /srv/git/app.git}\nvisibility: private\ntimeout: soon\n")
+        let open = try directory.write("Bots/open.yml", "repository: {url: /srv/git/app.git}\ntimeout: soon\n")
+        let catalog = BotCatalog.load(files: [hidden, open])
+        #expect(catalog.broken.map(\.name) == ["hush", "open"])
+        #expect(catalog.states.map(\.isPrivate) == [true, false])
     }
 }

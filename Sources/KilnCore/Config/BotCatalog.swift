@@ -27,9 +27,8 @@ public struct BotCatalog: Sendable {
         /// is taken as private then.
         public var mayBePrivate: Bool
 
-        public init(file: String, name: String, problems: [ConfigDiagnostic], mayBePrivate: Bool? = nil) {
-            self.mayBePrivate =
-                mayBePrivate ?? FileManager.default.contents(atPath: file).map { String(decoding: $0, as: UTF8.self).contains("private") } ?? false
+        public init(file: String, name: String, problems: [ConfigDiagnostic], mayBePrivate: Bool = false) {
+            self.mayBePrivate = mayBePrivate
             self.file = file
             self.name = name
             self.problems = problems
@@ -157,7 +156,11 @@ public struct BotCatalog: Sendable {
                 owners[bot.name] = file
                 catalog.bots.append(Entry(file: file, bot: bot, notes: located.notes))
             } catch {
-                catalog.broken.append(BrokenFile(file: file, name: BotFile.defaultName(forFile: file), problems: error.diagnostics))
+                // Its visibility cannot be read: a file that so much as mentions `private` is taken as private.
+                let mentionsPrivate = FileManager.default.contents(atPath: file).map { String(decoding: $0, as: UTF8.self).contains("private") }
+                catalog.broken.append(
+                    BrokenFile(
+                        file: file, name: BotFile.defaultName(forFile: file), problems: error.diagnostics, mayBePrivate: mentionsPrivate ?? false))
             }
         }
         return catalog

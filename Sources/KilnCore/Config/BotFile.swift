@@ -102,18 +102,7 @@ public enum BotFile {
         if let node = fields["environment"] {
             bot.environment = decodeEnvironment(node, path: fields.path("environment"), reader: reader)
         }
-        if let node = fields["secrets"] {
-            bot.secrets =
-                reader.list(node, path: fields.path("secrets")) { item, path in
-                    guard let name = reader.string(item, path: path, expected: "a variable name") else { return nil }
-                    guard EnvironmentVariable.isValidName(name) else {
-                        reader.error("'\(name)' is not a variable name (letters, digits and _, not starting with a digit)", at: item, path: path)
-                        return nil
-                    }
-                    if let mark = item.mark { bot.secretPlaces[name] = FilePlace(line: mark.line, column: mark.column) }
-                    return name
-                } ?? []
-        }
+        if let node = fields["secrets"] { decodeSecrets(node, path: fields.path("secrets"), into: &bot, reader: reader) }
         if let node = fields["webhook-secret-file"] {
             bot.webhookSecretFile = reader.string(node, path: fields.path("webhook-secret-file"), expected: "a file path")
         }
@@ -274,31 +263,5 @@ public enum BotFile {
             forge.warnings = value
         }
         return forge
-    }
-
-    private static func decodeEnvironment(_ node: Node, path: ConfigPath, reader: ConfigReader) -> [EnvironmentVariable] {
-        guard case .mapping(let mapping) = node else {
-            reader.error("'environment' must be a mapping of variable names to values, not \(ConfigReader.kind(of: node))", at: node, path: path)
-            return []
-        }
-        var variables: [EnvironmentVariable] = []
-        for (key, value) in mapping {
-            guard case .scalar(let keyScalar) = key, EnvironmentVariable.isValidName(keyScalar.string) else {
-                reader.error(
-                    "\(ConfigReader.kind(of: key)) is not a variable name (letters, digits and _, not starting with a digit)", at: key, path: path)
-                continue
-            }
-            let name = keyScalar.string
-            if name.hasPrefix("KILN_") {
-                reader.error("'\(name)' is reserved: Kiln sets the KILN_ variables itself", at: key, path: path.key(name))
-                continue
-            }
-            guard case .scalar(let valueScalar) = value else {
-                reader.error("'\(name)' must be a string, not \(ConfigReader.kind(of: value))", at: value, path: path.key(name))
-                continue
-            }
-            variables.append(EnvironmentVariable(name: name, value: ConfigReader.isNull(value) ? "" : valueScalar.string))
-        }
-        return variables.sorted { $0.name < $1.name }
     }
 }
