@@ -21,9 +21,10 @@ struct BotFilesWatchTests {
         let handle = try #require(FileHandle(forWritingAtPath: home.url("Bots/app.yml")))
         try handle.seekToEnd()
         try handle.write(contentsOf: Data("timeout: 5m\n".utf8))
-        try handle.close()
         #expect(watch.changed(), "a file appended to in place")
         #expect(!watch.changed(), "each change is told once")
+        try handle.close()
+        #expect(!watch.changed(), "a writer's descriptor closed later (a forked process held it) is no new change")
 
         try home.write("elsewhere/lib.yml", "repository: {url: /srv/git/lib.git, branch: develop}\n")
         #expect(watch.changed(), "the target of a symlinked bot file")

@@ -14,10 +14,16 @@ final class BotFilesWatch {
     private let path: String
     private let parent: Int32
     private let name: String
+    private var watched: Int32
     private var targets: [Int32] = []
     /// A file in the directory written, created, deleted or renamed, or the directory itself gone.
+    /// Not `IN_CLOSE_WRITE`: a write already raised `IN_MODIFY`, and a close can come long after
+    /// the change, from any process that inherited the writer's descriptor (a build forked while
+    /// an editor or a deploy held the file open), as a change that is not one.
     private static let inside =
-        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF
+        IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF
+    /// A symbolic link's target written, or gone.
+    private static let target = IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF
     /// The directory's name created, deleted or renamed in its parent.
     private static let named = IN_CREATE | IN_DELETE | IN_MOVED_TO | IN_MOVED_FROM
 
@@ -30,7 +36,8 @@ final class BotFilesWatch {
         guard descriptor >= 0 else { return nil }
         name = (path as NSString).lastPathComponent
         parent = inotify_add_watch(descriptor, (path as NSString).deletingLastPathComponent, UInt32(Self.named))
-        guard parent >= 0, inotify_add_watch(descriptor, path, UInt32(Self.inside)) >= 0 else {
+        watched = inotify_add_watch(descriptor, path, UInt32(Self.inside))
+        guard parent >= 0, watched >= 0 else {
             close(descriptor)
             return nil
         }
@@ -44,12 +51,16 @@ final class BotFilesWatch {
     /// that are symbolic links (their contents change there), instead of those watched before:
     /// after each load of the bots.
     func follow(_ files: [String]) {
-        _ = inotify_add_watch(descriptor, path, UInt32(Self.inside))
+        let current = inotify_add_watch(descriptor, path, UInt32(Self.inside))
+        if current >= 0, current != watched {
+            inotify_rm_watch(descriptor, watched)
+            watched = current
+        }
         for target in targets { inotify_rm_watch(descriptor, target) }
         targets = files.compactMap { file in
             var status = stat()
             guard lstat(file, &status) == 0, status.st_mode & S_IFMT == S_IFLNK else { return nil }
-            let watch = inotify_add_watch(descriptor, file, UInt32(IN_CLOSE_WRITE | IN_MODIFY | IN_ATTRIB | IN_DELETE_SELF | IN_MOVE_SELF))
+            let watch = inotify_add_watch(descriptor, file, UInt32(Self.target))
             return watch >= 0 ? watch : nil
         }
     }
@@ -71,9 +82,11 @@ final class BotFilesWatch {
                     )
                 }
                 let start = offset + MemoryLayout<inotify_event>.size
-                if watch != parent || mask & UInt32(IN_Q_OVERFLOW) != 0 {
+                // A watch no longer followed (a replaced directory, a former link target) tells
+                // nothing about the bot files, only its own removal.
+                if mask & UInt32(IN_Q_OVERFLOW) != 0 || watch == watched || targets.contains(watch) {
                     changed = true
-                } else if String(decoding: buffer[start..<min(count, start + length)].prefix { $0 != 0 }, as: UTF8.self) == name {
+                } else if watch == parent, String(decoding: buffer[start..<min(count, start + length)].prefix { $0 != 0 }, as: UTF8.self) == name {
                     changed = true
                 }
                 offset = start + length
