@@ -185,9 +185,17 @@ struct PagesTests {
         let regression = IntegrationIssue(
             type: .performanceRegression, message: "MathTests.testSpeed: 0.061 s, 51% slower than 0.040 s on test", file: nil, line: nil,
             fingerprint: "p1")
+        // A package-benchmark counter: its percentiles, a count, found regressed by a message
+        // that names the benchmark and not the test.
+        var mallocs = TestMeasurement(values: [19, 19, 21], baseline: 12, unit: .count)
+        mallocs.regressed = true
+        let counter = TestCase(suite: "Parse", name: "Parse 1 KiB · mallocCountTotal", status: .passed, duration: 0, measurement: mallocs)
+        let counted = IntegrationIssue(
+            type: .performanceRegression, message: "Parse 1 KiB: mallocs p50 12 → 19 (+58%) on test", file: nil, line: nil, fingerprint: "p2")
         let slower = try await web.integrate(
             "app", result: .testFailures,
-            outcome: IntegrationOutcome(result: .testFailures, tests: [measured([0.060, 0.061, 0.062], 0.0405)], issues: [regression]))
+            outcome: IntegrationOutcome(
+                result: .testFailures, tests: [measured([0.060, 0.061, 0.062], 0.0405), counter], issues: [regression, counted]))
 
         let page = try await web.get("/bots/app/integrations/\(slower.number)").text
         #expect(page.contains("<h2>Measurements</h2>"), "\(page)")
@@ -195,6 +203,7 @@ struct PagesTests {
             page.contains(
                 "<td>MathTests</td><td><a href=\"/bots/app/tests/MathTests/testSpeed\">testSpeed</a></td><td>0.061 s</td><td>0.041 s</td><td class=\"bad\">+51 %</td>"
             ), "\(page)")
+        #expect(page.contains(">Parse 1 KiB · mallocCountTotal</a></td><td>19</td><td>12</td><td class=\"bad\">+58 %</td>"), "\(page)")
         let first = try await web.get("/bots/app/integrations/1").text
         #expect(first.contains("<td>0.041 s</td><td>none yet</td><td class=\"\">—</td>"), "no baseline yet: \(first)")
         let listed = first.components(separatedBy: "<h2>Measurements</h2>").last?.components(separatedBy: "</table>").first ?? ""
@@ -211,8 +220,13 @@ struct PagesTests {
         #expect(measurement?["values"] as? [Double] == [0.060, 0.061, 0.062], "\(api)")
         #expect(measurement?["median"] as? Double == 0.061 && measurement?["baseline"] as? Double == 0.0405, "\(api)")
         #expect(abs((measurement?["change"] as? Double ?? 0) - 0.506) < 0.001, "\(api)")
+        #expect(measurement?["unit"] as? String == "seconds", "\(api)")
+        let counterJSON = (json?["tests"] as? [[String: Any]])?.first { $0["suite"] as? String == "Parse" }?["measurement"] as? [String: Any]
+        #expect(counterJSON?["unit"] as? String == "count" && counterJSON?["median"] as? Double == 19, "\(api)")
         let history = try await web.get("/api/bots/app/tests/MathTests/testSpeed").text
         #expect(history.contains("\"measurement\":{"), "\(history)")
+        let counterPage = try await web.get("/bots/app/tests/Parse/Parse%201%20KiB%20%C2%B7%20mallocCountTotal").text
+        #expect(counterPage.contains("Count measured on test: <strong>19</strong>") && counterPage.contains("<td>19 (+58 %)</td>"), "\(counterPage)")
     }
 
     @Test("A quarantined failure is shown apart and counted as such; the bot page lists quarantined tests with their last results")

@@ -169,20 +169,22 @@ public struct PackageBuild: Sendable {
         return (tests, end)
     }
 
-    /// `swift package benchmark` of `targets` (all when empty), in release as the plugin builds,
-    /// writing its machine-readable percentiles into `.build/kiln-benchmarks`: what each
-    /// benchmark × metric measured (p50).
-    public func benchmarks(_ targets: [String], commit: String?) async throws(ProcessError) -> (
+    /// `swift package benchmark` of `targets` (all when empty; only the benchmarks named in
+    /// `only`, when given), in release as the plugin builds, saving a baseline named `kiln` in the
+    /// workspace: what each benchmark × metric measured, with the benchmark's thresholds.
+    public func benchmarks(_ targets: [String], only: [String] = [], commit: String?) async throws(ProcessError) -> (
         measurements: [BenchmarkResults.Measurement], end: ProcessEnd
     ) {
-        let output = workspace.directory + "/.build/kiln-benchmarks"
-        try? FileManager.default.removeItem(atPath: output)
-        try? FileManager.default.createDirectory(atPath: output, withIntermediateDirectories: true)
-        var arguments = ["package", "--allow-writing-to-directory", output, "benchmark"]
+        let saved = workspace.directory + "/.benchmarkBaselines"
+        for target in (try? FileManager.default.contentsOfDirectory(atPath: saved)) ?? [] {
+            try? FileManager.default.removeItem(atPath: "\(saved)/\(target)/\(BenchmarkResults.baselineName)")
+        }
+        var arguments = ["package", "--allow-writing-to-package-directory", "benchmark", "baseline", "update", BenchmarkResults.baselineName]
         for target in targets { arguments += ["--target", target] }
-        arguments += ["--format", "histogramPercentiles", "--path", output, "--no-progress"]
+        for name in only { arguments += ["--filter", "^\(NSRegularExpression.escapedPattern(for: name))$"] }
+        arguments += ["--no-progress"]
         let end = try await workspace.run(StepCommand("swift", arguments), step: .testing, commit: commit)
-        return (BenchmarkResults.read(directory: output), end)
+        return (BenchmarkResults.read(package: workspace.directory), end)
     }
 
     /// Whether the package has package-benchmark targets (`Benchmarks/`).

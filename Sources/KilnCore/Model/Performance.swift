@@ -33,42 +33,28 @@ public struct PerformanceRegression: Sendable, Hashable {
     public var value: Double
     public var baseline: Double
     public var host: String
-    /// For a package-benchmark counter: what it counts ("mallocs"), and the values are counts
-    /// (p50s); nil for a time in seconds.
-    public var counter: String? = nil
+    /// For a package-benchmark measurement: its metric's word and percentile; nil for XCTest's.
+    public var benchmark: BenchmarkFigure? = nil
 
     /// How much slower, as a fraction of the baseline.
     public var slowdown: Double { baseline > 0 ? value / baseline - 1 : 0 }
 
-    /// "PTests.testSpeed: 0.061 s, 38% slower than 0.044 s on build-2"; for a counter,
+    /// "PTests.testSpeed: 0.061 s, 38% slower than 0.044 s on build-2"; for a benchmark,
     /// "Parse 1 KiB: mallocs p50 12 → 19 (+58%) on build-2".
     public func message(suite: String, name: String) -> String {
         let percent = Int((slowdown * 100).rounded())
-        if let counter {
-            let benchmark = name.components(separatedBy: " · ").first ?? name
-            return "\(benchmark): \(counter) p50 \(Int(baseline)) → \(Int(value)) (+\(percent)%) on \(host)"
+        if let benchmark {
+            let title = name.components(separatedBy: " · ").first ?? name
+            let (from, to) = benchmark.isTime ? (Self.seconds(baseline), Self.seconds(value)) : ("\(Int(baseline))", "\(Int(value))")
+            return "\(title): \(benchmark.word) p\(benchmark.percentile) \(from) → \(to) (+\(percent)%) on \(host)"
         }
         return "\(suite).\(name): \(Self.seconds(value)), \(percent)% slower than \(Self.seconds(baseline)) on \(host)"
     }
 
-    /// "0.044 s", or "12.5 µs" for what takes under a millisecond.
+    /// "0.044 s"; "12.5 µs" for what takes under a millisecond, "350 ns" under a microsecond.
     public static func seconds(_ value: Double) -> String {
-        value >= 0.001 ? String(format: "%.3f s", value) : String(format: "%.1f µs", value * 1_000_000)
-    }
-
-    /// Whether a counter's p50 (`value`: mallocs, instructions, syscalls — what the machine's load
-    /// does not change) regressed against `baseline` (its p50s in earlier runs on the same host):
-    /// any increase beyond `tolerance` of the baseline's median, and by at least one. No
-    /// baseline is never a regression.
-    public static func judgeCounter(_ value: Double, baseline: [Double], tolerance: Double, host: String, counter: String)
-        -> PerformanceRegression?
-    {
-        guard !baseline.isEmpty else { return nil }
-        let before = median(baseline)
-        guard value > before * (1 + tolerance), value - before >= 1 else { return nil }
-        var regression = PerformanceRegression(value: value, baseline: before, host: host)
-        regression.counter = counter
-        return regression
+        if value >= 0.001 { return String(format: "%.3f s", value) }
+        return value >= 0.000_001 ? String(format: "%.1f µs", value * 1_000_000) : String(format: "%.0f ns", value * 1_000_000_000)
     }
 
     /// Whether `values` (this run's measurements, seconds) regressed against `baseline` (the
@@ -109,17 +95,36 @@ public struct PerformanceRegression: Sendable, Hashable {
     }
 }
 
-/// What one test's `measure {}` measured in one integration, and the baseline it was judged
-/// against.
+/// What one test's `measure {}` (or a package-benchmark metric) measured in one integration,
+/// and the baseline it was judged against.
 public struct TestMeasurement: Sendable, Hashable, Codable {
-    /// Seconds of wall-clock time, one value per iteration.
+    /// What the values are.
+    public enum Unit: String, Sendable, Hashable, Codable {
+        case seconds
+        /// A package-benchmark counter: mallocs, instructions… per iteration.
+        case count
+    }
+
+    /// Seconds of wall-clock time, one value per iteration; for a package-benchmark metric, its
+    /// percentiles (`BenchmarkPercentiles.all`).
     public var values: [Double]
     /// The median of the baseline's values on the same host, when there was a baseline.
     public var baseline: Double?
+    /// nil: seconds (as every measurement was before counters).
+    public var unit: Unit?
+    /// Whether it was found regressed (a `performance-regression` issue names it).
+    public var regressed: Bool?
 
-    public init(values: [Double], baseline: Double? = nil) {
+    public init(values: [Double], baseline: Double? = nil, unit: Unit? = nil) {
         self.values = values
         self.baseline = baseline
+        self.unit = unit
+    }
+
+    /// `value` as the pages show it: "0.044 s", "12.5 µs"; a count "12" or "0.25".
+    public func text(_ value: Double) -> String {
+        guard unit == .count else { return PerformanceRegression.seconds(value) }
+        return value.rounded() == value || value >= 100 ? String(format: "%.0f", value) : String(format: "%.2f", value)
     }
 
     /// The median of `values`, in seconds.

@@ -97,45 +97,16 @@ extension IntegrationSteps {
     /// `before` (`performance.baseline` of them, in this integration's cell); nil when its
     /// history cannot be read.
     func baseline(of test: TestCase, host: String, before: Int) async -> [Double]? {
+        await baselineRuns(of: test, host: host, before: before).map { Array($0.joined()) }
+    }
+
+    /// The same, each integration's values apart, latest first.
+    func baselineRuns(of test: TestCase, host: String, before: Int) async -> [[Double]]? {
         guard let history = try? await store.testHistory(bot: bot.name, suite: test.suite, name: test.name, limit: Self.historyWindow) else {
             return nil
         }
         let runs = history.inCell(cell?.name).runs.filter { $0.host == host && $0.number < before }.compactMap(\.test.measurement?.values)
-        return Array(runs.prefix(bot.performance.baseline).joined())
-    }
-
-    /// package-benchmark's benchmarks (`performance.benchmarks`), run after the tests: each
-    /// benchmark × metric is kept as a measurement (its p50), and a counter (mallocs,
-    /// instructions, syscalls…) that grew beyond `performance.tolerance` of its baseline on this
-    /// host is a regression at once: a count does not change with the machine's load, so it is
-    /// not measured again. Times are kept and charted, not judged (one p50 is too few values for
-    /// the statistical rule).
-    mutating func benchmarkRegressions(_ package: PackageBuild, tests: inout [TestCase]) async throws(Stop) -> [MeasuredRegression] {
-        guard let targets = bot.performance.benchmarks, package.hasBenchmarks else { return [] }
-        let run = try await attempt { [commit] in try await package.benchmarks(targets, commit: commit) }
-        guard try ended(run.end).succeeded else {
-            await log.note("the benchmarks did not run to the end (swift package benchmark \(run.end.description)): none is judged")
-            return []
-        }
-        let scope = await baselineScope()
-        var found: [MeasuredRegression] = []
-        for measurement in run.measurements {
-            var test = measurement.testCase
-            test.cell = cell?.name
-            if let (host, before) = scope, let baseline = await baseline(of: test, host: host, before: before), !baseline.isEmpty {
-                test.measurement?.baseline = PerformanceRegression.median(baseline)
-                if let counter = measurement.counter,
-                    let regression = PerformanceRegression.judgeCounter(
-                        measurement.p50, baseline: baseline, tolerance: bot.performance.tolerance, host: host, counter: counter)
-                {
-                    found.append(MeasuredRegression(test: test, regression: regression))
-                    await log.note(regression.message(suite: test.suite, name: test.name))
-                }
-            }
-            tests.append(test)
-        }
-        await log.note("benchmarks: \(run.measurements.count) measurements of \(Set(run.measurements.map(\.benchmark)).count) benchmarks")
-        return found
+        return Array(runs.prefix(bot.performance.baseline))
     }
 
     /// How many times a measurement that looks regressed is measured again before it counts:
@@ -176,6 +147,7 @@ extension IntegrationSteps {
                 }
                 regression = confirmed
                 if round == Self.performanceConfirmations {
+                    tests[index].measurement?.regressed = true
                     found.append(MeasuredRegression(test: tests[index], regression: regression))
                     await log.note(regression.message(suite: test.suite, name: test.name))
                 }

@@ -146,18 +146,22 @@ extension API {
         @Nullable public var cell: String?
     }
 
-    /// A test's measurement: `values` and their `median` in seconds, the `baseline` it was judged
-    /// against (the median of the same host's latest measurements; null when there was none) and
-    /// the `change` against it (a fraction: 0.38 is 38 % slower, negative is faster).
+    /// A test's measurement: `values` and their `median` in their `unit` (`seconds`; `count` for
+    /// a package-benchmark counter, whose values are its percentiles p0, p5 … p90, p99, p100),
+    /// the `baseline` it was judged against (the median of the same host's latest measurements;
+    /// null when there was none) and the `change` against it (a fraction: 0.38 is 38 % slower,
+    /// negative is faster).
     public struct Measurement: Encodable, Sendable, Hashable {
         public var values: [Double]
         public var median: Double
+        public var unit: String
         @Nullable public var baseline: Double?
         @Nullable public var change: Double?
 
         init(_ measurement: TestMeasurement) {
             values = measurement.values
             median = measurement.median
+            unit = (measurement.unit ?? .seconds).rawValue
             baseline = measurement.baseline
             change = measurement.change
         }

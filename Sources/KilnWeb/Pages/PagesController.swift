@@ -182,11 +182,11 @@ struct PagesController {
         let regressed = detail.issues.filter { $0.type == .performanceRegression && $0.status != .resolved }.map(\.message)
         let measurements = detail.tests.compactMap { test in
             test.measurement.map { measurement in
-                let slower = regressed.contains { $0.hasPrefix("\(test.suite).\(test.name): ") }
+                let slower = measurement.regressed == true || regressed.contains { $0.hasPrefix("\(test.suite).\(test.name): ") }
                 return MeasurementView(
                     suite: test.suite, name: test.name, url: TestAddress.path(bot: integration.bot, suite: test.suite, name: test.name),
-                    value: PerformanceRegression.seconds(measurement.median),
-                    baseline: measurement.baseline.map(PerformanceRegression.seconds) ?? "none yet", change: measurement.changeText ?? "—",
+                    value: measurement.text(measurement.median), baseline: measurement.baseline.map(measurement.text) ?? "none yet",
+                    change: measurement.changeText ?? "—",
                     tone: slower ? "bad" : (measurement.change ?? 0) < 0 ? "good" : "")
             }
         }

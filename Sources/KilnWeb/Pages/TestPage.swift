@@ -56,8 +56,9 @@ struct TestPage {
             let measured = oldestFirst.filter { $0.host ?? "" == host }.compactMap(\.test.measurement)
             charts.append(
                 TrendChart(
-                    title: "Time measured on \(host.isEmpty ? "an unnamed host" : host)", values: measured.map(\.median),
-                    reference: measured.map(\.baseline), format: PerformanceRegression.seconds))
+                    title: "\(measured.last?.unit == .count ? "Count" : "Time") measured on \(host.isEmpty ? "an unnamed host" : host)",
+                    values: measured.map(\.median), reference: measured.map(\.baseline), format: measured.last?.text ?? PerformanceRegression.seconds)
+            )
         }
         runs = history.runs.map { run in
             TestRunView(
@@ -65,7 +66,7 @@ struct TestPage {
                 tone: Self.tone(run.test.status), duration: DurationText.prose(run.test.duration), commit: Formatting.shortSHA(run.commit),
                 host: run.host ?? "", endedAt: Formatting.iso(run.endedAt), message: run.test.message,
                 measured: run.test.measurement.map { measurement in
-                    PerformanceRegression.seconds(measurement.median) + (measurement.changeText.map { " (\($0))" } ?? "")
+                    measurement.text(measurement.median) + (measurement.changeText.map { " (\($0))" } ?? "")
                 })
         }
         hasRuns = !runs.isEmpty
