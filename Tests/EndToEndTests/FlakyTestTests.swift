@@ -85,6 +85,10 @@ struct FlakyTestTests {
         #expect(two.issues.isEmpty, "a flaky test is no issue")
         #expect(two.integration.summary?[.testFailure] == 0)
         #expect(try log(2).contains("=== re-running 2 tests that passed in #1 (1 of 2)"))
+        let rerun = try log(2).components(separatedBy: "=== re-running").dropFirst().joined()
+        #expect(
+            rerun.contains("PackageTests.xctest' --list-tests") && rerun.contains("PackageTests.xctest --testing-library swift-testing")
+                && !rerun.contains("testing: swift test"), "the test binary the build made runs again, without swift test: \(rerun)")
 
         // 3. The same under --parallel, failing twice before it passes: still flaky.
         try home.write("Bots/app.yml", "repository: {url: '\(package.repository.url)'}\ntest: {arguments: [--parallel]}\n")

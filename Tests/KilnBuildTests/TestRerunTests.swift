@@ -1,8 +1,9 @@
 import Foundation
-import KilnBuild
 import KilnCore
 import KilnTestSupport
 import Testing
+
+@testable import KilnBuild
 
 @Suite("Re-running failed tests")
 struct TestRerunTests {
@@ -111,5 +112,21 @@ struct TestRerunTests {
         var measured = passed
         measured.measurement = TestMeasurement(values: [0.2, 0.2, 0.2])
         #expect(TestRerun.settle([xctest], rerun: [measured]).first?.measurement == measured.measurement, "measured by the run that passed")
+    }
+
+    @Test("Run directly, XCTest's tests are chosen by their specifiers in the binary's list, Swift Testing's by filter; a sanitizer keeps swift test")
+    func direct() {
+        let failed = [
+            TestCase(suite: "MathTests", name: "testFlaky", status: .failed, duration: 0),
+            TestCase(suite: "LibTests.Sums", name: "adds()", status: .failed, duration: 0),
+            TestCase(suite: "LibTests.Sums", name: "named() \"named one\"", status: .failed, duration: 0),
+        ]
+        #expect(failed.map(TestRerun.isSwiftTesting) == [false, true, true])
+        let listed = [
+            "", "Listing 3 tests in debug.xctest:", "", "LibTests.MathTests/testAdds", "LibTests.MathTests/testFlaky", "Other.MathTestsTwo/testFlaky",
+        ]
+        #expect(TestRerun.specifiers(for: [failed[0]], listed: listed) == ["LibTests.MathTests/testFlaky"])
+        #expect(TestRerun.quoted("/w/it's") == "'/w/it'\\''s'")
+        #expect(TestRerun.directBlockers.contains { "--sanitize=thread".hasPrefix($0) })
     }
 }

@@ -152,23 +152,6 @@ public struct PackageBuild: Sendable {
         return output
     }
 
-    /// Runs `tests` again, and only them (`--filter`), with the bot's other test arguments
-    /// (`--parallel` included): the tests as they ended this time. A test the run did not report
-    /// is missing from the result.
-    public func rerun(_ tests: [TestCase], commit: String?) async throws(ProcessError) -> (tests: [TestCase], end: ProcessEnd) {
-        let arguments = TestRerun.arguments(for: tests, configuration: configuration, events: testEvents, botArguments: bot.test.arguments)
-        let (tests, _, end) = try await runTests(arguments, commit: commit)
-        return (tests, end)
-    }
-
-    /// Runs `tests` again, serially, for what `--parallel` hid: their measurements.
-    public func measure(_ tests: [TestCase], commit: String?) async throws(ProcessError) -> (tests: [TestCase], end: ProcessEnd) {
-        let arguments = TestRerun.arguments(
-            for: tests, configuration: configuration, events: testEvents, botArguments: bot.test.arguments, serial: true)
-        let (tests, _, end) = try await runTests(arguments, commit: commit)
-        return (tests, end)
-    }
-
     /// `swift package benchmark` of `targets` (all when empty; only the benchmarks named in
     /// `only`, when given), in release as the plugin builds, saving a baseline named `kiln` in the
     /// workspace: what each benchmark × metric measured, with the benchmark's thresholds.
@@ -196,15 +179,16 @@ public struct PackageBuild: Sendable {
     /// Whether the bot's tests run in parallel, which hides XCTest's measurements.
     public var testsRunInParallel: Bool { bot.test.arguments.contains("--parallel") }
 
-    /// `swift test` with `arguments`: its tests from XCTest's output and Swift Testing's events.
-    private func runTests(
-        _ arguments: [String], commit: String?
+    /// `swift test` with `arguments` (or `command`, the test binary itself): its tests from
+    /// XCTest's output and Swift Testing's events.
+    func runTests(
+        _ arguments: [String], command: StepCommand? = nil, commit: String?
     ) async throws(ProcessError) -> (tests: [TestCase], reports: [SanitizerReport], end: ProcessEnd) {
         try? FileManager.default.removeItem(atPath: testEvents)
         defer { try? FileManager.default.removeItem(atPath: testEvents) }
         let parser = Mutex(XCTestOutputParser(root: workspace.seenAs))
         let sanitizer = Mutex(SanitizerReportParser(root: workspace.seenAs))
-        let end = try await workspace.run(StepCommand("swift", arguments), step: .testing, commit: commit) { line in
+        let end = try await workspace.run(command ?? StepCommand("swift", arguments), step: .testing, commit: commit) { line in
             parser.withLock { $0.consume(line) }
             sanitizer.withLock { $0.consume(line) }
         }

@@ -41,6 +41,31 @@ public enum TestRerun {
             + tests.flatMap { ["--filter", pattern(for: $0)] }
     }
 
+    /// The build and test arguments under which the test binary is not run alone: they move
+    /// the products, or make SwiftPM set up more than the binary (sanitizers).
+    static let directBlockers = [
+        "--scratch-path", "--build-path", "--triple", "--swift-sdk", "--arch", "--sanitize", "--build-system", "--package-path",
+    ]
+
+    /// Whether `test` is Swift Testing's: its names are functions (`adds()`); XCTest's are not.
+    static func isSwiftTesting(_ test: TestCase) -> Bool { test.name.contains("(") }
+
+    /// XCTest's specifiers (`Module.Class/test`) for `tests` (suite the class, as XCTest's
+    /// output names it), from the binary's `--list-tests`: each listed test whose class and
+    /// name are one of them.
+    static func specifiers(for tests: [TestCase], listed: [String]) -> [String] {
+        let wanted = Set(tests.map { "\($0.suite)/\($0.name)" })
+        return listed.map { $0.trimmingCharacters(in: .whitespaces) }.filter { line in
+            guard let slash = line.firstIndex(of: "/"), !line.contains(" ") else { return false }
+            let qualified = line[..<slash]
+            let suite = qualified.split(separator: ".").last.map(String.init) ?? String(qualified)
+            return wanted.contains("\(suite)/\(line[line.index(after: slash)...])")
+        }
+    }
+
+    /// `text` as one word for `/bin/sh`.
+    static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
     /// A regular expression matching `test`'s specifier and no other test's.
     static func pattern(for test: TestCase) -> String {
         let function = test.name.components(separatedBy: " \"").first ?? test.name

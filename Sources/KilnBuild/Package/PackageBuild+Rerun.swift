@@ -1,0 +1,76 @@
+import Foundation
+import KilnCore
+
+extension PackageBuild {
+    /// Runs `tests` again, and only them: the tests as they ended this time. A test the run did
+    /// not report is missing from the result.
+    ///
+    /// The test binary the build made is run directly where it can be (`testBinary`), with
+    /// XCTest's and Swift Testing's own selections: `swift test` would load the manifest and plan
+    /// the build again first, 0.3–0.5 s before the test starts, against 10 ms. Otherwise
+    /// `swift test --filter`, with the bot's other test arguments (`--parallel` included).
+    public func rerun(_ tests: [TestCase], commit: String?) async throws(ProcessError) -> (tests: [TestCase], end: ProcessEnd) {
+        if let binary = testBinary { return try await runDirectly(tests, binary: binary, commit: commit) }
+        let arguments = TestRerun.arguments(for: tests, configuration: configuration, events: testEvents, botArguments: bot.test.arguments)
+        let (tests, _, end) = try await runTests(arguments, commit: commit)
+        return (tests, end)
+    }
+
+    /// Runs `tests` again, serially, for what `--parallel` hid: their measurements.
+    public func measure(_ tests: [TestCase], commit: String?) async throws(ProcessError) -> (tests: [TestCase], end: ProcessEnd) {
+        if let binary = testBinary { return try await runDirectly(tests, binary: binary, commit: commit) }
+        let arguments = TestRerun.arguments(
+            for: tests, configuration: configuration, events: testEvents, botArguments: bot.test.arguments, serial: true)
+        let (tests, _, end) = try await runTests(arguments, commit: commit)
+        return (tests, end)
+    }
+
+    /// The test binary SwiftPM built (`.build/<configuration>/<Package>PackageTests.xctest`), as
+    /// the build sees it, when running it alone does what `swift test` would: nil when the bot's
+    /// arguments move the build products or sanitize (SwiftPM then sets up more than the
+    /// binary), when it measures coverage, or when there is not exactly one such binary.
+    var testBinary: String? {
+        let arguments = bot.build.arguments + bot.test.arguments
+        guard !bot.test.coverage, !arguments.contains(where: { argument in TestRerun.directBlockers.contains { argument.hasPrefix($0) } })
+        else { return nil }
+        let products = (try? FileManager.default.contentsOfDirectory(atPath: "\(workspace.directory)/.build/\(configuration)")) ?? []
+        let binaries = products.filter { $0.hasSuffix("PackageTests.xctest") }
+        guard binaries.count == 1, let binary = binaries.first else { return nil }
+        return "\(workspace.seenAs)/.build/\(configuration)/\(binary)"
+    }
+
+    /// XCTest's tests by their specifiers (`Module.Class/test`, found in the binary's own list:
+    /// the output names no module), then Swift Testing's with `--testing-library swift-testing`
+    /// and a `--filter` each, as `swift test` passes them.
+    private func runDirectly(_ tests: [TestCase], binary: String, commit: String?) async throws(ProcessError) -> (
+        tests: [TestCase], end: ProcessEnd
+    ) {
+        var found: [TestCase] = []
+        var end = ProcessEnd.exited(0)
+        let xctest = tests.filter { !TestRerun.isSwiftTesting($0) }
+        if !xctest.isEmpty {
+            // Into a file, not the log: a package's list can be thousands of lines.
+            let list = testEvents + ".list"
+            defer { try? FileManager.default.removeItem(atPath: list) }
+            let listing = try await workspace.run(
+                .shell("\(TestRerun.quoted(binary)) --list-tests > \(TestRerun.quoted(list))"), step: .testing, commit: commit)
+            let listed = ((try? String(contentsOfFile: list, encoding: .utf8)) ?? "").components(separatedBy: "\n")
+            let specifiers = TestRerun.specifiers(for: xctest, listed: listed)
+            end = listing
+            if listing.succeeded, !specifiers.isEmpty {
+                let run = try await runTests([], command: StepCommand(binary, [specifiers.joined(separator: ",")]), commit: commit)
+                (found, end) = (run.tests, run.end)
+            }
+        }
+        let swiftTesting = tests.filter(TestRerun.isSwiftTesting)
+        if !swiftTesting.isEmpty {
+            let arguments =
+                ["--testing-library", "swift-testing", "--experimental-event-stream-output", testEvents]
+                + swiftTesting.flatMap { ["--filter", TestRerun.pattern(for: $0)] }
+            let run = try await runTests([], command: StepCommand(binary, arguments), commit: commit)
+            found += run.tests
+            if end.succeeded { end = run.end }
+        }
+        return (found, end)
+    }
+}
