@@ -5,7 +5,7 @@ import KilnStore
 
 /// Measures Kiln's figures and prints them as one table.
 ///
-/// Usage: `kiln-bench [--kiln path/to/kiln] [--only config|git|integration|store|server|web|mail|hosts|many-hosts|pulls|verdicts|analyze|performance|archive|matrix|dependencies|benchmarks]`. Work happens in a temporary directory that is removed
+/// Usage: `kiln-bench [--kiln path/to/kiln] [--only config|git|integration|store|server|web|mail|hosts|many-hosts|pulls|verdicts|analyze|performance|archive|matrix|dependencies|benchmarks|sandbox]`. Work happens in a temporary directory that is removed
 /// at the end. Every figure is a median over several runs, printed beside its target and the
 /// comparison its issue names.
 @main
@@ -22,10 +22,12 @@ struct Bench {
         let table = Table()
         do {
             let work = try Workspace()
-            defer { work.remove() }
+            // KILN_BENCH_KEEP=1 leaves the scratch directory (its stores, homes and logs) to look at.
+            defer { if ProcessInfo.processInfo.environment["KILN_BENCH_KEEP"] != "1" { work.remove() } }
             if wanted("config") { try await ConfigBench(kiln: kiln, work: work).run(into: table) }
             if wanted("git") { try await GitBench(work: work).run(into: table) }
             if wanted("integration") { try await IntegrationBench(kiln: kiln, work: work).run(into: table) }
+            if wanted("sandbox") { try await SandboxBench(kiln: kiln, work: work).run(into: table) }
             if wanted("store") { try await StoreBench(work: work).run(into: table) }
             if wanted("server") { try await ServerBench(kiln: kiln, work: work).run(into: table) }
             if wanted("web") { try await WebBench(kiln: kiln, work: work).run(into: table) }

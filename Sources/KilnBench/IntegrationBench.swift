@@ -145,7 +145,7 @@ struct IntegrationBench {
     }
 
     /// The cold integration's package: `KILN_BENCH_PACKAGE`, or one written here.
-    private func coldPackage() throws -> (repository: String, label: String) {
+    func coldPackage() throws -> (repository: String, label: String) {
         if let given = ProcessInfo.processInfo.environment["KILN_BENCH_PACKAGE"] {
             return (given, (given as NSString).lastPathComponent)
         }

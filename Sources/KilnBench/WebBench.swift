@@ -35,6 +35,9 @@ struct WebBench {
         } else {
             try await StoreBench(work: work).fill(try SQLiteStore.open(dataDirectory: home + "/.kiln"), count: 100_000)
         }
+        // The 40 MB just written are still being flushed to the disk: a server started now
+        // would be measured against this benchmark's own writes, not against a stored history.
+        sync()
         let repositories = try (0..<12).map { try Self.makeRepository(work.url("web-repo-\($0)")) }
         for index in 1...50 {
             try "repository: {url: '\(repositories[0])'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"
@@ -61,9 +64,17 @@ struct WebBench {
         let base = "http://127.0.0.1:\(port)"
         try await Self.waitForHTTP(base + "/health")
 
-        // The first seconds after a start expire 75,000 integrations (retention keeps 500 per bot),
-        // a burst of writes that each make the page stale: measured apart from the steady state.
-        for (path, name) in [("/", "GET / in the first 8 s after a start"), ("/", "GET /"), ("/api/bots", "GET /api/bots")] {
+        // The first seconds after a start, when a wall display and a dozen browsers all ask at
+        // once: eight windows of one second from the moment /health answers, each with its p99.
+        var windows: [(rate: Double, p99: Double)] = []
+        for _ in 0..<8 { windows.append(try wrk(base + "/", seconds: 1)) }
+        let worst = windows.map(\.p99).max() ?? 0
+        table.add(
+            "GET / in each of the first 8 s after a start, 100,000 integrations stored", target: "p99 < 20 ms from the first second",
+            measured: "worst p99 \(Measure.format(worst)) (" + windows.map { Measure.format($0.p99) }.joined(separator: ", ") + ")",
+            comparison: "wrk -t2 -c32 for 1 s, 8 times from /health's first answer"
+                + String(format: "; %.0f req/s in the first second", windows.first?.rate ?? 0))
+        for (path, name) in [("/", "GET /"), ("/api/bots", "GET /api/bots")] {
             let (rate, p99) = try wrk(base + path)
             table.add(
                 "\(name), 100,000 integrations stored", target: "> 5,000 req/s, p99 < 20 ms",
@@ -159,8 +170,8 @@ struct WebBench {
     }
 
     /// Requests per second and the 99th percentile latency in milliseconds.
-    private func wrk(_ url: String, header: String? = nil) throws -> (Double, Double) {
-        let output = try command("/usr/bin/wrk", ["-t2", "-c32", "-d8s", "--latency"] + (header.map { ["-H", $0] } ?? []) + [url])
+    private func wrk(_ url: String, header: String? = nil, seconds: Int = 8) throws -> (rate: Double, p99: Double) {
+        let output = try command("/usr/bin/wrk", ["-t2", "-c32", "-d\(seconds)s", "--latency"] + (header.map { ["-H", $0] } ?? []) + [url])
         var rate = 0.0
         var p99 = 0.0
         for line in output.split(separator: "\n") {

@@ -87,4 +87,20 @@ struct CellStoreTests {
         #expect(cells.filter { $0.step == .completed }.allSatisfy { $0.result == .canceled && $0.reason == "canceled" })
         #expect(cells.filter { $0.step == .completed }.count == 3)
     }
+
+    @Test("Retention expires a matrix's cells with their integration, and reads nothing of a bot within its limit", arguments: Engine.allCases)
+    func retention(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        let matrix = try await Self.started(test)
+        for index in Self.cells.indices {
+            let cell = try #require(try await test.store.claimCell(of: matrix, owner: "h 1 1", toolchains: ["default", "6.2"], now: test.at(4)))
+            try await test.store.completeCell(cell, outcome: IntegrationOutcome(result: .succeeded), now: test.at(5 + Double(index)))
+        }
+        _ = try await test.store.complete(matrix, outcome: IntegrationOutcome(result: .succeeded), now: test.at(10))
+        #expect(try await test.store.applyRetention(keep: 1, bot: "app") == 0, "the only integration is within the limit")
+        for index in 0..<2 { _ = try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), at: 20 + Double(index)) }
+        #expect(try await test.store.applyRetention(keep: 2, bot: nil) == 1 + Self.cells.count, "integration 1 and its cells")
+        #expect(try await test.store.applyRetention(keep: 2, bot: nil) == 0, "already expired")
+        #expect(try await test.store.integration(bot: "app", number: 2)?.integration.expired == false)
+    }
 }

@@ -29,15 +29,22 @@ extension DatabaseStore {
     public func applyRetention(keep: Int, bot: String?) async throws(StoreError) -> Int {
         // Found in a read, expired in small write transactions: the queue never waits long for
         // the write lock, even when a lowered limit expires thousands of integrations at once.
+        // A bot whose latest number is within the limit has nothing to expire, and is not read
+        // further; otherwise only its unexpired integrations up to the limit are (by
+        // `integration_unexpired`), and the cells of those.
         let expiring = try await read("finding integrations past retention") { db in
             let bots: [String] = try bot.map { [$0] } ?? db.rows("SELECT name FROM bot").map { $0["name"] }
             return try bots.flatMap { bot in
-                try db.rows(
+                let latest: Int? = try db.rows("SELECT max(number) AS latest FROM integration WHERE bot = ?", bot).first?["latest"]
+                guard let latest, latest - keep >= 1 else { return [(id: Int64, bot: String, number: Int)]() }
+                return try db.rows(
                     """
                     SELECT id, number FROM integration
-                    WHERE bot = ? AND coalesce(cell_of, number) <= (SELECT max(number) FROM integration WHERE bot = ?) - ? AND NOT expired
-                        AND step = 'completed'
-                    """, bot, bot, keep
+                    WHERE bot = ? AND NOT expired AND number <= ? AND cell_of IS NULL AND step = 'completed'
+                    UNION ALL
+                    SELECT id, number FROM integration
+                    WHERE bot = ? AND cell_of IS NOT NULL AND cell_of <= ? AND NOT expired AND step = 'completed'
+                    """, bot, latest - keep, bot, latest - keep
                 ).map { (id: $0["id"] as Int64, bot: bot, number: $0["number"] as Int) }
             }
         }
