@@ -86,17 +86,14 @@ public func buildWebApplication(
     )
     // The first render of the front page pays for the runtime's first dynamic casts (the
     // templates' values) and the store's cold reads: 60–130 ms with 100,000 integrations while
-    // the host starts, which every request of the first second waited on (p99 58–134 ms). It is
-    // paid before the listener opens, so the first requests after a start find a copy.
+    // the host starts, which every request of the first second waited on. It is paid before the
+    // listener opens; the copy is not kept (the bots' and hosts' first records follow at once,
+    // and the first request after them must see them).
     application.beforeServerStarts {
         guard web.anonymous == .read else { return }
         let pages = PagesController(store: web.store, assets: web.assets, cache: cache, notice: web.notice, clock: web.clock)
-        _ = try? await cache.body(for: PagesController.publicIndexKey) {
-            ByteBuffer(string: try await pages.indexPage(bigscreen: false, access: .anonymous(.read)))
-        }
-        _ = try? await cache.body(for: APIController.publicBotsKey) {
-            ByteBuffer(bytes: try API.encode(try await API.bots(from: web.store, visibleTo: .anonymous(.read))))
-        }
+        _ = try? await pages.indexPage(bigscreen: false, access: .anonymous(.read))
+        _ = try? API.encode(try await API.bots(from: web.store, visibleTo: .anonymous(.read)))
     }
     return application
 }
