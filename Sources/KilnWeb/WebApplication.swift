@@ -77,23 +77,11 @@ public func buildWebApplication(
     let cache = ResponseCache(store: web.store)
     let router = webRouter(web, cache: cache, metrics: metrics, logger: logger)
     let listen = web.listen
-    var application = Application(
+    return Application(
         router: router,
         configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "kiln"),
         services: [cache],
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? listen.port) },
         logger: logger
     )
-    // The first render of the front page pays for the runtime's first dynamic casts (the
-    // templates' values) and the store's cold reads: 60–130 ms with 100,000 integrations while
-    // the host starts, which every request of the first second waited on. It is paid before the
-    // listener opens; the copy is not kept (the bots' and hosts' first records follow at once,
-    // and the first request after them must see them).
-    application.beforeServerStarts {
-        guard web.anonymous == .read else { return }
-        let pages = PagesController(store: web.store, assets: web.assets, cache: cache, notice: web.notice, clock: web.clock)
-        _ = try? await pages.indexPage(bigscreen: false, access: .anonymous(.read))
-        _ = try? API.encode(try await API.bots(from: web.store, visibleTo: .anonymous(.read)))
-    }
-    return application
 }

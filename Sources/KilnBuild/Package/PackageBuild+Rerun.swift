@@ -12,7 +12,7 @@ extension PackageBuild {
     public func rerun(_ tests: [TestCase], commit: String?) async throws(ProcessError) -> (tests: [TestCase], end: ProcessEnd) {
         if let binary = testBinary { return try await runDirectly(tests, binary: binary, commit: commit) }
         let arguments = TestRerun.arguments(for: tests, configuration: configuration, events: testEvents, botArguments: bot.test.arguments)
-        let (tests, _, end) = try await runTests(arguments, commit: commit)
+        let (tests, _, end) = try await runTests(StepCommand("swift", arguments), commit: commit)
         return (tests, end)
     }
 
@@ -21,7 +21,7 @@ extension PackageBuild {
         if let binary = testBinary { return try await runDirectly(tests, binary: binary, commit: commit) }
         let arguments = TestRerun.arguments(
             for: tests, configuration: configuration, events: testEvents, botArguments: bot.test.arguments, serial: true)
-        let (tests, _, end) = try await runTests(arguments, commit: commit)
+        let (tests, _, end) = try await runTests(StepCommand("swift", arguments), commit: commit)
         return (tests, end)
     }
 
@@ -58,7 +58,7 @@ extension PackageBuild {
             let specifiers = TestRerun.specifiers(for: xctest, listed: listed)
             end = listing
             if listing.succeeded, !specifiers.isEmpty {
-                let run = try await runTests([], command: StepCommand(binary, [specifiers.joined(separator: ",")]), commit: commit)
+                let run = try await runTests(StepCommand(binary, [specifiers.joined(separator: ",")]), commit: commit)
                 (found, end) = (run.tests, run.end)
             }
         }
@@ -67,7 +67,7 @@ extension PackageBuild {
             let arguments =
                 ["--testing-library", "swift-testing", "--experimental-event-stream-output", testEvents]
                 + swiftTesting.flatMap { ["--filter", TestRerun.pattern(for: $0)] }
-            let run = try await runTests([], command: StepCommand(binary, arguments), commit: commit)
+            let run = try await runTests(StepCommand(binary, arguments), commit: commit)
             found += run.tests
             if end.succeeded { end = run.end }
         }

@@ -142,7 +142,7 @@ public struct PackageBuild: Sendable {
     }
 
     public func test(commit: String?) async throws(ProcessError) -> TestOutput {
-        let (tests, reports, end) = try await runTests(testArguments, commit: commit)
+        let (tests, reports, end) = try await runTests(StepCommand("swift", testArguments), commit: commit)
         var output = TestOutput(tests: tests, coverage: bot.test.coverage ? coverage() : nil, end: end)
         output.sanitizerReports = reports
         if !end.succeeded, tests.allSatisfy({ $0.status != .failed }) {
@@ -179,16 +179,16 @@ public struct PackageBuild: Sendable {
     /// Whether the bot's tests run in parallel, which hides XCTest's measurements.
     public var testsRunInParallel: Bool { bot.test.arguments.contains("--parallel") }
 
-    /// `swift test` with `arguments` (or `command`, the test binary itself): its tests from
-    /// XCTest's output and Swift Testing's events.
+    /// `command` (`swift test`, or the test binary itself): its tests from XCTest's output and
+    /// Swift Testing's events.
     func runTests(
-        _ arguments: [String], command: StepCommand? = nil, commit: String?
+        _ command: StepCommand, commit: String?
     ) async throws(ProcessError) -> (tests: [TestCase], reports: [SanitizerReport], end: ProcessEnd) {
         try? FileManager.default.removeItem(atPath: testEvents)
         defer { try? FileManager.default.removeItem(atPath: testEvents) }
         let parser = Mutex(XCTestOutputParser(root: workspace.seenAs))
         let sanitizer = Mutex(SanitizerReportParser(root: workspace.seenAs))
-        let end = try await workspace.run(command ?? StepCommand("swift", arguments), step: .testing, commit: commit) { line in
+        let end = try await workspace.run(command, step: .testing, commit: commit) { line in
             parser.withLock { $0.consume(line) }
             sanitizer.withLock { $0.consume(line) }
         }
