@@ -41,6 +41,7 @@ actor ResponseCache: Service {
         await cancelWhenGracefulShutdown {
             for await _ in changes { await self.changed() }
         }
+        for render in renders.values { render.task.cancel() }
     }
 
     private func changed() {
@@ -85,14 +86,23 @@ actor ResponseCache: Service {
         if let render = renders[key], render.generation == generation { return render.task }
         let generation = self.generation
         let madeAt = ContinuousClock.now
-        let task = Task { try await make() }
+        // Held in `renders` until it files its copy (cancelled with the service). It runs on this
+        // actor but for `make`, so it files only after this call has put it in `renders`.
+        let task = Task {
+            do {
+                let body = try await make()
+                self.finish(key, generation: generation, madeAt: madeAt, body: body)
+                return body
+            } catch {
+                self.finish(key, generation: generation, madeAt: madeAt, body: nil)
+                throw error
+            }
+        }
         renders[key] = Render(generation: generation, task: task)
-        Task { await self.finish(key, generation: generation, madeAt: madeAt, task: task) }
         return task
     }
 
-    private func finish(_ key: String, generation: Int, madeAt: ContinuousClock.Instant, task: Task<ByteBuffer, any Error>) async {
-        let body = try? await task.value
+    private func finish(_ key: String, generation: Int, madeAt: ContinuousClock.Instant, body: ByteBuffer?) {
         if renders[key]?.generation == generation { renders[key] = nil }
         guard let body else { return }
         if let entry = entries[key], entry.generation > generation { return }
