@@ -42,7 +42,7 @@ test-reliability: deps
 # Prints the table of performance figures, measured on this machine with a release build (built
 # as README's installation builds it).
 bench: deps
-	scripts/install-debian-packages wrk python3-aiosmtpd
+	scripts/install-debian-packages wrk python3-aiosmtpd linux-perf
 	$(SWIFT) build -c release --static-swift-stdlib --product kiln
 	$(SWIFT) build -c release --static-swift-stdlib --product kiln-bench
 	.build/release/kiln-bench --kiln .build/release/kiln
