@@ -8,9 +8,6 @@ struct APIController {
     let store: any IntegrationRecords & HostRegistry
     let cache: ResponseCache
 
-    /// `/api/bots`' copy for everyone without a token.
-    static let publicBotsKey = "api/bots|public"
-
     /// Most integrations one history request returns.
     static let maximumLimit = 200
 
@@ -19,7 +16,7 @@ struct APIController {
         api.get("bots") { _, context in
             let access = context.access
             // The anonymous' key is a constant: nothing is built for the most common request.
-            let key = access.role == nil && access.anonymousRead ? Self.publicBotsKey : "api/bots|" + access.scope
+            let key = access.role == nil && access.anonymousRead ? "api/bots|public" : "api/bots|" + access.scope
             let body = try await cache.body(for: key) {
                 ByteBuffer(bytes: try API.encode(try await API.bots(from: store, visibleTo: access)))
             }

@@ -21,9 +21,6 @@ struct PagesController {
     static let quarantinedShown = 50
     static let quarantinedResults = 10
 
-    /// The front page's copy for everyone without a token.
-    static let publicIndexKey = "page/index|public"
-
     func addRoutes(to router: Router<KilnRequestContext>) {
         router.get("/") { request, context in
             let bigscreen = request.uri.queryParameters.get("bigscreen") != nil
@@ -31,7 +28,7 @@ struct PagesController {
             let access = context.access
             let key =
                 access.role == nil && access.anonymousRead
-                ? (bigscreen ? "page/bigscreen|public" : Self.publicIndexKey) : (bigscreen ? "page/bigscreen|" : "page/index|") + access.scope
+                ? (bigscreen ? "page/bigscreen|public" : "page/index|public") : (bigscreen ? "page/bigscreen|" : "page/index|") + access.scope
             let body = try await cache.body(for: key) {
                 ByteBuffer(string: try await indexPage(bigscreen: bigscreen, access: access))
             }
