@@ -142,6 +142,28 @@ struct OutputParserTests {
             ])
     }
 
+    @Test(
+        "XCTest: the crash's words reach the test it ended when swift test delivers them before that test's start, or inside the test before it",
+        arguments: [
+            [
+                "Fatal error: Index out of range", "Test Case 'CrashTests.testOne' started at 2026-11-22 01:45:41.947",
+                "Test Case 'CrashTests.testOne' passed (0.001 seconds)", "Test Case 'CrashTests.testCrashes' started at 2026-11-22 01:45:41.948",
+            ],
+            [
+                "Test Case 'CrashTests.testOne' started at 2026-11-22 01:45:41.947", "Fatal error: Index out of range",
+                "Test Case 'CrashTests.testOne' passed (0.001 seconds)", "Test Case 'CrashTests.testCrashes' started at 2026-11-22 01:45:41.948",
+            ],
+        ])
+    func xctestCrashReordered(lines: [String]) {
+        var parser = XCTestOutputParser(root: "/work/app")
+        for line in lines { parser.consume(Substring(line)) }
+        #expect(
+            parser.finish(crash: "the test process ended: exited with status 1") == [
+                TestCase(suite: "CrashTests", name: "testOne", status: .passed, duration: 0.001),
+                TestCase(suite: "CrashTests", name: "testCrashes", status: .failed, duration: 0, message: "crashed: Fatal error: Index out of range"),
+            ])
+    }
+
     static let events = """
         {"kind":"test","payload":{"id":"LibTests.SwiftMath","kind":"suite","name":"SwiftMath","sourceLocation":{"_filePath":"\\/tmp\\/fx\\/Tests\\/LibTests\\/SwiftTests.swift","column":2,"fileID":"LibTests\\/SwiftTests.swift","line":3}},"version":0}
         {"kind":"test","payload":{"id":"LibTests.SwiftMath\\/adds()\\/SwiftTests.swift:4:6","isParameterized":false,"kind":"function","name":"adds()","sourceLocation":{"_filePath":"\\/tmp\\/fx\\/Tests\\/LibTests\\/SwiftTests.swift","column":6,"fileID":"LibTests\\/SwiftTests.swift","line":4}},"version":0}

@@ -6,7 +6,10 @@ import KilnCore
 /// `Test Case 'Suite.test' started|passed|failed|skipped (N seconds)` lines give each test and its
 /// outcome; `file:line: error: Suite.test : message` gives a failure's message and location. A test
 /// that started and never ended was running when the process died: it is reported failed, with
-/// the crash as its message.
+/// the crash as its message. `swift test` copies the test process's standard output and error
+/// through separate pipes, so the crash's `Fatal error:` line may arrive before the `started`
+/// line of the test it ended (seen in 7 of 30 runs on a loaded machine): it is kept apart from
+/// the lines around it, and given to the test the process died in.
 ///
 /// With `--parallel`, `swift test` announces every test as `[3/40] Testing Module.Suite/test` and
 /// prints the output of failing ones only: announced tests without an outcome of their own passed.
@@ -21,6 +24,9 @@ public struct XCTestOutputParser: Sendable {
     /// The running test's `measure {}` varied by more than XCTest allows (10 %), which XCTest on
     /// Linux reports as a failure.
     private var tooNoisy = false
+    /// The last `Fatal error: …` line, wherever it landed among the tests' own lines: the words
+    /// the process died with (standard error keeps its own order), for the test it died in.
+    public private(set) var fatal: String?
     /// Whether a test passed that XCTest failed only for being too noisy (`tooNoisy`).
     public private(set) var excusedNoise = false
 
@@ -88,9 +94,10 @@ public struct XCTestOutputParser: Sendable {
             measured = nil
             return
         }
-        // A crash says why before the process dies: keep it for the test that was running.
-        if running != nil, failure == nil, let fatal = line.range(of: "Fatal error: ") {
-            failure = ("crashed: " + String(line[fatal.lowerBound...]), nil, nil)
+        // A crash says why before the process dies: keep it for the test that was running then,
+        // which is the one without an outcome when the output ends.
+        if let words = line.range(of: "Fatal error: ") {
+            fatal = "crashed: " + String(line[words.lowerBound...])
             return
         }
         // `/path/File.swift:12: error: Suite.test : message`
@@ -125,7 +132,7 @@ public struct XCTestOutputParser: Sendable {
     public func finish(crash: String?) -> [TestCase] {
         var result = tests
         if let running {
-            let message = failure?.message ?? crash ?? "the test process ended while this test was running"
+            let message = failure?.message ?? fatal ?? crash ?? "the test process ended while this test was running"
             result.append(
                 TestCase(
                     suite: running.suite, name: running.name, status: .failed, duration: 0, message: message, file: failure?.file, line: failure?.line
