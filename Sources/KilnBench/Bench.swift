@@ -132,7 +132,7 @@ enum Measure {
     }
 }
 
-/// Runs a command to completion, failing on a non-zero exit.
+/// Runs a command to completion, failing on a non-zero exit with the end of what it said.
 @discardableResult
 func command(
     _ executable: String, _ arguments: [String], in directory: String? = nil, input: Data? = nil, environment: [String: String]? = nil
@@ -144,17 +144,30 @@ func command(
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     let output = Pipe()
     process.standardOutput = output
-    process.standardError = FileHandle.nullDevice
+    // Standard error goes to a file, so a command that says much there cannot block on a pipe
+    // no one reads while its standard output is read.
+    let errors = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-bench-stderr-\(UUID().uuidString)").path
+    guard FileManager.default.createFile(atPath: errors, contents: nil), let errorFile = FileHandle(forWritingAtPath: errors) else {
+        throw BenchError.unexpected("cannot create \(errors) for a command's standard error")
+    }
+    defer { try? FileManager.default.removeItem(atPath: errors) }
+    process.standardError = errorFile
     let inputPipe = Pipe()
     process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
     try process.run()
+    try? errorFile.close()
     if let input {
         inputPipe.fileHandleForWriting.write(input)
         try inputPipe.fileHandleForWriting.close()
     }
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw BenchError.commandFailed(([executable] + arguments).joined(separator: " ")) }
+    guard process.terminationStatus == 0 else {
+        let said = (FileManager.default.contents(atPath: errors) ?? Data()) + data
+        let tail = String(decoding: said.suffix(2000), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        let line = ([executable] + arguments).joined(separator: " ")
+        throw BenchError.commandFailed("\(line) (exit \(process.terminationStatus))\(tail.isEmpty ? "" : ":\n" + tail)")
+    }
     return String(decoding: data, as: UTF8.self)
 }
 

@@ -146,6 +146,8 @@ struct IntegrationBench {
         }
         let git = "/usr/bin/git"
         let repository = work.url("cold-package")
+        // The integration and sandbox groups both build it: written once per bench run.
+        if FileManager.default.fileExists(atPath: repository + "/.git") { return (repository, "120 XCTests") }
         try FileManager.default.createDirectory(atPath: repository + "/Sources/Cold", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: repository + "/Tests/ColdTests", withIntermediateDirectories: true)
         try """
