@@ -164,6 +164,26 @@ struct OutputParserTests {
             ])
     }
 
+    @Test("XCTest: an assertion whose message quotes a fatal error is that test's failure, not a crash")
+    func xctestQuotedFatal() {
+        let output = """
+            Test Case 'LogTests.testQuotes' started at 2026-11-22 01:45:41.947
+            /work/app/Tests/LibTests/LogTests.swift:9: error: LogTests.testQuotes : XCTAssertEqual failed: ("Fatal error: disk") is not equal to ("ok")
+            Test Case 'LogTests.testQuotes' failed (0.002 seconds)
+            Test Case 'LogTests.testCrashes' started at 2026-11-22 01:45:41.949
+            """
+        #expect(
+            XCTestOutputParser.parse(output, root: "/work/app") == [
+                TestCase(
+                    suite: "LogTests", name: "testQuotes", status: .failed, duration: 0.002,
+                    message: #"XCTAssertEqual failed: ("Fatal error: disk") is not equal to ("ok")"#,
+                    file: "Tests/LibTests/LogTests.swift", line: 9),
+                TestCase(
+                    suite: "LogTests", name: "testCrashes", status: .failed, duration: 0,
+                    message: "the test process ended while this test was running"),
+            ])
+    }
+
     static let events = """
         {"kind":"test","payload":{"id":"LibTests.SwiftMath","kind":"suite","name":"SwiftMath","sourceLocation":{"_filePath":"\\/tmp\\/fx\\/Tests\\/LibTests\\/SwiftTests.swift","column":2,"fileID":"LibTests\\/SwiftTests.swift","line":3}},"version":0}
         {"kind":"test","payload":{"id":"LibTests.SwiftMath\\/adds()\\/SwiftTests.swift:4:6","isParameterized":false,"kind":"function","name":"adds()","sourceLocation":{"_filePath":"\\/tmp\\/fx\\/Tests\\/LibTests\\/SwiftTests.swift","column":6,"fileID":"LibTests\\/SwiftTests.swift","line":4}},"version":0}

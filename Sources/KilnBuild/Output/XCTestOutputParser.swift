@@ -95,8 +95,9 @@ public struct XCTestOutputParser: Sendable {
             return
         }
         // A crash says why before the process dies: keep it for the test that was running then,
-        // which is the one without an outcome when the output ends.
-        if let words = line.range(of: "Fatal error: ") {
+        // which is the one without an outcome when the output ends. (Not an assertion's message
+        // that quotes one: that is the test's failure, read below.)
+        if let words = line.range(of: "Fatal error: "), line.range(of: ": error: ") == nil {
             fatal = "crashed: " + String(line[words.lowerBound...])
             return
         }

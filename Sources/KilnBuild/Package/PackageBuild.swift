@@ -197,7 +197,7 @@ public struct PackageBuild: Sendable {
         var swiftTesting = SwiftTestingEventParser(root: workspace.seenAs)
         let stream = workspace.log.secretMask.apply((try? String(contentsOfFile: testEvents, encoding: .utf8)) ?? "")
         for line in stream.split(separator: "\n") { swiftTesting.consume(line) }
-        tests += swiftTesting.finish(crash: end.succeeded ? nil : parser.withLock { $0.fatal } ?? crash)
+        tests += swiftTesting.finish(crash: crash.map { parser.withLock(\.fatal) ?? $0 })
         let reports = sanitizer.withLock { $0.reports }
         let settled = XCTestOutputParser.settle(end, tests: tests, excusedNoise: parser.withLock { $0.excusedNoise })
         return (tests, reports, SanitizerReportParser.settle(settled, tests: tests, reports: reports))
