@@ -7,7 +7,7 @@ import Synchronization
 /// libgit2 (with mbedTLS, as Debian builds it) keeps one set of trusted certificates per process,
 /// set with `GIT_OPT_SET_SSL_CERT_LOCATIONS`, which replaces the system's. So a bot's private CA
 /// is added to a bundle of the system's certificates and every CA file seen so far, written to the
-/// mirrors directory, and that bundle is installed. The consequence, documented in the README: a
+/// mirrors directory, and that bundle is installed. The consequence, documented in docs/guide.md (How Kiln uses git): a
 /// CA file given to one bot is trusted for every bot's https remotes in that server.
 enum TrustedCertificates {
     static let systemBundle = "/etc/ssl/certs/ca-certificates.crt"

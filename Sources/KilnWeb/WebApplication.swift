@@ -68,7 +68,7 @@ public func webRoutes(_ web: WebDependencies) -> [String] {
     return webRouter(web, cache: ResponseCache(store: web.store), metrics: PrometheusCollectorRegistry(), logger: logger).routes.map(\.description)
 }
 
-/// The HTTP application: every route of DESIGN.md and the listener, as one `Service`.
+/// The HTTP application: every route of docs/http.md and the listener, as one `Service`.
 /// `onListening` hears the port once it listens (port 0 picks a free one).
 public func buildWebApplication(
     _ web: WebDependencies, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }

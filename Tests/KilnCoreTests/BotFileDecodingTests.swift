@@ -34,7 +34,7 @@ struct BotFileDecodingTests {
         #expect(bot == Bot(name: "app", repository: bot.repository))
     }
 
-    @Test("Every key of DESIGN.md's bot file is decoded into typed values")
+    @Test("Every key of docs/bot-file.md is decoded into typed values")
     func everyKey() throws {
         let yaml = """
             name: kiln

@@ -1,6 +1,6 @@
 /// A configured thing that integrates: one bot file, decoded and validated.
 ///
-/// Every field has the default DESIGN.md documents, so `Bot(name:repository:)` is the
+/// Every field has the default docs/bot-file.md documents, so `Bot(name:repository:)` is the
 /// shortest useful bot, exactly like a file that holds only `repository: {url: …}`.
 public struct Bot: Sendable, Hashable {
     public var name: String

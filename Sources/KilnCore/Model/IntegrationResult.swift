@@ -1,4 +1,4 @@
-/// How a completed integration ended, in the order DESIGN.md ranks them.
+/// How a completed integration ended, in the order docs/bot-file.md lists them (Results).
 ///
 /// The raw values are the public contract: they appear in bot files (`on:`), JSON and pages.
 public enum IntegrationResult: String, CaseIterable, Codable, Sendable, Hashable {
@@ -28,7 +28,7 @@ public enum IntegrationResult: String, CaseIterable, Codable, Sendable, Hashable
     /// Whether the integration ran its tests: it built, and no error ranks it below them.
     public var ranTests: Bool { isBuilt && self != .buildErrors }
 
-    /// The worst of `results` by DESIGN.md's order (the order of the cases); succeeded for none.
+    /// The worst of `results` by that order (the order of the cases); succeeded for none.
     public static func worst(_ results: some Sequence<IntegrationResult>) -> IntegrationResult {
         let rank = { (result: IntegrationResult) in allCases.firstIndex(of: result) ?? 0 }
         return results.max { rank($0) < rank($1) } ?? .succeeded

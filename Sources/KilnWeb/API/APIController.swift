@@ -3,7 +3,7 @@ import Hummingbird
 import KilnCore
 import KilnStore
 
-/// `GET /api/…`: the JSON of DESIGN.md's model. Unknown bots and numbers are 404 with a JSON error.
+/// `GET /api/…`: the JSON docs/http.md describes. Unknown bots and numbers are 404 with a JSON error.
 struct APIController {
     let store: any IntegrationRecords & HostRegistry
     let cache: ResponseCache

@@ -2,7 +2,7 @@ import Foundation
 import KilnCore
 import KilnStore
 
-/// The JSON of DESIGN.md's API, shared by `GET /api/…` and `kiln status --json` so both print
+/// The JSON of docs/http.md's API, shared by `GET /api/…` and `kiln status --json` so both print
 /// exactly the same thing. Optional fields are written as `null`, never left out.
 public enum API {
     /// Encodes API values: camelCase keys in a stable order, ISO 8601 times.
