@@ -51,25 +51,4 @@ extension DatabaseStore {
             try db.execute("UPDATE access_token SET last_used_at = ? WHERE name = ?", now, name)
         }
     }
-
-    public func cancel(bot: String, number: Int, reason: String, now: Date) async throws(StoreError) -> Integration? {
-        try await write("canceling integration \(number) of '\(bot)'", notify: .queue) { db in
-            let queued = try db.rows(
-                """
-                UPDATE integration SET step = 'completed', result = 'canceled', reason = ?, ended_at = ?
-                WHERE bot = ? AND number = ? AND step = 'pending' AND cell_of IS NULL AND bisection_id IS NULL RETURNING *
-                """, reason, now, bot, number
-            ).map(Integration.init(row:))
-            if let integration = queued.first { return integration }
-            let running = try db.rows(
-                """
-                UPDATE integration SET cancel_requested = ?
-                WHERE bot = ? AND number = ? AND step <> 'completed' AND cell_of IS NULL AND bisection_id IS NULL AND cancel_requested IS NULL
-                RETURNING *
-                """, reason, bot, number
-            ).map(Integration.init(row:))
-            if !running.isEmpty { try Self.announce(db, .stop) }
-            return running.first
-        }
-    }
 }

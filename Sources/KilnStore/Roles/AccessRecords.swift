@@ -29,8 +29,4 @@ public protocol AccessRecords: Sendable {
 
     /// Records that the token `name` was used at `now`.
     func tokenUsed(named name: String, at now: Date) async throws(StoreError)
-
-    /// Cancels integration `number` of `bot`: a queued one ends `canceled` at once, a running one
-    /// is asked to stop. Nil when there is no such integration or it has ended.
-    func cancel(bot: String, number: Int, reason: String, now: Date) async throws(StoreError) -> Integration?
 }

@@ -72,6 +72,10 @@ public protocol IntegrationQueue: Sendable {
     /// `stopRequests(for:)`.
     func requestCancel(_ id: Int64, reason: String) async throws(StoreError)
 
+    /// Cancels integration `number` of `bot`: a queued one ends `canceled` at once, a running one
+    /// is asked to stop. Nil when there is no such integration or it has ended.
+    func cancel(bot: String, number: Int, reason: String, now: Date) async throws(StoreError) -> Integration?
+
     /// Which of `claims` must stop: those someone asked to stop, and those whose claim was lost
     /// (another host ended them, taking this one as gone).
     func stopRequests(for claims: [Claim]) async throws(StoreError) -> [CancelRequest]

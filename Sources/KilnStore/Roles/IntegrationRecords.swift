@@ -40,9 +40,6 @@ public protocol IntegrationRecords: Sendable {
     /// newest first, each with its latest integration.
     func pullRequests(bot: String, includeClosed: Bool) async throws(StoreError) -> [PullRequestOverview]
 
-    /// The latest deliveries, newest first.
-    func webhookDeliveries(limit: Int) async throws(StoreError) -> [WebhookDelivery]
-
     /// Totals for `/metrics`.
     func statistics(durationBuckets: [Double]) async throws(StoreError) -> StoreStatistics
 }

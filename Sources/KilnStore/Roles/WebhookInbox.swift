@@ -11,4 +11,7 @@ public protocol WebhookInbox: Sendable {
     func receiveWebhook(
         _ delivery: WebhookDelivery, queue requests: [QueueRequest], close closings: [PullRequestClosing], now: Date
     ) async throws(StoreError) -> WebhookReceipt
+
+    /// The latest deliveries, newest first.
+    func webhookDeliveries(limit: Int) async throws(StoreError) -> [WebhookDelivery]
 }
