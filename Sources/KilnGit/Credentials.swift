@@ -75,6 +75,9 @@ final class Credentials {
                 "the ssh host key of \(hostKeyName) changed: it is \(fingerprint), Kiln knows \(expected); if the change is expected, remove the host's line from \(knownHosts.path)"
             )
             return GIT_ECERTIFICATE.rawValue
+        case .unusable(let reason):
+            git_error_set_str(Int32(GIT_ERROR_SSH.rawValue), "cannot verify the ssh host key of \(hostKeyName): \(reason)")
+            return GIT_ECERTIFICATE.rawValue
         }
     }
 

@@ -73,4 +73,33 @@ struct SSHTests {
             #expect(error == .authenticationFailed(url: repository.url.redacted), "\(error)")
         }
     }
+
+    @Test("known_hosts: a line that is not UTF-8 costs no trusted key; a file that cannot be read refuses the host, rewriting nothing")
+    func knownHostsKept() async throws {
+        let origin = try GitFixture()
+        let head = try origin.commit("first", files: ["README.md": "hello\n"])
+        let server = try SSHServer()
+        let repository = Repository(url: try RepositoryURL(parsing: server.url(origin.path), relativeTo: "/"), branch: "main")
+        let data = try TemporaryDirectory()
+        // Another host's key, and a comment someone wrote in Latin-1.
+        let trusted = Data("git.example.com SHA256:AAAAtrustedkeyofanotherhost\n# caf".utf8) + Data([0xE9]) + Data("\n".utf8)
+        try FileManager.default.createDirectory(atPath: data.url("mirrors"), withIntermediateDirectories: true)
+        try trusted.write(to: URL(fileURLWithPath: data.url("mirrors/known_hosts")))
+        let mirrors = Mirrors(directory: data.url("mirrors"), sshKeyFile: server.clientKey)
+        #expect(try await mirrors.remoteHead(repository) == head)
+        let known = try Data(contentsOf: URL(fileURLWithPath: data.url("mirrors/known_hosts")))
+        #expect(known.starts(with: trusted), "the keys already trusted are kept byte for byte")
+        #expect(String(decoding: known.dropFirst(trusted.count), as: UTF8.self).hasPrefix("127.0.0.1:\(server.port) SHA256:"))
+
+        // A known_hosts that cannot be read (here a directory) would trust any key: refused.
+        let other = try TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: other.url("mirrors/known_hosts"), withIntermediateDirectories: true)
+        do {
+            _ = try await Mirrors(directory: other.url("mirrors"), sshKeyFile: server.clientKey).remoteHead(repository)
+            Issue.record("a host key was trusted while known_hosts could not be read")
+        } catch {
+            #expect("\(error)".contains("cannot read") && "\(error)".contains("known_hosts"), "\(error)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: other.url("mirrors/known_hosts")).isEmpty)
+    }
 }
