@@ -88,6 +88,23 @@ struct CellStoreTests {
         #expect(cells.filter { $0.step == .completed }.count == 3)
     }
 
+    @Test(
+        "An integration that ends early ends its cells when it completes, though the ending of its cells was lost on the way",
+        arguments: Engine.allCases)
+    func completionEndsCells(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        let store = test.store
+        let matrix = try await Self.started(test)
+        let running = try #require(try await store.claimNext(owner: "h 1 2", now: test.at(4)))
+        // No endCells: the store was away when the integration's early end tried it.
+        try await store.complete(matrix, outcome: IntegrationOutcome(result: .canceled, reason: "superseded by c2"), now: test.at(5))
+        #expect(try await store.stopRequests(for: [running]).map(\.reason) == ["superseded by c2"])
+        let cells = try await store.cells(of: matrix)
+        #expect(cells.filter { $0.step == .completed }.count == 3, "the queued cells end with their integration: \(cells)")
+        #expect(cells.filter { $0.step == .completed }.allSatisfy { $0.result == .canceled && $0.reason == "superseded by c2" })
+        #expect(try await store.claimNext(owner: "h 1 3", now: test.at(6)) == nil, "no cell of an ended integration is claimed")
+    }
+
     @Test("Retention expires a matrix's cells with their integration, and reads nothing of a bot within its limit", arguments: Engine.allCases)
     func retention(engine: Engine) async throws {
         let test = try await TestStore(engine)

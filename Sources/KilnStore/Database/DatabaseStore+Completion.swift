@@ -4,11 +4,25 @@ import KilnCore
 extension DatabaseStore {
     /// The holder's completion. Its claim token is cleared, which tells its own stop-request
     /// checks (`StoreRules.stopRequest`) that it ended normally, not that another host took it.
+    ///
+    /// A matrix's integration that ended before its cells did (canceled, timed out, its checkout
+    /// failed) ends them in the same transaction: its queued cells are canceled and its running
+    /// ones asked to stop, so that no cell outlives its integration even when the earlier
+    /// `endCells` was lost, since this write is retried until the store takes it.
     @discardableResult
     public func complete(_ claim: Claim, outcome: IntegrationOutcome, now: Date) async throws(StoreError) -> Integration {
         try await write("completing an integration", notify: .queue) { db in
             let integration = try Self.complete(db, claim, outcome: outcome, now: now)
             try db.execute("UPDATE integration SET claim_token = NULL WHERE id = ?", claim.id)
+            let unfinished: Int64 =
+                try db.value(
+                    "SELECT count(*) FROM integration WHERE bot = ? AND cell_of = ? AND step <> 'completed'", integration.bot, integration.number)
+                ?? 0
+            if unfinished > 0 {
+                try Self.endCells(
+                    db, bot: integration.bot, number: integration.number, lacking: nil, reason: outcome.reason ?? outcome.result.rawValue, now: now)
+                try Self.announce(db, .stop)
+            }
             return integration
         }
     }
