@@ -38,11 +38,11 @@ public enum IntegrationResult: String, CaseIterable, Codable, Sendable, Hashable
 /// Which earlier integration of the same bot something is compared with: each rule is named here
 /// once, and `Store.predecessor` finds it.
 public enum Predecessor: Sendable, Hashable {
-    /// The newest that names a commit, in any step: where a new integration's commit range starts,
-    /// and the head a poll compares the remote with.
+    /// The newest that names a commit, in any step: the head a poll compares the remote with.
     case withCommit
     /// The newest completed one that built (`IntegrationResult.built`) and kept its details:
-    /// summary changes, issue statuses and carried warnings are against it.
+    /// summary changes, issue statuses and carried warnings are against it, and a new
+    /// integration's commit range (who may be blamed) starts at its commit.
     case built
     /// The newest completed one that was not canceled: whether a bot broke or was fixed.
     case ended

@@ -35,7 +35,9 @@ extension IntegrationSteps {
                 } else {
                     target = try await mirrors.update(bot.repository, log: notes.add)
                 }
-                previous = try await store.predecessor(.withCommit, bot: bot.name, before: integration.shownNumber)?.commit
+                // From the integration its issues are compared with: the commits of one that was
+                // canceled or ended before building are still this one's to be blamed for.
+                previous = try await store.predecessor(.built, bot: bot.name, before: integration.shownNumber)?.commit
             }
             for note in notes.notes { await log.note(note) }
             // The queued row has the commit already when it was known.
