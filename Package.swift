@@ -34,7 +34,7 @@ let package = Package(
 
         .target(
             name: "KilnCore",
-            dependencies: [.product(name: "Yams", package: "Yams")],
+            dependencies: [.product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")],
             exclude: ["README.md"]
         ),
         .target(name: "KilnGit", dependencies: ["CGit2", "KilnCore"], exclude: ["README.md"]),

@@ -196,4 +196,17 @@ struct NetworkNoneTests {
         #expect(second.status == 0 && second.output.contains("result: succeeded"), "\(second.output)")
         #expect(try await Self.log(home, 2).contains("\(name) 1.0.0 (current, with 1 submodule mirror(s))"))
     }
+
+    @Test("A build HOME whose .gitconfig cannot be written fails the build without network, naming the file, instead of going to the network")
+    func gitConfigUnwritable() async throws {
+        let package = try FixturePackage()
+        let home = try TemporaryDirectory()
+        try home.write("Bots/app.yml", "repository: {url: '\(package.repository.url)'}\nnetwork: none\n")
+        // A directory where the file goes: the write fails as a full or read-only disk's would.
+        try FileManager.default.createDirectory(atPath: home.url(".kiln/homes/app/.gitconfig"), withIntermediateDirectories: true)
+        let run = try await home.kilnRun()
+        #expect(run.status == 1 && run.output.contains("result: build-errors"), "\(run.output)")
+        let errors = try await home.recorded(1).issues.filter { $0.type == .error }.map(\.message)
+        #expect(errors.contains { $0.hasPrefix("cannot write ") && $0.contains("homes/app/.gitconfig") }, "\(errors)")
+    }
 }

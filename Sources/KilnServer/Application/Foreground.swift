@@ -50,7 +50,9 @@ extension KilnApplication {
             group.addTask { .some(await sequencer.run(claim, of: bot, progress: progress)) }
             group.addTask {
                 await HostKeeper.beating(every: HostKeeper.interval(lease: config.hostLease)) {
-                    _ = try? await store.heartbeat(.foreground(name: config.host, lease: config.hostLease))
+                    await sequencer.logger.bestEffort(
+                        "sending this host's heartbeat", loses: "if none arrives within the lease, other hosts take this one as gone",
+                        { () async throws(StoreError) in _ = try await store.heartbeat(.foreground(name: config.host, lease: config.hostLease)) })
                 }
                 return nil
             }

@@ -51,7 +51,10 @@ extension IntegrationSteps {
         } catch {
             switch error {
             case .ended(let outcome):
-                try? await store.endCells(of: claim, reason: outcome.reason ?? outcome.result.rawValue, now: sequencer.clock.now)
+                let (store, claim, now, reason) = (store, claim, sequencer.clock.now, outcome.reason ?? outcome.result.rawValue)
+                await sequencer.logger.bestEffort(
+                    "ending the cells of \(claim.bot) #\(claim.number)", loses: "they end when the integration is recorded, which is retried",
+                    { () async throws(StoreError) in try await store.endCells(of: claim, reason: reason, now: now) })
                 return outcome
             case .lost(let reason):
                 await log.note("stopped: \(reason)")

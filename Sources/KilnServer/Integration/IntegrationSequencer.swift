@@ -146,7 +146,12 @@ public struct IntegrationSequencer: Sendable {
             await log.close()
             return nil
         }
-        if outcome.result == .canceled, let requests = try? await store.stopRequests(for: [claim]) {
+        if outcome.result == .canceled,
+            let requests = await logger.bestEffort(
+                "reading why \(claim.bot) #\(claim.number) was stopped",
+                loses: "it is recorded as canceled without the reason given, and as this host's even if another host took it",
+                { [store] () async throws(StoreError) in try await store.stopRequests(for: [claim]) })
+        {
             if let lost = requests.first(where: \.lost) {
                 await log.note("stopped: this host no longer holds the integration (\(lost.reason))")
                 await log.close()

@@ -38,7 +38,7 @@ extension IntegrationSteps {
             dependencies.append(
                 DependencyPin(identity: pin.identity, location: pin.location, version: pin.version, revision: pin.revision, mirror: state))
         }
-        writeGitConfig(only: bot.network == .none ? nil : verified)
+        if let unwritten = await writeGitConfig(only: bot.network == .none ? nil : verified) { errors.append(unwritten) }
         if !pins.isEmpty {
             await log.header("dependencies: \(pins.count) resolved from Kiln's mirrors")
             for line in lines { await log.note(line) }
@@ -60,15 +60,25 @@ extension IntegrationSteps {
                 errors.append(Self.unavailable(location, error))
             }
         }
-        writeGitConfig(only: nil)
+        if let unwritten = await writeGitConfig(only: nil) { errors.append(unwritten) }
         return errors
     }
 
-    /// The build's HOME's git configuration: the mirrors of `only` those URLs, or of all.
-    func writeGitConfig(only locations: Set<String>?) {
+    /// The build's HOME's git configuration: the mirrors of `only` those URLs, or of all. One
+    /// that cannot be written is an error saying so (the integration's log notes it too): without
+    /// it SwiftPM fetches from the upstreams, which a build without network cannot reach.
+    func writeGitConfig(only locations: Set<String>?) async -> Diagnostic? {
         let config = sequencer.dependencies.gitConfig { locations?.contains($0) ?? true }
-        try? FileManager.default.createDirectory(atPath: workspace.home, withIntermediateDirectories: true)
-        try? Data(config.utf8).write(to: URL(fileURLWithPath: workspace.home + "/.gitconfig"))
+        let path = workspace.home + "/.gitconfig"
+        do {
+            try FileManager.default.createDirectory(atPath: workspace.home, withIntermediateDirectories: true)
+            try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+            return nil
+        } catch {
+            let message = "cannot write \(path), which sends SwiftPM to Kiln's dependency mirrors: \(error.localizedDescription)"
+            await log.note(message + (bot.network == .none ? "" : "; dependencies come from their upstreams"))
+            return .error(message)
+        }
     }
 
     static func unavailable(_ location: String, _ error: GitError) -> Diagnostic {

@@ -20,7 +20,7 @@ extension IntegrationSteps {
         }
         try await rerunFailures(package, tested: &tested)
         try await measureSerially(package, tested: &tested)
-        await flakyByHistory(&tested.tests)
+        try await flakyByHistory(&tested.tests)
         let flaky = tested.tests.filter { $0.status == .flaky }
         if !flaky.isEmpty {
             let names = flaky.map { "\($0.suite).\($0.name)" }.joined(separator: ", ")
@@ -71,14 +71,21 @@ extension IntegrationSteps {
     /// A failure of a test whose own history says it is flaky (a re-run that passed, a commit it
     /// both passed and failed on, a result that keeps changing) is a flaky failure: it blames
     /// nobody. Its message says why.
-    func flakyByHistory(_ tests: inout [TestCase]) async {
+    ///
+    /// A history the store cannot give ends the integration, as a predecessor it cannot give does
+    /// (`previousDetail`): judged without it, a flaky failure would blame and mail a committer.
+    func flakyByHistory(_ tests: inout [TestCase]) async throws(Stop) {
         let failed = tests.indices.filter { tests[$0].counts && !tests[$0].isProcessFailure }
         guard !failed.isEmpty, failed.count <= Self.historyLookups else { return }
         for index in failed {
             let test = tests[index]
-            guard let history = try? await store.testHistory(bot: bot.name, suite: test.suite, name: test.name, limit: Self.historyWindow),
-                let reason = history.inCell(cell?.name).flakiness
-            else { continue }
+            let history: TestHistory
+            do {
+                history = try await store.testHistory(bot: bot.name, suite: test.suite, name: test.name, limit: Self.historyWindow)
+            } catch {
+                throw stop(.internalError, "cannot read the history of \(test.suite).\(test.name) to tell whether its failure is flaky: \(error)")
+            }
+            guard let reason = history.inCell(cell?.name).flakiness else { continue }
             tests[index].status = .flaky
             tests[index].message = "flaky by its history (\(reason)): \(test.message ?? "failed")"
         }
@@ -89,7 +96,13 @@ extension IntegrationSteps {
     func baselineScope() async -> (host: String, before: Int)? {
         guard let host = integration.host else { return nil }
         guard let bisection = integration.bisectionID else { return (host, Int.max) }
-        guard let bisected = try? await store.bisection(id: bisection)?.bisected else { return nil }
+        let store = store
+        guard
+            let found = await sequencer.logger.bestEffort(
+                "reading bisection \(bisection)", loses: "this bisect integration's measurements are not judged",
+                { () async throws(StoreError) in try await store.bisection(id: bisection) }),
+            let bisected = found?.bisected
+        else { return nil }
         return (host, bisected)
     }
 
@@ -102,9 +115,13 @@ extension IntegrationSteps {
 
     /// The same, each integration's values apart, latest first.
     func baselineRuns(of test: TestCase, host: String, before: Int) async -> [[Double]]? {
-        guard let history = try? await store.testHistory(bot: bot.name, suite: test.suite, name: test.name, limit: Self.historyWindow) else {
-            return nil
-        }
+        let (store, name) = (store, bot.name)
+        guard
+            let history = await sequencer.logger.bestEffort(
+                "reading the history of \(test.suite).\(test.name)", loses: "its measurement is not judged against a baseline",
+                { () async throws(StoreError) in try await store.testHistory(bot: name, suite: test.suite, name: test.name, limit: Self.historyWindow)
+                })
+        else { return nil }
         let runs = history.inCell(cell?.name).runs.filter { $0.host == host && $0.number < before }.compactMap(\.test.measurement?.values)
         return Array(runs.prefix(bot.performance.baseline))
     }

@@ -104,8 +104,13 @@ extension Scheduler {
             case .failure(let error):
                 logger.warning("cannot poll the remote", metadata: ["bot": "\(bot.name)", "error": "\(error)"])
             case .success(let head):
-                let known = try? await store.predecessor(.withCommit, bot: bot.name, before: nil)?.commit
-                guard known != head else { continue }
+                let store = store
+                guard
+                    let known = await logger.bestEffort(
+                        "reading the commit \(bot.name) last integrated", loses: "this poll of the bot is skipped, not taken for a new commit",
+                        { () async throws(StoreError) in try await store.predecessor(.withCommit, bot: bot.name, before: nil) })
+                else { continue }
+                guard known?.commit != head else { continue }
                 await queue(bot, cause: .poll, commit: head, why: "the branch moved to \(head.prefix(12))")
             }
         }
@@ -130,7 +135,11 @@ extension Scheduler {
             guard let periodic = bot.schedule.periodic else { continue }
             if lastPeriodic[bot.name] == nil {
                 // Since the last periodic integration the store knows of, else since this start.
-                let last = (try? await store.integrations(bot: bot.name, limit: 200, before: nil))?.first { $0.cause == .periodic }?.queuedAt
+                let store = store
+                let integrations = await logger.bestEffort(
+                    "reading the last periodic integration of \(bot.name)", loses: "its schedule counts from this start instead",
+                    { () async throws(StoreError) in try await store.integrations(bot: bot.name, limit: 200, before: nil) })
+                let last = integrations?.first { $0.cause == .periodic }?.queuedAt
                 lastPeriodic[bot.name] = last ?? startedAt
             }
             guard let last = lastPeriodic[bot.name], let next = periodic.next(after: last, in: calendar), next <= current else { continue }

@@ -181,7 +181,12 @@ public actor Scheduler: Service {
     /// Stops the running integrations someone asked to stop (cancel-superseded, a closed pull
     /// request), and those this host no longer holds (another host took it as gone).
     private func stopCanceled() async {
-        guard !running.isEmpty, let requests = try? await store.stopRequests(for: running.values.map(\.claim)) else { return }
+        let (store, claims) = (store, running.values.map(\.claim))
+        guard !claims.isEmpty,
+            let requests = await logger.bestEffort(
+                "reading which running integrations must stop", loses: "they are stopped at the next look instead",
+                { () async throws(StoreError) in try await store.stopRequests(for: claims) })
+        else { return }
         for request in requests {
             if request.lost {
                 logger.warning(

@@ -116,11 +116,14 @@ struct LogController {
         return try await store.integration(bot: integration.bot, number: matrix)?.cells.first { $0.id == integration.id }
     }
 
-    /// The end of an integration's log, at most `limit` bytes, starting at a line; nil when there is no log.
-    static func tail(of integration: Integration, in store: any LogsAndAssets, limit: Int = 64 * 1024) async -> (text: String, truncated: Bool)? {
-        guard let size = try? await store.logSize(bot: integration.bot, number: integration.number) else { return nil }
+    /// The end of an integration's log, at most `limit` bytes, starting at a line; nil when there
+    /// is no log. A store that cannot say fails the page, as its other reads do.
+    static func tail(
+        of integration: Integration, in store: any LogsAndAssets, limit: Int = 64 * 1024
+    ) async throws(StoreError) -> (text: String, truncated: Bool)? {
+        guard let size = try await store.logSize(bot: integration.bot, number: integration.number) else { return nil }
         let start = max(0, size - limit)
-        guard var bytes = try? await store.readLog(bot: integration.bot, number: integration.number, from: start, limit: limit) else { return nil }
+        guard var bytes = try await store.readLog(bot: integration.bot, number: integration.number, from: start, limit: limit) else { return nil }
         if start > 0, let newline = bytes.firstIndex(of: UInt8(ascii: "\n")) {
             bytes = Array(bytes[bytes.index(after: newline)...])
         }

@@ -52,7 +52,7 @@ struct PagesController {
             }
             let bisection = try await store.bisection(of: detail.integration.id)
             let actions = Self.actions(context, on: overview.state)
-            return Self.html(ByteBuffer(string: await integrationPage(detail, bisection: bisection, actions: actions)))
+            return Self.html(ByteBuffer(string: try await integrationPage(detail, bisection: bisection, actions: actions)))
         }
         router.get("bots/{bot}/tests/**") { request, context in
             let bot = try await store.overview(of: try context.parameters.require("bot")).state.name
@@ -141,7 +141,7 @@ struct PagesController {
         return assets.render(view, "bot")
     }
 
-    func integrationPage(_ detail: IntegrationDetail, bisection: Bisection? = nil, actions csrf: String? = nil) async -> String {
+    func integrationPage(_ detail: IntegrationDetail, bisection: Bisection? = nil, actions csrf: String? = nil) async throws(StoreError) -> String {
         let now = clock.now
         let integration = detail.integration
         let base = "/bots/\(integration.bot)/integrations/\(integration.number)"
@@ -190,7 +190,7 @@ struct PagesController {
                     tone: slower ? "bad" : (measurement.change ?? 0) < 0 ? "good" : "")
             }
         }
-        let tail = await LogController.tail(of: integration, in: store)
+        let tail = try await LogController.tail(of: integration, in: store)
         let page = IntegrationPage(
             title: "\(integration.bot) #\(integration.number) · Kiln", bot: integration.bot, botURL: "/bots/\(integration.bot)",
             number: integration.number, result: integration.result?.rawValue ?? integration.step.rawValue, tone: Formatting.tone(integration.result),

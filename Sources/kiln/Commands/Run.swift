@@ -138,7 +138,12 @@ struct Run: AsyncParsableCommand {
             Console.error("error: another host took this one as gone and ended #\(integration.number); its result was not recorded")
             throw ExitCode.failure
         }
-        let detail = try? await store.integration(bot: bot.name, number: completed.number)
+        var detail: IntegrationDetail?
+        do {
+            detail = try await store.integration(bot: bot.name, number: completed.number)
+        } catch {
+            Console.error("warning: #\(completed.number) was recorded, but its issues and tests cannot be read back to print them: \(error)")
+        }
         let log = store.logLocation(bot: bot.name, number: completed.number) ?? "the store"
         Console.out(Self.summary(completed, detail: detail, log: log))
         if completed.result?.isPassing != true { throw ExitCode.failure }
