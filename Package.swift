@@ -37,6 +37,7 @@ let package = Package(
             dependencies: [.product(name: "Yams", package: "Yams"), .product(name: "Logging", package: "swift-log")],
             exclude: ["README.md"]
         ),
+        .target(name: "KilnPresentation", dependencies: ["KilnCore"], exclude: ["README.md"]),
         .target(name: "KilnGit", dependencies: ["CGit2", "KilnCore"], exclude: ["README.md"]),
         .target(
             name: "KilnStore",
@@ -50,7 +51,10 @@ let package = Package(
         ),
         .target(
             name: "KilnBuild",
-            dependencies: ["KilnCore", .product(name: "Subprocess", package: "swift-subprocess"), .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "KilnCore", "KilnPresentation", .product(name: "Subprocess", package: "swift-subprocess"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             exclude: ["README.md"]
         ),
         .target(
@@ -58,7 +62,7 @@ let package = Package(
         .target(
             name: "KilnServer",
             dependencies: [
-                "KilnCore", "KilnGit", "KilnStore", "KilnBuild", "KilnMail", "KilnWeb",
+                "KilnCore", "KilnPresentation", "KilnGit", "KilnStore", "KilnBuild", "KilnMail", "KilnWeb",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
@@ -68,7 +72,7 @@ let package = Package(
         .target(
             name: "KilnWeb",
             dependencies: [
-                "KilnCore", "KilnStore",
+                "KilnCore", "KilnPresentation", "KilnStore",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Mustache", package: "swift-mustache"),
@@ -81,7 +85,7 @@ let package = Package(
         .executableTarget(
             name: "kiln",
             dependencies: [
-                "CMalloc", "KilnCore", "KilnGit", "KilnStore", "KilnServer", "KilnWeb",
+                "CMalloc", "KilnCore", "KilnPresentation", "KilnGit", "KilnStore", "KilnServer", "KilnWeb",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -104,6 +108,7 @@ let package = Package(
         .executableTarget(name: "kiln-store-stress", dependencies: ["KilnCore", "KilnStore"], path: "Tests/KilnStoreStress"),
         .target(name: "KilnTestSupport", dependencies: ["KilnCore", "KilnStore"], path: "Tests/KilnTestSupport"),
         .testTarget(name: "KilnCoreTests", dependencies: ["KilnCore", "KilnTestSupport"]),
+        .testTarget(name: "KilnPresentationTests", dependencies: ["KilnPresentation", "KilnTestSupport"]),
         .testTarget(name: "KilnGitTests", dependencies: ["KilnGit", "KilnTestSupport"]),
         .testTarget(name: "KilnStoreTests", dependencies: ["KilnStore", "KilnTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "KilnBuildTests", dependencies: ["KilnBuild", "KilnTestSupport"]),

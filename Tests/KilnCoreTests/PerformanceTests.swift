@@ -5,11 +5,11 @@ import Testing
 struct PerformanceTests {
     static let steady = [0.040, 0.042, 0.041, 0.043, 0.039, 0.040, 0.044, 0.041, 0.042, 0.040]
 
-    @Test("Clearly slower beyond the tolerance is a regression, with its words")
+    @Test("Clearly slower beyond the tolerance is a regression")
     func slower() throws {
         let slower = Self.steady.map { $0 * 1.4 }
         let regression = try #require(PerformanceRegression.judge(slower, baseline: Self.steady, tolerance: 0.1, host: "build-2"))
-        #expect(regression.message(suite: "PTests", name: "testSpeed") == "PTests.testSpeed: 0.057 s, 40% slower than 0.041 s on build-2")
+        #expect(regression.host == "build-2" && abs(regression.value - 0.0574) < 0.0005 && abs(regression.baseline - 0.041) < 0.0005)
     }
 
     @Test("Noise, a slowdown within the tolerance, an improvement, or too little to compare is no regression")

@@ -1,4 +1,5 @@
 import KilnCore
+import KilnPresentation
 
 extension IssueBuilder {
     /// The outcome of an integration that got as far as building: its issues (the build's

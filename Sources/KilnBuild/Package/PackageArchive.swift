@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import KilnCore
+import KilnPresentation
 import Synchronization
 
 /// What the `archiving` step made: the archive and its asset, or the build errors of a product

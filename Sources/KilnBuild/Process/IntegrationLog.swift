@@ -1,5 +1,6 @@
 import Foundation
 import KilnCore
+import KilnPresentation
 
 /// An integration's log file, `<data>/logs/<bot>/<number>.log`, written as output arrives so that it
 /// can be followed live; and, when the store keeps logs itself (PostgreSQL), sent to its `sink` too.

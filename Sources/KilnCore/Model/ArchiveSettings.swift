@@ -59,15 +59,3 @@ public struct Asset: Sendable, Hashable, Codable {
         self.sha256 = sha256
     }
 }
-
-/// "3.2 MiB": a byte count as people read it.
-public enum ByteCount {
-    public static func text(_ bytes: Int) -> String {
-        switch bytes {
-        case ..<1024: "\(bytes) bytes"
-        case ..<(1 << 20): String(format: "%.1f KiB", Double(bytes) / 1024)
-        case ..<(1 << 30): String(format: "%.1f MiB", Double(bytes) / Double(1 << 20))
-        default: String(format: "%.1f GiB", Double(bytes) / Double(1 << 30))
-        }
-    }
-}

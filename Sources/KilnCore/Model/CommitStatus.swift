@@ -61,85 +61,12 @@ public struct CommitStatus: Sendable, Hashable {
         self.targetURL = targetURL
     }
 
-    /// The status of `integration` of `bot` at `stage` for `sha`; `issues` are the integration's
-    /// own (for the completed stage). `publicURL` is the server's `public-url`.
-    public init(
-        of integration: Integration, bot: Bot, forge: ForgeSettings, stage: StatusStage, sha: String, issues: [IntegrationIssue], publicURL: String
-    ) {
-        let state: CommitState
-        let description: String
-        switch stage {
-        case .queued:
-            (state, description) = (.pending, "Queued as integration \(integration.number)")
-        case .started:
-            (state, description) = (.running, "Integration \(integration.number) running\(integration.host.map { " on \($0)" } ?? "")")
-        case .completed:
-            let result = integration.result ?? .internalError
-            (state, description) = (Self.state(of: result, forge: forge), Self.describe(integration, result: result, issues: issues))
-        }
-        let base = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
-        self.init(
-            bot: bot.name, integrationID: integration.id, kind: forge.kind, apiURL: forge.apiURL,
-            project: ForgeSettings.project(of: bot.repository.url),
-            tokenFile: forge.tokenFile, sha: sha, context: "kiln/\(bot.name)", state: state, description: description,
-            targetURL: "\(base)/bots/\(bot.name)/integrations/\(integration.number)")
-    }
-
-    /// The status after a queued integration moved on from `sha` to a newer commit.
-    public func superseded(by newer: String) -> CommitStatus {
-        var status = self
-        status.state = .error
-        status.description = "Superseded by \(newer.prefix(12)) before it was integrated"
-        return status
-    }
-
     public static func state(of result: IntegrationResult, forge: ForgeSettings) -> CommitState {
         switch result {
         case .succeeded: .success
         case .analyzerWarnings, .warnings: forge.warnings == .success ? .success : .failure
         case .testFailures, .buildErrors, .triggerError, .timeout: .failure
         case .checkoutError, .canceled, .internalError: .error
-        }
-    }
-
-    /// "2 new warnings, 1 test failing (Alice)": what the integration adds, and who added it.
-    static func describe(_ integration: Integration, result: IntegrationResult, issues: [IntegrationIssue]) -> String {
-        let new = issues.filter { $0.status == .new }
-        var parts: [String] = []
-        for kind in IssueType.allCases {
-            switch kind.statusWords {
-            case .new(let noun):
-                let count = new.filter { $0.type == kind }.count
-                if count > 0 { parts.append(CountText.of(count, noun)) }
-            case .openTests(let state):
-                let count = issues.filter { $0.type == kind && $0.status != .resolved }.count
-                if count > 0 { parts.append(CountText.of(count, "test", plural: "tests") + " " + state) }
-            }
-        }
-        var names: [String] = []
-        for committer in new.flatMap(\.introducedBy) where !names.contains(committer.name) { names.append(committer.name) }
-        let who = names.isEmpty ? "" : " (\(names.prefix(3).joined(separator: ", "))\(names.count > 3 ? " and others" : ""))"
-        // A matrix's status stays one, named for the bot whatever its axes: it says which cells fail.
-        let failing = issues.failingCells
-        let cells = failing.isEmpty ? "" : failing.count > 3 ? " in \(failing.count) cells" : " in " + failing.joined(separator: ", ")
-        if !parts.isEmpty, result != .canceled, result != .internalError, result != .timeout {
-            return parts.joined(separator: ", ") + cells + who
-        }
-        let summary = integration.summary
-        switch result {
-        case .succeeded:
-            let tests = summary?.tests ?? 0
-            return tests > 0 ? "Succeeded: \(CountText.of(tests, "test")) passed" : "Succeeded"
-        case .analyzerWarnings, .warnings, .buildErrors:
-            // The kind that gives this result, counted: "2 warnings, none new".
-            guard let kind = IssueType.allCases.first(where: { $0.result == result }) else { return result.rawValue }
-            return "\(CountText.of(summary?[kind] ?? 0, kind.noun)), none new"
-        case .testFailures: return "Tests failing"
-        case .checkoutError: return "Checkout failed: " + (integration.reason ?? "see the log")
-        case .triggerError: return "A trigger failed: " + (integration.reason ?? "see the log")
-        case .timeout: return "Timed out"
-        case .canceled: return "Canceled" + (integration.reason.map { ": \($0)" } ?? "")
-        case .internalError: return "Kiln could not finish: " + (integration.reason ?? "see the log")
         }
     }
 }
@@ -217,18 +144,5 @@ public struct PullRequestOverview: Sendable, Hashable {
         self.pullRequest = pullRequest
         self.open = open
         self.latest = latest
-    }
-}
-
-/// How Kiln writes a count with its noun: `0 errors`, `1 warning`, `2 tests`. The same on pages,
-/// in mail, in statuses and in the terminal.
-public enum CountText {
-    public static func of(_ count: Int, _ singular: String, plural: String? = nil) -> String {
-        "\(count) \(count == 1 ? singular : plural ?? Self.plural(of: singular))"
-    }
-
-    /// The noun for several: `errors`, `test failures`.
-    public static func plural(of singular: String) -> String {
-        singular + "s"
     }
 }

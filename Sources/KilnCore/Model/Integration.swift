@@ -140,11 +140,6 @@ public struct Summary: Sendable, Hashable, Encodable {
         return summary
     }
 
-    /// Coverage as pages and mails write it: `87.5 %`; nil when it was not measured.
-    public var coverageText: String? {
-        coverage.map { String(format: "%.1f %%", $0) }
-    }
-
     private struct Key: CodingKey {
         let stringValue: String
         init(_ name: String) { stringValue = name }

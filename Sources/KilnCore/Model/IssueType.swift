@@ -1,7 +1,9 @@
-/// A kind of issue. Each kind carries everything the rest of Kiln says or decides about it (its
-/// names, its noun, the result it gives an integration, whether it is always counted), so that
-/// summaries, pages, mails, commit statuses and `kiln run` iterate over kinds instead of naming
-/// them. Adding a kind is its case here, its producer, and nothing else.
+/// A kind of issue. Each kind carries everything the rest of Kiln decides about it (its names in
+/// bot files and the API, the result it gives an integration, whether it is always counted), so
+/// that summaries, pages, mails, commit statuses and `kiln run` iterate over kinds instead of
+/// naming them. What a person reads of it (its noun, its words in a commit status) is
+/// KilnPresentation's `IssueType+Words.swift`. Adding a kind is its case here, its words there,
+/// and its producer.
 public enum IssueType: String, CaseIterable, Codable, Sendable, Hashable {
     case error
     case warning
@@ -13,17 +15,12 @@ public enum IssueType: String, CaseIterable, Codable, Sendable, Hashable {
     /// A Thread, Address or Undefined Behavior Sanitizer's report (a data race, a heap overflow).
     case sanitizer
 
-    /// What is said of one kind; the one table that lists them.
-    struct Words {
+    /// What is decided of one kind; the one table that lists them.
+    struct Traits {
         /// Bot files' plural (`issues: [errors, warnings, test-failures]`).
         var plural: String
         /// Its count's name in the API's `summary` (`errors`, `testFailures`).
         var summaryKey: String
-        /// One of them, in English: `error`, `test failure`.
-        var noun: String
-        /// In a commit status: `new error`, or for a kind that counts while it is open, what the
-        /// tests are (`failing`).
-        var status: StatusWords
         /// The result an integration with an issue of this kind has at best.
         var result: IntegrationResult
         /// Counted on every page and mail even at zero; the others are shown when present.
@@ -34,66 +31,52 @@ public enum IssueType: String, CaseIterable, Codable, Sendable, Hashable {
         var countsTests = false
     }
 
-    /// How a commit status counts a kind: its new issues (`2 new warnings`), or, for kinds that
-    /// stay a problem while open, its open ones as tests in a state (`1 test failing`).
-    public enum StatusWords: Sendable, Hashable {
-        case new(String)
-        case openTests(String)
-    }
-
-    var words: Words {
+    var traits: Traits {
         switch self {
         case .error:
-            Words(
-                plural: "errors", summaryKey: "errors", noun: "error", status: .new("new error"), result: .buildErrors, alwaysCounted: true,
+            Traits(
+                plural: "errors", summaryKey: "errors", result: .buildErrors, alwaysCounted: true,
                 breaks: true)
         case .warning:
-            Words(
-                plural: "warnings", summaryKey: "warnings", noun: "warning", status: .new("new warning"), result: .warnings, alwaysCounted: true,
+            Traits(
+                plural: "warnings", summaryKey: "warnings", result: .warnings, alwaysCounted: true,
                 breaks: false)
         case .testFailure:
-            Words(
-                plural: "test-failures", summaryKey: "testFailures", noun: "test failure", status: .openTests("failing"), result: .testFailures,
+            Traits(
+                plural: "test-failures", summaryKey: "testFailures", result: .testFailures,
                 alwaysCounted: true, breaks: true, countsTests: true)
         case .analyzerWarning:
-            Words(
-                plural: "analyzer-warnings", summaryKey: "analyzerWarnings", noun: "analyzer warning", status: .new("new analyzer warning"),
+            Traits(
+                plural: "analyzer-warnings", summaryKey: "analyzerWarnings",
                 result: .analyzerWarnings, alwaysCounted: false, breaks: false)
         case .performanceRegression:
-            Words(
-                plural: "performance-regressions", summaryKey: "performanceRegressions", noun: "performance regression",
-                status: .openTests("slower"), result: .testFailures, alwaysCounted: false, breaks: true)
+            Traits(
+                plural: "performance-regressions", summaryKey: "performanceRegressions", result: .testFailures, alwaysCounted: false, breaks: true)
         case .sanitizer:
-            Words(
-                plural: "sanitizer-reports", summaryKey: "sanitizerReports", noun: "sanitizer report", status: .new("new sanitizer report"),
+            Traits(
+                plural: "sanitizer-reports", summaryKey: "sanitizerReports",
                 result: .testFailures, alwaysCounted: false, breaks: true)
         }
     }
 
     /// The plural spelling used in bot files (`issues: [errors, warnings, test-failures]`).
-    public var pluralName: String { words.plural }
+    public var pluralName: String { traits.plural }
 
     /// Its count's name in the API's `summary` (`errors`, `testFailures`).
-    public var summaryKey: String { words.summaryKey }
-
-    /// One issue of this kind in English (`test failure`), for counts: `CountText.of(2, noun)`.
-    public var noun: String { words.noun }
-
-    /// How commit statuses count it.
-    public var statusWords: StatusWords { words.status }
+    public var summaryKey: String { traits.summaryKey }
 
     /// The result an integration with an issue of this kind has at best (a performance
     /// regression's may be lowered to `warnings` by `performance.regressions`).
-    public var result: IntegrationResult { words.result }
+    public var result: IntegrationResult { traits.result }
 
     /// Counted even at zero (errors, warnings, test failures); the others only when present.
-    public var alwaysCounted: Bool { words.alwaysCounted }
+    public var alwaysCounted: Bool { traits.alwaysCounted }
 
     /// Whether a new issue of this kind is a breakage a bisection looks for.
-    public var breaks: Bool { words.breaks }
+    public var breaks: Bool { traits.breaks }
 
     /// Counted from the failed tests, quarantined ones too, and written "1 test failure of 5 tests".
-    public var countsTests: Bool { words.countsTests }
+    public var countsTests: Bool { traits.countsTests }
 
     /// The kinds counted even at zero, in order: the columns of the pages' tables.
     public static let counted = allCases.filter(\.alwaysCounted)

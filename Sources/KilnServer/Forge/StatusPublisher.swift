@@ -1,6 +1,7 @@
 import Foundation
 import KilnCore
 import KilnMail
+import KilnPresentation
 import KilnStore
 import Logging
 import ServiceLifecycle

@@ -1,6 +1,7 @@
 import Foundation
 import KilnBuild
 import KilnCore
+import KilnPresentation
 import KilnStore
 
 /// A bot with a `matrix`: its integration checks out, queues one cell per combination of the
@@ -36,13 +37,7 @@ extension IntegrationSteps {
             try await superviseCells()
             try await enter(.processing)
             let found = try await storing { [store, claim] () async throws(StoreError) in try await store.cellOutcomes(of: claim) }
-            for outcome in found {
-                let cell = outcome.cell
-                let version = cell.swiftVersion.map { ", \($0)" } ?? ""
-                await log.note(
-                    "cell \(cell.cell ?? "?"): \(cell.result?.rawValue ?? "unknown")\(cell.reason.map { " (\($0))" } ?? "") on \(cell.host ?? "no host")\(version)"
-                )
-            }
+            for outcome in found { await log.note(CellText.line(outcome.cell)) }
             var outcome = IntegrationOutcome.merging(found, commits: commits)
             if integration.bisectionID == nil { try? await runTriggers(.after, result: outcome.result) }
             outcome.triggers = triggers

@@ -1,6 +1,7 @@
 import Foundation
 import KilnBuild
 import KilnCore
+import KilnPresentation
 
 extension IntegrationSteps {
     /// package-benchmark's benchmarks (`performance.benchmarks`), run after the tests: each

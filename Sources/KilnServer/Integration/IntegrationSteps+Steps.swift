@@ -1,6 +1,7 @@
 import KilnBuild
 import KilnCore
 import KilnGit
+import KilnPresentation
 import KilnStore
 
 extension IntegrationSteps {

@@ -1,6 +1,7 @@
 import Foundation
 import KilnBuild
 import KilnCore
+import KilnPresentation
 import KilnStore
 
 extension IntegrationSteps {

@@ -1,5 +1,6 @@
 import Foundation
 import KilnCore
+import KilnPresentation
 
 // What the mail templates render. Stored properties only (Mustache reads them by reflection).
 

@@ -1,6 +1,7 @@
 import Foundation
 import KilnCore
 import KilnMail
+import KilnPresentation
 import KilnStore
 
 /// Composes the mail of email triggers and puts it in the outbox; `Mailer` delivers it.

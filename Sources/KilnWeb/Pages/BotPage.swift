@@ -1,6 +1,7 @@
 // What a bot's page renders (Web/bot.mustache). The rules of ViewModels.swift hold here.
 
 import KilnCore
+import KilnPresentation
 
 struct TrendChart {
     var title: String

@@ -1,5 +1,6 @@
 import Foundation
 import KilnCore
+import KilnPresentation
 
 // What the front page renders (Web/index.mustache). The rules of ViewModels.swift hold here.
 

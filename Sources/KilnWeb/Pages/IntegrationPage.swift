@@ -1,6 +1,7 @@
 // What an integration's page renders (Web/integration.mustache). The rules of ViewModels.swift hold here.
 
 import KilnCore
+import KilnPresentation
 
 struct StepView {
     var name: String

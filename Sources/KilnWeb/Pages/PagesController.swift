@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import KilnCore
+import KilnPresentation
 import KilnStore
 
 /// The read-only HTML pages: `/`, `/bots/{bot}`, `/bots/{bot}/integrations/{n}`, and the badge.

@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import KilnCore
+import KilnPresentation
 
 // What a test's page renders (Web/test.mustache). The rules of ViewModels.swift hold here.
 

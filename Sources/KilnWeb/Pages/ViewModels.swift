@@ -1,5 +1,6 @@
 import Foundation
 import KilnCore
+import KilnPresentation
 
 // What the templates in Web/ render. Stored properties only: Mustache reads them by reflection.
 // Every String here is escaped by `{{…}}` in the templates; only `chart.svgPoints` and numbers

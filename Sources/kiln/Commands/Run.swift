@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import KilnCore
 import KilnGit
+import KilnPresentation
 import KilnServer
 import KilnStore
 import Logging
@@ -145,7 +146,7 @@ struct Run: AsyncParsableCommand {
             Console.error("warning: #\(completed.number) was recorded, but its issues and tests cannot be read back to print them: \(error)")
         }
         let log = store.logLocation(bot: bot.name, number: completed.number) ?? "the store"
-        Console.out(Self.summary(completed, detail: detail, log: log))
+        Console.out(TerminalReport.summary(completed, detail: detail, log: log))
         if completed.result?.isPassing != true { throw ExitCode.failure }
     }
 
@@ -158,55 +159,6 @@ struct Run: AsyncParsableCommand {
         return PullRequest(
             number: number, title: "", author: "", url: nil, head: "pull/\(number)", base: bot.repository.branch, ref: bot.forgeKind.pullRef(number),
             fork: true)
-    }
-
-    static func summary(_ integration: Integration, detail: IntegrationDetail?, log: String) -> String {
-        var lines: [String] = []
-        let result = integration.result?.rawValue ?? "unknown"
-        let duration = integration.duration.map { String(format: " in %.1fs", $0) } ?? ""
-        lines.append("result: \(result)\(duration)\(integration.commit.map { " at \($0.prefix(12))" } ?? "")")
-        if let reason = integration.reason { lines.append("  \(reason)") }
-        for cell in detail?.cells ?? [] {
-            let took = cell.duration.map { String(format: " in %.1fs", $0) } ?? ""
-            let version = cell.swiftVersion.map { " (\($0))" } ?? ""
-            let why = cell.result?.isPassing == true ? "" : cell.reason.map { ": \($0)" } ?? ""
-            lines.append("cell \(cell.cell ?? "?"): \(cell.result?.rawValue ?? "unknown")\(took)\(version)\(why)")
-        }
-        if let summary = integration.summary, integration.result?.isBuilt == true {
-            func change(_ value: Int?) -> String {
-                guard let value, value != 0 else { return "" }
-                return value > 0 ? " (+\(value))" : " (\(value))"
-            }
-            // "errors 0, warnings 1 (+1), tests 5, failures 1": the kinds always counted, the
-            // tests before the kind counted from them, then the other kinds present.
-            var figures: [String] = []
-            for kind in IssueType.allCases where kind.alwaysCounted || summary[kind] != 0 || summary.change(kind) ?? 0 != 0 {
-                if kind.countsTests { figures.append("tests \(summary.tests)\(change(summary.testsChange))") }
-                let label = kind.countsTests ? "failures" : kind.pluralName.replacingOccurrences(of: "-", with: " ")
-                figures.append("\(label) \(summary[kind])\(change(summary.change(kind)))")
-            }
-            var counts = figures.joined(separator: ", ")
-            if let coverage = summary.coverageText { counts += ", coverage \(coverage)" }
-            lines.append(counts)
-        }
-        if let detail {
-            for test in detail.tests where test.status == .failed {
-                let quarantined = test.quarantined ? " (quarantined: fails nothing)" : ""
-                let location = test.file.map { " (\($0)\(test.line.map { ":\($0)" } ?? ""))" } ?? ""
-                let cell = test.cell.map { " [\($0)]" } ?? ""
-                lines.append("failed\(quarantined): \(test.suite).\(test.name)\(location)\(cell): \(test.message ?? "")")
-            }
-            for test in detail.tests where test.status == .flaky {
-                lines.append("flaky: \(test.suite).\(test.name) (failed, then passed when run again): \(test.message ?? "")")
-            }
-            for issue in detail.issues where issue.status == .new && !issue.type.countsTests {
-                let location = issue.file.map { "\($0)\(issue.line.map { ":\($0)" } ?? ""): " } ?? ""
-                let cells = issue.cells.isEmpty ? "" : " [\(issue.cells.joined(separator: ", "))]"
-                lines.append("new \(issue.type.rawValue): \(location)\(issue.message.split(separator: "\n").first ?? "")\(cells)")
-            }
-        }
-        lines.append("log: \(log)")
-        return lines.joined(separator: "\n")
     }
 }
 
@@ -229,7 +181,7 @@ actor ProgressDisplay {
             tick()
         case .stepEnded(let ended, let seconds):
             if live { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
-            Console.out("  \(ended.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(String(format: "%.1fs", seconds))")
+            Console.out("  \(ended.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(DurationText.tenths(seconds))")
             if step == ended { step = nil }
             tick()
         }
@@ -239,7 +191,7 @@ actor ProgressDisplay {
         guard live, let step else { return }
         let elapsed = ContinuousClock.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        let line = "  \(step.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(String(format: "%.0fs", seconds)) …"
+        let line = "  \(step.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(DurationText.compact(seconds)) …"
         FileHandle.standardOutput.write(Data("\r\u{1B}[K\(line)".utf8))
     }
 

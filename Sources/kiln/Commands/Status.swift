@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnServer
 import KilnStore
 import KilnWeb

@@ -1,4 +1,5 @@
 import KilnCore
+import KilnPresentation
 import Testing
 
 @Suite("Durations as pages, mail and the terminal write them")

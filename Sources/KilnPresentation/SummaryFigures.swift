@@ -1,4 +1,5 @@
 import Foundation
+import KilnCore
 
 /// A summary as pages and mails write it: a figure per kind of issue, each change as `+2` or
 /// `−1` (nil when nothing changed or there is nothing to compare with, so that a template writes
@@ -54,7 +55,8 @@ public struct SummaryFigures: Sendable, Hashable {
         if !columns.isEmpty { columns[0].separator = "" }
     }
 
-    static func change(_ value: Int?) -> String? {
+    /// A change as every output writes it: `+2`, `−1` (a minus sign, not a hyphen); nil for none.
+    public static func change(_ value: Int?) -> String? {
         guard let value, value != 0 else { return nil }
         return value > 0 ? "+\(value)" : "−\(-value)"
     }

@@ -19,4 +19,9 @@ public enum DurationText {
         if whole < 3600 { return "\(whole / 60)m\(whole % 60 == 0 ? "" : "\(whole % 60)s")" }
         return "\(whole / 3600)h\((whole % 3600) / 60)m"
     }
+
+    /// `15.8s`: tenths, for the terminal's lines of steps and results.
+    public static func tenths(_ seconds: Double) -> String {
+        String(format: "%.1fs", seconds.isFinite ? max(0, seconds) : 0)
+    }
 }

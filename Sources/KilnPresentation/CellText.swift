@@ -1,0 +1,15 @@
+import KilnCore
+
+/// A matrix's cell in one line, the same in the integration's log and in `kiln run`:
+/// `cell default-release-none: test-failures in 12.3s on build-2 (Swift version 6.3.1): 1 test failed`.
+public enum CellText {
+    /// The line of `cell` (an integration that is a cell). The reason is shown for a result that
+    /// does not pass, where it says why.
+    public static func line(_ cell: Integration) -> String {
+        let took = cell.duration.map { " in " + DurationText.tenths($0) } ?? ""
+        let host = cell.host.map { " on \($0)" } ?? ""
+        let version = cell.swiftVersion.map { " (\($0))" } ?? ""
+        let why = cell.result?.isPassing == true ? "" : cell.reason.map { ": \($0)" } ?? ""
+        return "cell \(cell.cell ?? "?"): \(cell.result?.rawValue ?? "unknown")\(took)\(host)\(version)\(why)"
+    }
+}
