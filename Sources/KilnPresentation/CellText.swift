@@ -10,6 +10,13 @@ public enum CellText {
         let host = cell.host.map { " on \($0)" } ?? ""
         let version = cell.swiftVersion.map { " (\($0))" } ?? ""
         let why = cell.result?.isPassing == true ? "" : cell.reason.map { ": \($0)" } ?? ""
-        return "cell \(cell.cell ?? "?"): \(cell.result?.rawValue ?? "unknown")\(took)\(host)\(version)\(why)"
+        return "cell \(cell.cell?.name ?? "?"): \(cell.result?.rawValue ?? "unknown")\(took)\(host)\(version)\(why)"
+    }
+}
+
+extension IntegrationIssue {
+    /// Where a matrix found it, as pages and mails say: `in default-debug-thread`; nil without cells.
+    public var cellsText: String? {
+        cells.isEmpty ? nil : "in " + cells.joined(separator: ", ")
     }
 }

@@ -63,7 +63,7 @@ struct MatrixServeTests {
         #expect(try await served.integrations("app").map(\.number) == [1], "cells are not integrations of the bot's history")
 
         let cells = detail.cells
-        #expect(cells.map(\.cell) == ["default-debug-none", "default-debug-thread", "default-release-none"])
+        #expect(cells.map(\.cell?.name) == ["default-debug-none", "default-debug-thread", "default-release-none"])
         // The race's captured variable is a compiler warning in every cell.
         #expect(cells.map(\.result) == [.warnings, .testFailures, .testFailures], "\(cells)")
         #expect(cells.allSatisfy { $0.swiftVersion?.contains("Swift version") == true }, "\(cells.map(\.swiftVersion))")
@@ -80,10 +80,11 @@ struct MatrixServeTests {
         #expect(failure.cells == ["default-release-none"] && failure.message.contains("fails only in release"), "\(failure)")
         // Found in all three cells, one issue that lists them.
         let warning = try #require(detail.issues.first { $0.type == .warning }, "\(detail.issues)")
-        #expect(warning.cells == cells.compactMap(\.cell) && warning.status == .new, "\(warning)")
+        #expect(warning.cells == cells.compactMap(\.cell?.name) && warning.status == .new, "\(warning)")
         #expect(detail.issues.count == 3 && detail.integration.summary?[.warning] == 1, "\(detail.issues)")
         let counted = detail.tests.filter { $0.name.hasPrefix("testCounts") }
-        #expect(Set(counted.compactMap(\.cell)) == Set(cells.compactMap(\.cell)) && counted.allSatisfy { $0.status == .passed }, "\(detail.tests)")
+        #expect(
+            Set(counted.compactMap(\.cell)) == Set(cells.compactMap(\.cell?.name)) && counted.allSatisfy { $0.status == .passed }, "\(detail.tests)")
         #expect(detail.tests.filter { $0.status == .failed }.map(\.cell) == ["default-release-none"], "\(detail.tests)")
 
         // As people see it: the JSON's cells, issues' cells and tests' cell, and each cell's log.
@@ -177,7 +178,7 @@ struct MatrixServeTests {
         let one = try await runProcess(Executables.kiln, ["run", "app", "--cell", "second-debug-none"], in: home.path)
         #expect(one.status == 0 && one.standardOutput.contains("cell second-debug-none: succeeded"), "\(one.standardOutput)")
         let alone = try await home.recorded(2).cells
-        #expect(alone.map(\.cell) == ["second-debug-none"] && alone.first?.swiftVersion == "Swift version 9.10-second (a wrapper)", "\(alone)")
+        #expect(alone.map(\.cell?.name) == ["second-debug-none"] && alone.first?.swiftVersion == "Swift version 9.10-second (a wrapper)", "\(alone)")
         let wrong = try await runProcess(Executables.kiln, ["run", "app", "--cell", "default-release-none"], in: home.path)
         #expect(
             wrong.status == 1
@@ -209,7 +210,7 @@ struct MatrixServeTests {
         let detail = try #require(try await store.integration(bot: "app", number: 1))
         #expect(detail.integration.result == .succeeded, "\(detail.integration) \(detail.cells)")
         let cells = detail.cells
-        #expect(cells.map(\.cell) == ["default-debug-none", "second-debug-none"] && cells.allSatisfy { $0.result == .succeeded }, "\(cells)")
+        #expect(cells.map(\.cell?.name) == ["default-debug-none", "second-debug-none"] && cells.allSatisfy { $0.result == .succeeded }, "\(cells)")
         #expect(cells.last?.host == "offering" && cells.last?.swiftVersion == "Swift version 9.9-second (a wrapper)", "\(cells)")
         _ = try await plain.server.terminate()
         _ = try await offering.server.terminate()
@@ -252,7 +253,7 @@ struct MatrixServeTests {
         #expect(bisection.state == .found && bisection.culprit == culprit, "\(bisection)")
         for number in bisection.integrations {
             let probe = try #require(try await store.integration(bot: "app", number: number))
-            #expect(probe.cells.map(\.cell) == ["default-release-none"], "bisect integration #\(number) ran \(probe.cells.map(\.cell))")
+            #expect(probe.cells.map(\.cell?.name) == ["default-release-none"], "bisect integration #\(number) ran \(probe.cells.map(\.cell))")
         }
         #expect(pushed.issues.allSatisfy { $0.introducedBy.map(\.email) == ["carol@example.com"] }, "\(pushed.issues)")
         _ = try await served.server.terminate()

@@ -30,7 +30,7 @@ struct MatrixTests {
     static func cell(_ name: String, _ result: IntegrationResult, reason: String? = nil) -> Integration {
         Integration(
             id: 0, bot: "app", number: -1, cause: .manual, commit: nil, branch: "main", step: .completed, result: result,
-            queuedAt: .distantPast, reason: reason, cellOf: 1, cell: name)
+            queuedAt: .distantPast, reason: reason, cellOf: 1, cell: Cell(name: name))
     }
 
     @Test(

@@ -100,7 +100,7 @@ struct CommitStatusWordsTests {
     @Test("A cell's line and kiln run's figures use the same words and changes as the pages")
     func terminal() {
         var cell = Self.integration(.testFailures, reason: "1 test failed")
-        cell.cell = "default-release-none"
+        cell.cell = Cell(configuration: .release)
         cell.swiftVersion = "Swift version 6.3.1"
         cell.startedAt = cell.queuedAt
         cell.endedAt = cell.queuedAt.addingTimeInterval(12.34)

@@ -6,7 +6,7 @@ import Testing
 
 @Suite("Store: a matrix's cells")
 struct CellStoreTests {
-    static let cells = Matrix(toolchains: ["default", "6.2"], configurations: [.debug, .release]).cells.map(CellRequest.init)
+    static let cells = Matrix(toolchains: ["default", "6.2"], configurations: [.debug, .release]).cells
 
     /// Integration 1 of `app`, claimed by host `h`, with its cells queued.
     static func started(_ test: TestStore) async throws -> Claim {
@@ -30,20 +30,20 @@ struct CellStoreTests {
 
         // The integration's own executor takes one, in its own workspace.
         let own = try #require(try await store.claimCell(of: matrix, owner: "h 1 1", toolchains: ["default"], now: test.at(5)))
-        #expect(own.integration.cell == "default-debug-none" && own.integration.cellOf == matrix.number && own.integration.workspaceSlot == 0)
+        #expect(own.integration.cell?.name == "default-debug-none" && own.integration.cellOf == matrix.number && own.integration.workspaceSlot == 0)
         #expect(own.integration.commit == "c1" && own.integration.number < 0)
         // Other executors of a host with only `default` take the other default cell, in slot 1.
         let other = try #require(try await store.claimNext(owner: "h 1 2", toolchains: ["default"], now: test.at(6)))
-        #expect(other.integration.cell == "default-release-none" && other.integration.workspaceSlot == 1)
+        #expect(other.integration.cell?.name == "default-release-none" && other.integration.workspaceSlot == 1)
         // The 6.2 cells wait for a host that has 6.2; meanwhile other work runs.
         #expect(try await store.claimNext(owner: "h 1 3", toolchains: ["default"], now: test.at(7))?.bot == "other")
         let elsewhere = try #require(try await store.claimNext(owner: "g 1 1", toolchains: ["default", "6.2"], now: test.at(8)))
-        #expect(elsewhere.integration.cell == "6.2-debug-none" && elsewhere.integration.workspaceSlot == 0, "another host's first slot")
+        #expect(elsewhere.integration.cell?.name == "6.2-debug-none" && elsewhere.integration.workspaceSlot == 0, "another host's first slot")
 
         // A toolchain no host offers: its queued cells end, saying so.
         #expect(try await store.endCellsWithoutHost(of: matrix, offered: ["default"], now: test.at(9)) == 1)
         var cells = try await store.cells(of: matrix)
-        #expect(cells.map(\.cell) == Self.cells.map(\.name))
+        #expect(cells.map(\.cell) == Self.cells, "each cell read back typed, as it was queued")
         let missing = try #require(cells.last)
         #expect(missing.result == .canceled && missing.reason == CellOutcome.noHost(toolchain: "6.2"), "\(missing)")
 

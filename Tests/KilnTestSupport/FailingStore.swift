@@ -58,7 +58,7 @@ public struct FailingStore: IntegrationQueue, IntegrationRecords, LogsAndAssets 
         return try await base.complete(claim, outcome: outcome, now: now)
     }
 
-    public func addCells(_ cells: [CellRequest], to claim: Claim, now: Date) async throws(StoreError) {
+    public func addCells(_ cells: [Cell], to claim: Claim, now: Date) async throws(StoreError) {
         try fail("addCells")
         return try await base.addCells(cells, to: claim, now: now)
     }

@@ -1,14 +1,3 @@
-/// A cell to queue: its name and the toolchain a host must offer to run it.
-public struct CellRequest: Sendable, Hashable {
-    public var name: String
-    public var toolchain: String
-
-    public init(_ cell: Cell) {
-        name = cell.name
-        toolchain = cell.toolchain
-    }
-}
-
 /// What one cell of a matrix found, as its integration reads it back from the store once every
 /// cell has ended: the cell's row (result, reason, version) and its issues and tests.
 public struct CellOutcome: Sendable, Hashable {
@@ -41,12 +30,12 @@ extension IntegrationOutcome {
         let result = ran.isEmpty ? IntegrationResult.canceled : IntegrationResult.worst(ran.compactMap(\.cell.result))
         let reasons = cells.compactMap { outcome -> String? in
             guard let reason = outcome.cell.reason, outcome.cell.result?.isPassing != true else { return nil }
-            return "\(outcome.cell.cell ?? "cell"): \(reason)"
+            return "\(outcome.cell.cell?.name ?? "cell"): \(reason)"
         }
         var issues: [IntegrationIssue] = []
         var index: [String: Int] = [:]
         for outcome in cells {
-            let name = outcome.cell.cell.map { [$0] } ?? []
+            let name = outcome.cell.cell.map { [$0.name] } ?? []
             for issue in outcome.issues {
                 guard let at = index[issue.fingerprint] else {
                     index[issue.fingerprint] = issues.count
@@ -64,14 +53,14 @@ extension IntegrationOutcome {
         let tests = cells.flatMap { outcome in
             outcome.tests.map { test in
                 var test = test
-                test.cell = outcome.cell.cell
+                test.cell = outcome.cell.cell?.name
                 return test
             }
         }
         var outcome = IntegrationOutcome(
             result: result, reason: reasons.isEmpty ? nil : reasons.joined(separator: "; "), tests: tests,
             coverage: cells.lazy.compactMap(\.cell.summary?.coverage).first, issues: issues, commits: commits)
-        outcome.cells = cells.compactMap(\.cell.cell)
+        outcome.cells = cells.compactMap(\.cell.cell?.name)
         outcome.dependencies = cells.first { !$0.dependencies.isEmpty }?.dependencies ?? []
         return outcome
     }

@@ -39,8 +39,8 @@ public struct Integration: Sendable, Hashable {
     /// `number` is below zero and shown nowhere; people know it by that integration's number
     /// and its `cell` name.
     public var cellOf: Int?
-    /// For a cell of a matrix: its name (`Cell.name`, `default-release-none`).
-    public var cell: String?
+    /// For a cell of a matrix: which (its name, `Cell.name`, is `default-release-none`).
+    public var cell: Cell?
     /// For a cell: the toolchain it runs with (`Matrix.defaultToolchain`, or a host's `toolchains:` name).
     public var toolchain: String?
     /// For a cell once it ran: the first line of its compiler's `swift --version`.
@@ -50,7 +50,7 @@ public struct Integration: Sendable, Hashable {
         id: Int64, bot: String, number: Int, cause: IntegrationCause, commit: String?, branch: String, step: IntegrationStep = .pending,
         result: IntegrationResult? = nil, queuedAt: Date, startedAt: Date? = nil, endedAt: Date? = nil, summary: Summary? = nil,
         reason: String? = nil, expired: Bool = false, host: String? = nil, owner: String? = nil, pullRequest: PullRequest? = nil,
-        bisectionID: Int64? = nil, workspaceSlot: Int? = nil, cellOf: Int? = nil, cell: String? = nil, toolchain: String? = nil,
+        bisectionID: Int64? = nil, workspaceSlot: Int? = nil, cellOf: Int? = nil, cell: Cell? = nil, toolchain: String? = nil,
         swiftVersion: String? = nil
     ) {
         self.id = id

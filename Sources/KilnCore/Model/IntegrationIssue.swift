@@ -28,13 +28,6 @@ public struct IntegrationIssue: Sendable, Hashable {
     }
 }
 
-extension IntegrationIssue {
-    /// Where a matrix found it, as pages and mails say: `in default-debug-thread`; nil without cells.
-    public var cellsText: String? {
-        cells.isEmpty ? nil : "in " + cells.joined(separator: ", ")
-    }
-}
-
 extension [IntegrationIssue] {
     /// The cells of a matrix where an open issue that breaks (an error, a failing test, a
     /// sanitizer report, a regression) was found, in the order the issues name them.

@@ -66,6 +66,13 @@ public struct IntegrationSequencer: Sendable {
         [Matrix.defaultToolchain] + toolchains.keys.sorted()
     }
 
+    /// What the steps of its integrations use.
+    var context: IntegrationContext {
+        IntegrationContext(
+            store: store, clock: clock, mirrors: mirrors, dependencies: dependencies, layout: layout, logger: logger,
+            offeredToolchains: offeredToolchains)
+    }
+
     /// Runs the claimed integration of `bot` and returns it completed; nil when the claim was
     /// lost on the way (another host took this one as gone and ended it): then nothing of this
     /// run is recorded beyond what was written while the claim held.
@@ -73,9 +80,10 @@ public struct IntegrationSequencer: Sendable {
     /// A bot with a `matrix` runs its cells (`runMatrix`); a claimed cell runs as the bot in
     /// that cell's environment.
     public func run(_ claim: Claim, of bot: Bot, progress: @escaping @Sendable (Progress) -> Void = { _ in }) async -> Integration? {
-        if let name = claim.integration.cell {
-            guard let cell = bot.matrix?.cells.first(where: { $0.name == name }) else {
-                return await record(claim, outcome: IntegrationOutcome(result: .canceled, reason: "the bot's matrix no longer has the cell \(name)"))
+        if let cell = claim.integration.cell {
+            guard bot.matrix?.cells.contains(cell) == true else {
+                return await record(
+                    claim, outcome: IntegrationOutcome(result: .canceled, reason: "the bot's matrix no longer has the cell \(cell.name)"))
             }
             return await run(claim, of: bot.running(in: cell), cell: cell, progress: progress)
         }
@@ -107,7 +115,7 @@ public struct IntegrationSequencer: Sendable {
         let folder = cell.flatMap { toolchains[$0.toolchain] }
         let workspace = await workspace(for: claim, of: bot, toolchain: folder)
         let log = workspace.log
-        var steps = IntegrationSteps(sequencer: self, claim: claim, workspace: workspace, progress: progress)
+        var steps = IntegrationSteps(context: context, claim: claim, workspace: workspace, progress: progress)
         steps.cell = cell
         guard var outcome = await ended(claim, with: await steps.run(), log: log) else { return nil }
         if cell != nil { outcome.swiftVersion = await versions.version(of: folder) }

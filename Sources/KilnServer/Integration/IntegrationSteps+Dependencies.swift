@@ -25,7 +25,7 @@ extension IntegrationSteps {
             let name = "\(pin.identity) \(pin.version ?? String(pin.revision.prefix(10)))"
             var state = DependencyPin.MirrorState.unavailable
             do {
-                let mirrored = try await sequencer.dependencies.ensure(pin.location, revision: pin.revision)
+                let mirrored = try await context.dependencies.ensure(pin.location, revision: pin.revision)
                 let submodules = mirrored.submodules.isEmpty ? "" : ", with \(mirrored.submodules.count) submodule mirror(s)"
                 lines.append("\(name) (\(mirrored.freshness.rawValue)\(submodules))")
                 verified.insert(pin.location)
@@ -50,11 +50,11 @@ extension IntegrationSteps {
     /// mirrored one again (a version the package now requires); returns an error for each that
     /// cannot be had.
     mutating func mirrorMore(_ locations: [String], refreshing: Bool) async -> [Diagnostic] {
-        let again = refreshing ? sequencer.dependencies.mirrored().map(\.location) : []
+        let again = refreshing ? context.dependencies.mirrored().map(\.location) : []
         var errors: [Diagnostic] = []
         for location in locations + again.filter({ !locations.contains($0) }) {
             do {
-                let mirrored = try await sequencer.dependencies.ensure(location, revision: nil)
+                let mirrored = try await context.dependencies.ensure(location, revision: nil)
                 await log.note("dependency \(location): \(mirrored.freshness.rawValue) for the build, which has no network")
             } catch {
                 errors.append(Self.unavailable(location, error))
@@ -68,7 +68,7 @@ extension IntegrationSteps {
     /// that cannot be written is an error saying so (the integration's log notes it too): without
     /// it SwiftPM fetches from the upstreams, which a build without network cannot reach.
     func writeGitConfig(only locations: Set<String>?) async -> Diagnostic? {
-        let config = sequencer.dependencies.gitConfig { locations?.contains($0) ?? true }
+        let config = context.dependencies.gitConfig { locations?.contains($0) ?? true }
         let path = workspace.home + "/.gitconfig"
         do {
             try FileManager.default.createDirectory(atPath: workspace.home, withIntermediateDirectories: true)

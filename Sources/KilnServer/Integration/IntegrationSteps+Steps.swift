@@ -17,9 +17,9 @@ extension IntegrationSteps {
         } else {
             await log.header("checkout: \(bot.repository.url.redacted) \(bot.repository.branch)")
         }
-        let mirrors = sequencer.mirrors
+        let mirrors = context.mirrors
         do {
-            try workspace.prepare(now: sequencer.clock.now)
+            try workspace.prepare(now: context.clock.now)
             let notes = NoteCollector()
             // A pull request's commits are those its head adds to the base branch as it is now;
             // the branch's are those since its previous integration. An integration of a known
@@ -216,7 +216,7 @@ extension IntegrationSteps {
             findings: analyzed.findings, regressed: regressed,
             regressions: bot.performance.regressions)
         if let commit {
-            let (mirrors, repository) = (sequencer.mirrors, bot.repository)
+            let (mirrors, repository) = (context.mirrors, bot.repository)
             await IssueBuilder.attribute(&outcome.issues, commits: commits) { file, line in
                 try? await mirrors.blame(of: repository, file: file, line: line, at: commit)
             }

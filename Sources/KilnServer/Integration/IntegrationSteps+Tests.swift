@@ -15,7 +15,7 @@ extension IntegrationSteps {
         try await enter(.testing)
         var tested = try await attempt { [commit] in try await package.test(commit: commit) }
         _ = try ended(tested.end)
-        let now = sequencer.clock.now
+        let now = context.clock.now
         for index in tested.tests.indices where bot.test.quarantine.holding(tested.tests[index], at: now) != nil {
             tested.tests[index].quarantined = true
         }
@@ -99,7 +99,7 @@ extension IntegrationSteps {
         guard let bisection = integration.bisectionID else { return (host, Int.max) }
         let store = store
         guard
-            let found = await sequencer.logger.bestEffort(
+            let found = await context.logger.bestEffort(
                 "reading bisection \(bisection)", loses: "this bisect integration's measurements are not judged",
                 { () async throws(StoreError) in try await store.bisection(id: bisection) }),
             let bisected = found?.bisected
@@ -118,7 +118,7 @@ extension IntegrationSteps {
     func baselineRuns(of test: TestCase, host: String, before: Int) async -> [[Double]]? {
         let (store, name) = (store, bot.name)
         guard
-            let history = await sequencer.logger.bestEffort(
+            let history = await context.logger.bestEffort(
                 "reading the history of \(test.suite).\(test.name)", loses: "its measurement is not judged against a baseline",
                 { () async throws(StoreError) in try await store.testHistory(bot: name, suite: test.suite, name: test.name, limit: Self.historyWindow)
                 })

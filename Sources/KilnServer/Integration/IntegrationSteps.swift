@@ -6,7 +6,7 @@ import Synchronization
 
 /// One integration on its way through the steps.
 struct IntegrationSteps {
-    let sequencer: IntegrationSequencer
+    let context: IntegrationContext
     let claim: Claim
     var workspace: Workspace
     let progress: @Sendable (IntegrationSequencer.Progress) -> Void
@@ -34,10 +34,10 @@ struct IntegrationSteps {
     var archives: Bool { cell == nil || cell?.name == (bot.archive.cell ?? bot.matrix?.cells.first?.name) }
 
     init(
-        sequencer: IntegrationSequencer, claim: Claim, workspace: Workspace,
+        context: IntegrationContext, claim: Claim, workspace: Workspace,
         progress: @escaping @Sendable (IntegrationSequencer.Progress) -> Void
     ) {
-        self.sequencer = sequencer
+        self.context = context
         self.claim = claim
         self.workspace = workspace
         self.progress = progress
@@ -47,7 +47,7 @@ struct IntegrationSteps {
     var integration: Integration { claim.integration }
 
     var bot: Bot { workspace.bot }
-    var store: any IntegrationQueue & IntegrationRecords & LogsAndAssets { sequencer.store }
+    var store: any IntegrationQueue & IntegrationRecords & LogsAndAssets { context.store }
     var log: IntegrationLog { workspace.log }
 
     /// Why the integration must stop now.
@@ -62,7 +62,7 @@ struct IntegrationSteps {
         do throws(Stop) {
             try await checkout()
             try await runTriggers(.before, result: nil)
-            let package = PackageBuild(workspace: workspace, layout: sequencer.layout)
+            let package = PackageBuild(workspace: workspace, layout: context.layout)
             let built = try await build(package)
             var tested = try await test(package, built: built)
             var regressed = try await performanceRegressions(package, tests: &tested.tests)
@@ -103,7 +103,7 @@ struct IntegrationSteps {
         progress(.step(step))
         if step != .checkout {
             do {
-                try await store.advance(claim, to: step, now: sequencer.clock.now)
+                try await store.advance(claim, to: step, now: context.clock.now)
             } catch .claimLost(_, let reason) {
                 throw .lost("this host no longer holds the integration (\(reason))")
             } catch {

@@ -5,7 +5,7 @@ import KilnCore
 /// of once that one has its commit, claimed by any executor whose host offers its toolchain
 /// (its own integration's executor among them), and read back when all have ended.
 extension DatabaseStore {
-    public func addCells(_ cells: [CellRequest], to claim: Claim, now: Date) async throws(StoreError) {
+    public func addCells(_ cells: [Cell], to claim: Claim, now: Date) async throws(StoreError) {
         guard !cells.isEmpty else { return }
         try await write("queueing the cells of integration \(claim.number)", notify: .queue) { db in
             try Self.checkClaim(db, claim)
@@ -93,7 +93,7 @@ extension DatabaseStore {
                     WHERE id = ? RETURNING *
                     """, outcome.result.rawValue, outcome.reason, now, now, IssueCounts.encode(summary.issues), summary.tests, summary.coverage,
                     outcome.swiftVersion, outcome.dependencies.isEmpty ? nil : JSON.encode(outcome.dependencies), claim.id)
-            else { throw StoreError.notFound(what: "cell \(claim.cell ?? "") of integration \(claim.cellOf ?? 0)") }
+            else { throw StoreError.notFound(what: "cell \(claim.cell?.name ?? "") of integration \(claim.cellOf ?? 0)") }
             try Self.insert(db, issues: outcome.issues, tests: outcome.tests, into: claim.id)
             return Integration(row: row)
         }

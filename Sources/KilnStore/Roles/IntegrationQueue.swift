@@ -39,7 +39,7 @@ public protocol IntegrationQueue: Sendable {
 
     /// Queues the cells of the matrix integration `claim` holds, each an integration row of its
     /// own (numbered below zero) with that one's commit and cause.
-    func addCells(_ cells: [CellRequest], to claim: Claim, now: Date) async throws(StoreError)
+    func addCells(_ cells: [Cell], to claim: Claim, now: Date) async throws(StoreError)
 
     /// Claims a queued cell of the integration `claim` holds whose toolchain is among
     /// `toolchains`, to run in that integration's own workspace; nil when none is queued.

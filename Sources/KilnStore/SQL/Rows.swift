@@ -26,7 +26,8 @@ extension Integration {
             step: row["step"], result: result, queuedAt: row["queued_at"], startedAt: row["started_at"], endedAt: row["ended_at"],
             summary: summary, reason: row["reason"], expired: row["expired"], host: row["host"], owner: row["owner"],
             pullRequest: Self.pullRequest(row), bisectionID: row["bisection_id"], workspaceSlot: row["workspace_slot"],
-            cellOf: row["cell_of"], cell: row["cell"], toolchain: row["toolchain"], swiftVersion: row["swift_version"])
+            cellOf: row["cell_of"], cell: (row["cell"] as String?).flatMap(Cell.init(name:)), toolchain: row["toolchain"],
+            swiftVersion: row["swift_version"])
     }
 
     private static func pullRequest(_ row: SQLRow) -> PullRequest? {

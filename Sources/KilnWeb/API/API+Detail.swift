@@ -74,7 +74,7 @@ extension API {
         public var log: String
 
         init(_ cell: KilnCore.Integration) {
-            name = cell.cell ?? ""
+            name = cell.cell?.name ?? ""
             let values = Cell(name: name)
             toolchain = cell.toolchain ?? values?.toolchain ?? Matrix.defaultToolchain
             swiftVersion = cell.swiftVersion

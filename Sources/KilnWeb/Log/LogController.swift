@@ -102,7 +102,7 @@ struct LogController {
             let integration = try await store.integrations(bot: bot, limit: 1, before: number + 1).first, integration.number == number
         else { throw WebError.notFound("log of integration \(number ?? "?") of bot '\(bot)'") }
         guard let cell else { return integration }
-        guard let found = try await store.integration(bot: bot, number: number)?.cells.first(where: { $0.cell == cell }) else {
+        guard let found = try await store.integration(bot: bot, number: number)?.cells.first(where: { $0.cell?.name == cell }) else {
             throw WebError.notFound("cell '\(cell)' of integration \(number) of bot '\(bot)'")
         }
         return found

@@ -171,11 +171,11 @@ struct PagesController {
         }
         let cells = detail.cells.map { cell in
             CellView(
-                name: cell.cell ?? "?", result: cell.result?.rawValue ?? cell.step.rawValue, tone: Formatting.tone(cell.result),
+                name: cell.cell?.name ?? "?", result: cell.result?.rawValue ?? cell.step.rawValue, tone: Formatting.tone(cell.result),
                 toolchain: cell.toolchain ?? Matrix.defaultToolchain, version: cell.swiftVersion, host: cell.host,
                 duration: cell.step == .completed
                     ? DurationText.prose(cell.duration) : cell.startedAt.map { DurationText.prose(now.timeIntervalSince($0)) } ?? "queued",
-                reason: cell.reason, logURL: base + "/log?cell=" + (cell.cell ?? ""))
+                reason: cell.reason, logURL: base + "/log?cell=" + (cell.cell?.name ?? ""))
         }
         let failing = detail.tests.filter(\.counts).map(testView)
         let flaky = detail.tests.filter { $0.status == .flaky }.map(testView)

@@ -31,7 +31,7 @@ struct IntegrationSummaryView {
     init(_ integration: Integration, cells: [Integration], now: Date) {
         self.init(integration, now: now)
         self.cells = cells.map {
-            CellMark(name: $0.cell ?? "?", result: $0.result?.rawValue ?? $0.step.rawValue, tone: Formatting.tone($0.result))
+            CellMark(name: $0.cell?.name ?? "?", result: $0.result?.rawValue ?? $0.step.rawValue, tone: Formatting.tone($0.result))
         }
     }
 
