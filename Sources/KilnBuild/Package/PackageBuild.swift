@@ -159,8 +159,13 @@ public struct PackageBuild: Sendable {
         measurements: [BenchmarkResults.Measurement], end: ProcessEnd
     ) {
         let saved = workspace.directory + "/.benchmarkBaselines"
+        // The last run's baseline, left in place, would be read as this run's measurements.
         for target in (try? FileManager.default.contentsOfDirectory(atPath: saved)) ?? [] {
-            try? FileManager.default.removeItem(atPath: "\(saved)/\(target)/\(BenchmarkResults.baselineName)")
+            do {
+                try StaleFile.remove("\(saved)/\(target)/\(BenchmarkResults.baselineName)")
+            } catch {
+                throw .cannotStart(command: "swift package benchmark", reason: error.description)
+            }
         }
         var arguments = ["package", "--allow-writing-to-package-directory", "benchmark", "baseline", "update", BenchmarkResults.baselineName]
         for target in targets { arguments += ["--target", target] }
@@ -184,7 +189,12 @@ public struct PackageBuild: Sendable {
     func runTests(
         _ command: StepCommand, commit: String?
     ) async throws(ProcessError) -> (tests: [TestCase], reports: [SanitizerReport], end: ProcessEnd) {
-        try? FileManager.default.removeItem(atPath: testEvents)
+        // The last run's events, left in place, would be read as this run's tests.
+        do {
+            try StaleFile.remove(testEvents)
+        } catch {
+            throw .cannotStart(command: command.executable, reason: error.description)
+        }
         defer { try? FileManager.default.removeItem(atPath: testEvents) }
         let parser = Mutex(XCTestOutputParser(root: workspace.seenAs))
         let sanitizer = Mutex(SanitizerReportParser(root: workspace.seenAs))

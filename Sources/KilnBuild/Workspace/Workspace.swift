@@ -103,7 +103,7 @@ public struct Workspace: Sendable {
         case .weekly: due = age >= 7 * 86_400
         }
         guard due else { return }
-        try? FileManager.default.removeItem(atPath: directory)
+        try StaleFile.remove(directory)
         try FileManager.default.createDirectory(atPath: (marker as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data().write(to: URL(fileURLWithPath: marker))
     }
