@@ -1,7 +1,6 @@
 import Foundation
 import KilnBuild
 import KilnCore
-import KilnPresentation
 import KilnStore
 
 /// A bot with a `matrix`: its integration checks out, queues one cell per combination of the
