@@ -17,7 +17,7 @@ struct AnalyzeBench {
         """.write(toFile: repository + "/Package.swift", atomically: false, encoding: .utf8)
         try ".build/\n".write(toFile: repository + "/.gitignore", atomically: false, encoding: .utf8)
         try revision(0, in: repository)
-        try git(["init", "-q", "-b", "main"], in: repository)
+        try Self.git(["init", "-q", "-b", "main"], in: repository)
         try commitAll(repository)
         let home = work.url("analyze-home")
         try FileManager.default.createDirectory(atPath: home + "/Bots", withIntermediateDirectories: true)
@@ -38,30 +38,32 @@ struct AnalyzeBench {
     }
 
     private func commitAll(_ repository: String) throws {
-        try git(["add", "-A"], in: repository)
-        try git(["commit", "-q", "-m", "change"], in: repository)
+        try Self.git(["add", "-A"], in: repository)
+        try Self.git(["commit", "-q", "-m", "change"], in: repository)
     }
 
-    private func git(_ arguments: [String], in directory: String) throws {
+    /// git as the bench's committer (SoundnessBench's too).
+    static func git(_ arguments: [String], in directory: String) throws {
         _ = try command("/usr/bin/git", ["-c", "user.name=Bench", "-c", "user.email=bench@example.com"] + arguments, in: directory)
     }
 
-    private func timed(_ body: () throws -> Void) rethrows -> Double {
+    /// How long `body` took, in milliseconds.
+    static func timed(_ body: () throws -> Void) rethrows -> Double {
         let start = ContinuousClock.now
         try body()
         return Measure.milliseconds(ContinuousClock.now - start)
     }
 
-    private static func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+    static func median(_ values: [Double]) -> Double { values.isEmpty ? 0 : values.sorted()[values.count / 2] }
 
     /// `kiln run` of an unchanged commit with lint and without, against the linter alone.
     private func lint(_ repository: String, home: String, into table: Table) async throws {
         var (plain, linted, linter): ([Double], [Double], [Double]) = ([], [], [])
         for _ in 0..<7 {
-            plain.append(try timed { _ = try command(kiln, ["run", "plain"], in: home) })
-            linted.append(try timed { _ = try command(kiln, ["run", "linted"], in: home) })
+            plain.append(try Self.timed { _ = try command(kiln, ["run", "plain"], in: home) })
+            linted.append(try Self.timed { _ = try command(kiln, ["run", "linted"], in: home) })
             linter.append(
-                try timed { _ = try command("/usr/bin/env", ["swift", "format", "lint", "--recursive", "--parallel", "."], in: repository) })
+                try Self.timed { _ = try command("/usr/bin/env", ["swift", "format", "lint", "--recursive", "--parallel", "."], in: repository) })
         }
         let overhead = Self.median(linted) - Self.median(plain) - Self.median(linter)
         table.add(
@@ -78,11 +80,11 @@ struct AnalyzeBench {
         for number in 1...5 {
             try revision(number, in: repository)
             try commitAll(repository)
-            plain.append(try timed { _ = try command(kiln, ["run", "plain"], in: home) })
-            checked.append(try timed { _ = try command(kiln, ["run", "checked"], in: home) })
+            plain.append(try Self.timed { _ = try command(kiln, ["run", "plain"], in: home) })
+            checked.append(try Self.timed { _ = try command(kiln, ["run", "checked"], in: home) })
             _ = try command("/usr/bin/env", ["swift", "build"], in: repository)
             check.append(
-                try timed { _ = try command("/usr/bin/env", ["swift", "package", "diagnose-api-breaking-changes", "HEAD~1"], in: repository) })
+                try Self.timed { _ = try command("/usr/bin/env", ["swift", "package", "diagnose-api-breaking-changes", "HEAD~1"], in: repository) })
         }
         let overhead = Self.median(checked) - Self.median(plain) - Self.median(check)
         table.add(

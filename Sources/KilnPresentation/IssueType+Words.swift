@@ -31,3 +31,11 @@ extension IssueType {
         }
     }
 }
+
+extension IntegrationIssue {
+    /// Its kind as mails and `kiln run` name it, with the check that found an analyzer warning:
+    /// `analyzer-warning (license-header)`.
+    public var kindLabel: String {
+        check.map { "\(type.rawValue) (\($0.rawValue))" } ?? type.rawValue
+    }
+}

@@ -45,7 +45,8 @@ public enum TerminalReport {
         for issue in detail.issues where issue.status == .new && !issue.type.countsTests {
             let location = issue.file.map { "\($0)\(issue.line.map { ":\($0)" } ?? ""): " } ?? ""
             let cells = issue.cells.isEmpty ? "" : " [\(issue.cells.joined(separator: ", "))]"
-            lines.append("new \(issue.type.noun): \(location)\(issue.message.split(separator: "\n").first ?? "")\(cells)")
+            let check = issue.check.map { " (\($0.rawValue))" } ?? ""
+            lines.append("new \(issue.type.noun)\(check): \(location)\(issue.message.split(separator: "\n").first ?? "")\(cells)")
         }
         return lines
     }

@@ -35,7 +35,7 @@ struct AnalyzeTests {
         #expect(second.status == 0, "analyzer warnings pass, like warnings: \(second.output)")
         #expect(second.output.contains("result: analyzer-warnings"), "\(second.output)")
         #expect(second.output.contains("analyzer warnings 1 (+1)"), "\(second.output)")
-        #expect(second.output.contains("new analyzer warning: Sources/Lib/Lib.swift:2: [NeverForceUnwrap] do not force unwrap 'Int(\"1\")'"))
+        #expect(second.output.contains("new analyzer warning (format): Sources/Lib/Lib.swift:2: [NeverForceUnwrap] do not force unwrap 'Int(\"1\")'"))
         let two = try await home.recorded(2)
         #expect(two.integration.result == .analyzerWarnings)
         let finding = try #require(two.issues.first)

@@ -110,6 +110,23 @@ struct BotFileDecodingTests {
         let analyzing = "repository: {url: /srv/git/app.git}\nanalyze: {lint: true, api-breakage: error}\n"
         #expect(try BotFile.decode(analyzing, file: "Bots/app.yml").analyze == AnalyzeSettings(lint: true, apiBreakage: .error))
         #expect(try BotFile.decode("repository: {url: /srv/git/app.git}\n", file: "Bots/app.yml").analyze.enabled == false)
+        let sound = "repository: {url: /srv/git/app.git}\nanalyze: {documentation: false, soundness: true, license-header: {project: Kiln}}\n"
+        let soundness = try BotFile.decode(sound, file: "Bots/app.yml").analyze
+        #expect(soundness.checks == Set(AnalyzerCheck.allCases).subtracting([.documentation]), "a check named beside soundness stays off")
+        #expect(soundness.licenseProject == "Kiln" && soundness.words == AnalyzeSettings.defaultWords && !soundness.apiBreaksAreErrors)
+        let alone = "repository: {url: /srv/git/app.git}\nanalyze: {language: {words: [foo, bar]}, documentation: {targets: [Lib]}, shell: true}\n"
+        let chosen = try BotFile.decode(alone, file: "Bots/app.yml").analyze
+        #expect(chosen.checks == [.language, .documentation, .shell] && chosen.words == ["foo", "bar"] && chosen.documentationTargets == ["Lib"])
+        let filtered = "repository: {url: /srv/git/app.git}\ntriggers:\n  - {email: new-issues, issues: [errors, license-header]}\n"
+        let selection = try #require(
+            try BotFile.decode(filtered, file: "Bots/app.yml").triggers.compactMap { trigger -> IssueSelection? in
+                guard case .email(let email) = trigger, case .newIssues(let selection) = email.kind else { return nil }
+                return selection
+            }.first)
+        #expect(selection == IssueSelection(types: [.error], checks: [.licenseHeader]))
+        let header = IntegrationIssue(type: .analyzerWarning, message: "no license header", fingerprint: "a", check: .licenseHeader)
+        let lint = IntegrationIssue(type: .analyzerWarning, message: "[Indentation]", fingerprint: "b", check: .format)
+        #expect(selection.contains(header) && !selection.contains(lint))
         let archiving = """
             repository: {url: /srv/git/app.git}
             archive: {products: [kiln], arguments: [--static-swift-stdlib], files: ['docs/**/*.html'], on: [succeeded], max-size: 20MB}
@@ -135,7 +152,7 @@ struct BotFileDecodingTests {
                 .script(ScriptTrigger(name: "trigger-3", phase: .after, run: "echo done")),
                 .email(
                     EmailTrigger(
-                        kind: .newIssues([.error, .testFailure]), cc: [EmailAddress(address: "lead@example.com")],
+                        kind: .newIssues(IssueSelection(types: [.error, .testFailure])), cc: [EmailAddress(address: "lead@example.com")],
                         allowedDomains: ["example.com"])),
                 .email(
                     EmailTrigger(
@@ -156,7 +173,7 @@ struct BotFileDecodingTests {
         let bot = try BotFile.decode(yaml, file: "Bots/app.yml")
         #expect(
             bot.triggers == [
-                .email(EmailTrigger(kind: .newIssues(Set(IssueType.allCases)))),
+                .email(EmailTrigger(kind: .newIssues(.all))),
                 .email(EmailTrigger(kind: .report(.integration), to: [EmailAddress(address: "team@example.com")])),
             ])
         guard case .email(let newIssues) = bot.triggers[0] else { Issue.record("expected an email trigger"); return }
@@ -165,7 +182,7 @@ struct BotFileDecodingTests {
 
     @Test("allowed-domains keeps recipients to those domains, whatever their case")
     func allowedDomains() {
-        let trigger = EmailTrigger(kind: .newIssues([.error]), allowedDomains: ["example.com"])
+        let trigger = EmailTrigger(kind: .newIssues(IssueSelection(types: [.error])), allowedDomains: ["example.com"])
         #expect(trigger.allows(EmailAddress(address: "dev@Example.COM")))
         #expect(!trigger.allows(EmailAddress(address: "dev@example.com.evil.net")))
     }

@@ -41,7 +41,18 @@ struct BotFileProblemTests {
             expected: [
                 "2:17: error: 'lint' must be true or false, not 'yes please'",
                 "2:43: error: 'api-breakage' must be true, false or error, not 'sometimes'",
-                "2:54: error: unknown key 'spelling' in 'analyze' (expected one of lint, api-breakage)",
+                "2:54: error: unknown key 'spelling' in 'analyze' (expected one of soundness, lint, api-breakage, documentation, license-header, language, symlink, shell, yaml, python)",
+            ]),
+        InvalidBotFile(
+            label: "analyze check options",
+            yaml: """
+                repository: {url: https://github.com/example/app.git}
+                analyze: {license-header: {project: [a]}, language: {words: ["two words"]}, yaml: {strict: true}}
+                """,
+            expected: [
+                "2:37: error: 'project' must be the project's name, not a list",
+                "2:61: error: 'words' must list single words",
+                "2:83: error: 'yaml' must be true or false, not a mapping",
             ]),
         InvalidBotFile(
             label: "matrix values",
@@ -318,7 +329,7 @@ struct BotFileProblemTests {
                 """,
             expected: [
                 "3:5: error: missing key 'to' in the report email trigger (who receives the report)",
-                "6:22: error: 'issues' value 'warning' is not an issue type (did you mean 'warnings'?)",
+                "6:22: error: 'issues' value 'warning' is not an issue type or check (did you mean 'warnings'?)",
                 "7:10: error: 'not-an-address' is not an email address (expected name@example.com or Name <name@example.com>)",
                 "8:5: error: 'to' does not apply to new-issues emails: they go to the committers who introduced the issues; use 'cc' for anyone else",
                 "9:12: error: 'email' must be one of new-issues, report, not 'digest'",

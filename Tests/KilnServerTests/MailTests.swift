@@ -68,7 +68,7 @@ struct MailTests {
         schedule: {poll: 0}
         triggers:
           - email: new-issues
-            issues: [errors, test-failures]
+            issues: [errors, test-failures, license-header]
             cc: [lead@example.com, outsider@elsewhere.net]
             allowed-domains: [example.com]
         """
@@ -93,6 +93,16 @@ struct MailTests {
                 }(),
                 issue(.warning, "unused variable", by: [alice], line: 30),  // warnings not selected
                 issue(.error, "type mismatch", by: [bob], line: 40),  // other.org is not allowed
+                {
+                    var header = issue(.analyzerWarning, "no license header", by: [alice], line: 50)
+                    header.check = .licenseHeader  // a check the trigger names
+                    return header
+                }(),
+                {
+                    var format = issue(.analyzerWarning, "[Indentation] indent by 4", by: [alice], line: 60)
+                    format.check = .format  // one it does not
+                    return format
+                }(),
             ])
         #expect(await fixture.mailer.round() == 1)
         #expect(await fixture.mailer.round() == 0, "a second round sends nothing again")
@@ -102,12 +112,14 @@ struct MailTests {
         #expect(Set(toAlice.to) == ["alice@example.com", "lead@example.com"])
         #expect(toAlice.headers["To"] == "Alice Ünal <alice@example.com>")
         #expect(toAlice.headers["Cc"] == "lead@example.com")
-        #expect(toAlice.subject == "[app] #2: 2 new issues from your commits")
+        #expect(toAlice.subject == "[app] #2: 3 new issues from your commits")
         let text = try #require(toAlice.parts["text/plain"])
         #expect(text.contains("Hello Alice Ünal"))
         #expect(text.contains("Sources/App/App.swift:10: cannot find 'x' in scope (commit a1a1a1a1a1)"))
         #expect(text.contains("XCTAssertEqual failed (in default-release-none, 6.2-release-none) (commit a1a1a1a1a1)"), "a matrix's cells: \(text)")
+        #expect(text.contains("- analyzer-warning (license-header): Sources/App/App.swift:50: no license header (commit a1a1a1a1a1)"), "\(text)")
         #expect(!text.contains("unused variable") && !text.contains("type mismatch") && !text.contains("old problem"))
+        #expect(!text.contains("Indentation"), "a check the trigger does not name is not mailed")
         #expect(text.contains("http://ci.example.com/bots/app/integrations/2"))
         let html = try #require(toAlice.parts["text/html"])
         #expect(html.contains("cannot find &#39;x&#39; in scope"))

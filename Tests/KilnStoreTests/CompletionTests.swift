@@ -6,6 +6,20 @@ import Testing
 
 @Suite("Store: completing, recovery, retention")
 struct CompletionTests {
+    @Test("An analyzer warning keeps the check that found it, resolved too; other issues have none", arguments: Engine.allCases)
+    func analyzerChecks(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        let header = IntegrationIssue(
+            type: .analyzerWarning, message: "no license header", file: "a.swift", line: 1, fingerprint: "h1", check: .licenseHeader)
+        let warning = IntegrationIssue(type: .warning, message: "unused x", file: "a.swift", line: 3, fingerprint: "w1")
+        _ = try await test.integrate("app", outcome: IntegrationOutcome(result: .analyzerWarnings, issues: [header, warning]))
+        let first = try #require(try await test.store.integration(bot: "app", number: 1))
+        #expect(first.issues.map(\.check) == [.licenseHeader, nil])
+        _ = try await test.integrate("app", outcome: IntegrationOutcome(result: .succeeded), at: 50)
+        let second = try #require(try await test.store.integration(bot: "app", number: 2))
+        #expect(second.issues.map(\.status) == [.resolved, .resolved] && second.issues.map(\.check) == [.licenseHeader, nil])
+    }
+
     @Test("Completion stores issues, tests, commits and steps, and computes changes against the previous build", arguments: Engine.allCases)
     func completion(engine: Engine) async throws {
         let test = try await TestStore(engine)

@@ -18,7 +18,10 @@ struct PagesTests {
             issues: [
                 IntegrationIssue(
                     type: .warning, message: "unused \(hostile)", file: "Sources/App/a.swift", line: 3, fingerprint: "w1",
-                    introducedBy: [Committer(name: "Mallory \(hostile)", email: "m@example.com", commit: "abc1234")])
+                    introducedBy: [Committer(name: "Mallory \(hostile)", email: "m@example.com", commit: "abc1234")]),
+                IntegrationIssue(
+                    type: .analyzerWarning, message: "no license header", file: "Sources/App/b.swift", line: 1, fingerprint: "a1",
+                    check: .licenseHeader),
             ],
             commits: [Commit(sha: "abc1234", author: "Mallory \(hostile)", email: "m@example.com", date: Date(), subject: "fix \(hostile)")])
     }
@@ -97,12 +100,16 @@ struct PagesTests {
         defer { Task { await web.stop() } }
         let finding = IntegrationIssue(
             type: .analyzerWarning, message: "[NeverForceUnwrap] do not force unwrap 'Int(\"1\")'", file: "Sources/Lib/Lib.swift", line: 2,
-            fingerprint: "f1")
+            fingerprint: "f1", check: .format)
         let integration = try await web.integrate(
             "app", result: .analyzerWarnings, outcome: IntegrationOutcome(result: .analyzerWarnings, issues: [finding]))
         let page = try await web.get("/bots/app/integrations/\(integration.number)").text
         #expect(page.contains("of 0 tests, 1 analyzer warning"), "\(page)")
-        #expect(page.contains("<span class=\"type\">analyzer-warning</span> <code>Sources/Lib/Lib.swift:2</code> [NeverForceUnwrap]"), "\(page)")
+        #expect(
+            page.contains(
+                "<span class=\"type\">analyzer-warning</span> <span class=\"check\">format</span> <code>Sources/Lib/Lib.swift:2</code> [NeverForceUnwrap]"
+            ),
+            "\(page)")
         #expect(try await web.get("/bots/app").text.contains("analyzer-warnings"))
         let api = try await web.get("/api/bots/app/integrations/\(integration.number)").text
         let json = try JSONSerialization.jsonObject(with: Data(api.utf8)) as? [String: Any]
@@ -338,6 +345,8 @@ struct PagesTests {
         let issue = try #require((detail["issues"] as? [[String: Any]])?.first)
         #expect(issue["status"] as? String == "new")
         #expect((issue["introducedBy"] as? [[String: Any]])?.first?["email"] as? String == "m@example.com")
+        #expect(issue["check"] is NSNull, "only analyzer warnings have a check")
+        #expect((detail["issues"] as? [[String: Any]])?.last?["check"] as? String == "license-header")
         #expect((detail["steps"] as? [[String: Any]])?.map { $0["name"] as? String } == ["checkout", "building"])
 
         for path in ["/api/bots/nope", "/api/bots/app/integrations/99", "/api/bots/app/integrations/x", "/api/bots/nope/integrations"] {

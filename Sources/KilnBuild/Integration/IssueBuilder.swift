@@ -26,7 +26,7 @@ public enum IssueBuilder {
             issues.append(
                 IntegrationIssue(
                     type: type, message: diagnostic.message + notes, file: diagnostic.file, line: diagnostic.line,
-                    fingerprint: hash("\(base)|\(occurrence)")))
+                    fingerprint: hash("\(base)|\(occurrence)"), check: type == .analyzerWarning ? diagnostic.check : nil))
         }
         for test in tests where test.counts {
             let message = "\(test.suite).\(test.name): \(test.message ?? "failed")"

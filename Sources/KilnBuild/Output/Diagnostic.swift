@@ -15,8 +15,13 @@ public struct Diagnostic: Sendable, Hashable {
     public var message: String
     /// The `note:` lines that followed it.
     public var notes: [String]
+    /// The check of the `analyze` step that found it; nil for the compiler's.
+    public var check: AnalyzerCheck?
 
-    public init(severity: Severity, file: String?, line: Int?, column: Int?, message: String, notes: [String] = []) {
+    public init(
+        severity: Severity, file: String?, line: Int?, column: Int?, message: String, notes: [String] = [], check: AnalyzerCheck? = nil
+    ) {
+        self.check = check
         self.severity = severity
         self.file = file
         self.line = line

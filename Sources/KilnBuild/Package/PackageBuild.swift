@@ -93,7 +93,11 @@ public struct PackageBuild: Sendable {
             parser.withLock { $0.consume(line.utf8) }
         }
         let diagnostics = parser.withLock { $0.diagnostics }
-        let findings = diagnostics.filter { $0.file != nil }
+        let findings = diagnostics.filter { $0.file != nil }.map { finding in
+            var finding = finding
+            finding.check = .format
+            return finding
+        }
         var failure: String?
         switch end {
         case .exited(0): break
@@ -122,7 +126,9 @@ public struct PackageBuild: Sendable {
         let findings = found.breaks.map { item in
             let place = checkout.flatMap { APIBreakageReport.declaration(of: item.change, in: $0) }
             let declared = place.map { " (declared at \($0.file):\($0.line) in \(baseline.prefix(10)))" } ?? ""
-            return Diagnostic(severity: .warning, file: nil, line: nil, column: nil, message: "\(item.module): \(item.change)\(declared)")
+            return Diagnostic(
+                severity: .warning, file: nil, line: nil, column: nil, message: "\(item.module): \(item.change)\(declared)",
+                check: .apiBreakage)
         }
         var failure: String?
         switch end {

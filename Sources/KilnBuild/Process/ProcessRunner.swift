@@ -83,6 +83,7 @@ public enum ProcessRunner {
         deadline: ContinuousClock.Instant,
         mark: String? = nil,
         isolated: Bool = false,
+        logged: Bool = true,
         onLine: @escaping @Sendable (Substring) -> Void = { _ in }
     ) async throws(ProcessError) -> ProcessEnd {
         var environment = environment
@@ -105,7 +106,7 @@ public enum ProcessRunner {
             ) { execution in
                 let group = execution.processIdentifier.value
                 return await withTaskCancellationHandler {
-                    await watch(execution, group: group, isolated: isolated, log: log, deadline: deadline, onLine: onLine)
+                    await watch(execution, group: group, isolated: isolated, log: log, logged: logged, deadline: deadline, onLine: onLine)
                 } onCancel: {
                     killGroup(group, isolated: isolated)
                 }
@@ -144,7 +145,7 @@ public enum ProcessRunner {
     /// Streams the output until the process closes it, racing the deadline; returns why the group
     /// was killed, or nil when the process ended by itself.
     private static func watch(
-        _ execution: Execution<NoInput, SequenceOutput, CombinedErrorOutput>, group: pid_t, isolated: Bool, log: IntegrationLog,
+        _ execution: Execution<NoInput, SequenceOutput, CombinedErrorOutput>, group: pid_t, isolated: Bool, log: IntegrationLog, logged: Bool,
         deadline: ContinuousClock.Instant, onLine: @escaping @Sendable (Substring) -> Void
     ) async -> ProcessEnd? {
         let output = execution.standardOutput
@@ -164,7 +165,7 @@ public enum ProcessRunner {
                 do {
                     for try await buffer in output {
                         let bytes = buffer.withUnsafeBytes { Array($0) }
-                        await log.append(bytes)
+                        if logged { await log.append(bytes) }
                         var lineStart = 0
                         for index in bytes.indices where bytes[index] == UInt8(ascii: "\n") {
                             if pending.isEmpty {
@@ -184,7 +185,7 @@ public enum ProcessRunner {
                     await log.note("reading the output failed: \(error)")
                 }
                 if !pending.isEmpty { read(Substring(decoding: pending, as: UTF8.self)) }
-                await log.flushPartial()
+                if logged { await log.flushPartial() }
                 return nil
             }
             tasks.addTask {

@@ -142,9 +142,10 @@ public struct Workspace: Sendable {
     }
 
     /// Runs one process of the integration in the workspace (sandboxed when the bot says so, and
-    /// always for a fork), under a log header naming `step`.
+    /// always for a fork), under a log header naming `step`; `logged: false` keeps its output
+    /// (a file list, not something a person reads) out of the log.
     public func run(
-        _ command: StepCommand, step: IntegrationStep, commit: String?, result: IntegrationResult? = nil,
+        _ command: StepCommand, step: IntegrationStep, commit: String?, result: IntegrationResult? = nil, logged: Bool = true,
         onLine: @escaping @Sendable (Substring) -> Void = { _ in }
     ) async throws(ProcessError) -> ProcessEnd {
         try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
@@ -155,7 +156,7 @@ public struct Workspace: Sendable {
             return try await ProcessRunner.run(
                 confined ? sandboxed(command, network: !offline) : command, in: directory,
                 environment: environment(commit: commit, result: result, forTrigger: step == .beforeTriggers || step == .afterTriggers),
-                log: log, deadline: deadline, mark: mark, isolated: confined, onLine: onLine)
+                log: log, deadline: deadline, mark: mark, isolated: confined, logged: logged, onLine: onLine)
         } catch .cannotStart(let display, let reason) where confined {
             let why = fromFork ? "a pull request from a fork always runs" : "this bot runs"
             throw .cannotStart(command: display, reason: "\(reason); \(why) under bubblewrap: install it (apt-get install bubblewrap)")

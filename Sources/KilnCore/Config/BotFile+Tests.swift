@@ -66,19 +66,56 @@ extension BotFile {
         if let node = fields["wait"], let value = reader.duration(node, path: fields.path("wait"), allowZero: true) { bisect.wait = value }
     }
 
-    /// `analyze: {lint: true, api-breakage: true | false | error}`.
+    /// `analyze: {soundness: true, lint: true, api-breakage: true | false | error, documentation:
+    /// true | {targets: [...]}, license-header: true | {project: NAME}, language: true | {words:
+    /// [...]}, symlink, shell, yaml, python: true | false}`. `soundness: true` turns every check
+    /// on; a check named beside it says whether that one runs.
     static func decodeAnalyze(_ node: Node, path: ConfigPath, into analyze: inout AnalyzeSettings, reader: ConfigReader) {
-        guard let fields = reader.mapping(node, path: path, keys: ["lint", "api-breakage"]) else { return }
-        if let node = fields["lint"], let value = reader.bool(node, path: fields.path("lint")) { analyze.lint = value }
-        if let node = fields["api-breakage"] {
-            switch node {
-            case .scalar(let scalar) where scalar.string == "error": analyze.apiBreakage = .error
-            case .scalar(let scalar) where ["true", "false"].contains(scalar.string.lowercased()):
-                analyze.apiBreakage = reader.bool(node, path: fields.path("api-breakage")) == true ? .warning : .off
+        guard let fields = reader.mapping(node, path: path, keys: ["soundness"] + AnalyzerCheck.allCases.map(\.key)) else { return }
+        if let node = fields["soundness"], reader.bool(node, path: fields.path("soundness")) == true {
+            analyze.checks = Set(AnalyzerCheck.allCases)
+        }
+        for check in AnalyzerCheck.allCases {
+            guard let node = fields[check.key] else { continue }
+            let path = fields.path(check.key)
+            switch (check, node) {
+            case (.apiBreakage, .scalar(let scalar)) where scalar.string == "error":
+                analyze.apiBreakage = .error
+            case (.apiBreakage, .scalar(let scalar)) where !["true", "false"].contains(scalar.string.lowercased()):
+                reader.error("'api-breakage' must be true, false or error, not \(ConfigReader.kind(of: node))", at: node, path: path)
+            case (.licenseHeader, .mapping), (.language, .mapping), (.documentation, .mapping):
+                decodeCheckOptions(check, node, path: path, into: &analyze, reader: reader)
             default:
-                reader.error(
-                    "'api-breakage' must be true, false or error, not \(ConfigReader.kind(of: node))", at: node, path: fields.path("api-breakage"))
+                if let on = reader.bool(node, path: path) { analyze.set(check, on) }
             }
+        }
+    }
+
+    /// A check's options, which also turn it on: `license-header: {project: NAME}`, `language:
+    /// {words: [...]}`, `documentation: {targets: [...]}`.
+    private static func decodeCheckOptions(
+        _ check: AnalyzerCheck, _ node: Node, path: ConfigPath, into analyze: inout AnalyzeSettings, reader: ConfigReader
+    ) {
+        let key = [AnalyzerCheck.licenseHeader: "project", .language: "words", .documentation: "targets"][check] ?? ""
+        guard let fields = reader.mapping(node, path: path, keys: ["enabled", key]) else { return }
+        var on = true
+        if let node = fields["enabled"], let value = reader.bool(node, path: fields.path("enabled")) { on = value }
+        analyze.set(check, on)
+        guard let node = fields[key] else { return }
+        switch check {
+        case .licenseHeader:
+            if let project = reader.string(node, path: fields.path(key), expected: "the project's name"), !project.isEmpty {
+                analyze.licenseProject = project
+            }
+        case .language:
+            let words = reader.strings(node, path: fields.path(key)) ?? []
+            if words.isEmpty || words.contains(where: { $0.isEmpty || $0.contains(where: \.isWhitespace) }) {
+                reader.error("'words' must list single words", at: node, path: fields.path(key))
+            } else {
+                analyze.words = words
+            }
+        default:
+            analyze.documentationTargets = reader.strings(node, path: fields.path(key)) ?? []
         }
     }
 

@@ -86,13 +86,13 @@ extension BotFile {
         }
         switch kind {
         case .newIssues:
-            var types = Set(IssueType.allCases)
+            var selection = IssueSelection.all
             if let node = fields["issues"],
-                let names = reader.choices(node, path: fields.path("issues"), names: IssueType.allCases.map(\.pluralName), what: "an issue type")
+                let names = reader.choices(node, path: fields.path("issues"), names: IssueSelection.names, what: "an issue type or check")
             {
-                types = Set(names.compactMap(IssueType.init(pluralName:)))
+                selection = IssueSelection(names: names)
             }
-            trigger.kind = .newIssues(types)
+            trigger.kind = .newIssues(selection)
             for key in ["to", "every"] {
                 guard let entry = fields.fields[key] else { continue }
                 let why =

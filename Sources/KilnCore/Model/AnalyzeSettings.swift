@@ -1,5 +1,5 @@
 /// `analyze`: the static analysis an integration runs after its tests, whose findings are
-/// `analyzer-warning` issues.
+/// `analyzer-warning` issues, each with the `AnalyzerCheck` that found it.
 public struct AnalyzeSettings: Sendable, Hashable {
     /// What a public API that breaks is.
     public enum APIBreakage: String, Sendable, Hashable {
@@ -11,17 +11,63 @@ public struct AnalyzeSettings: Sendable, Hashable {
         case error
     }
 
-    /// `swift format lint` of the whole package, with the repository's `.swift-format` when it has one.
-    public var lint: Bool
-    /// `swift package diagnose-api-breaking-changes` against the baseline: the previous
-    /// integration's commit, or a pull request's base.
-    public var apiBreakage: APIBreakage
+    /// The checks that run, in `AnalyzerCheck`'s order.
+    public var checks: Set<AnalyzerCheck>
+    /// Whether an API break is an error (`api-breakage: error`) rather than a warning.
+    public var apiBreaksAreErrors: Bool
+    /// The project named by the shared workflow's default license header, for a repository
+    /// without `.license_header_template` (`license-header: {project: NAME}`).
+    public var licenseProject: String?
+    /// The unacceptable words (`language: {words: [...]}`).
+    public var words: [String]
+    /// The targets DocC analyzes when the repository's `.spi.yml` names none
+    /// (`documentation: {targets: [...]}`); empty: every library target.
+    public var documentationTargets: [String]
+
+    /// The shared soundness workflow's list (swiftlang/github-workflows, `soundness.yml`).
+    public static let defaultWords = [
+        "blacklist", "whitelist", "slave", "master", "sane", "sanity", "insane", "insanity", "kill", "killed", "killing", "hang", "hung",
+        "hanged", "hanging",
+    ]  // ignore-unacceptable-language
+
+    public init(
+        checks: Set<AnalyzerCheck> = [], apiBreaksAreErrors: Bool = false, licenseProject: String? = nil, words: [String] = Self.defaultWords,
+        documentationTargets: [String] = []
+    ) {
+        self.checks = checks
+        self.apiBreaksAreErrors = apiBreaksAreErrors
+        self.licenseProject = licenseProject
+        self.words = words
+        self.documentationTargets = documentationTargets
+    }
 
     public init(lint: Bool = false, apiBreakage: APIBreakage = .off) {
+        self.init(checks: [])
         self.lint = lint
         self.apiBreakage = apiBreakage
     }
 
+    /// `swift format lint` of the whole package, with the repository's `.swift-format` when it has one.
+    public var lint: Bool {
+        get { checks.contains(.format) }
+        set { set(.format, newValue) }
+    }
+
+    /// `swift package diagnose-api-breaking-changes` against the baseline: the previous
+    /// integration's commit, or a pull request's base.
+    public var apiBreakage: APIBreakage {
+        get { checks.contains(.apiBreakage) ? (apiBreaksAreErrors ? .error : .warning) : .off }
+        set {
+            set(.apiBreakage, newValue != .off)
+            apiBreaksAreErrors = newValue == .error
+        }
+    }
+
+    /// Turns `check` on or off.
+    public mutating func set(_ check: AnalyzerCheck, _ on: Bool) {
+        if on { checks.insert(check) } else { checks.remove(check) }
+    }
+
     /// Whether any analysis runs.
-    public var enabled: Bool { lint || apiBreakage != .off }
+    public var enabled: Bool { !checks.isEmpty }
 }

@@ -12,10 +12,12 @@ public struct IntegrationIssue: Sendable, Hashable {
     /// The matrix cells it was found in, in the matrix's order; empty for a bot without `matrix`.
     /// One issue, however many cells: a failure everywhere is mailed once.
     public var cells: [String]
+    /// The check of the `analyze` step that found an analyzer warning; nil for other kinds.
+    public var check: AnalyzerCheck?
 
     public init(
         type: IssueType, message: String, file: String? = nil, line: Int? = nil, fingerprint: String, status: IssueStatus = .new,
-        introducedBy: [Committer] = [], cells: [String] = []
+        introducedBy: [Committer] = [], cells: [String] = [], check: AnalyzerCheck? = nil
     ) {
         self.type = type
         self.message = message
@@ -25,6 +27,7 @@ public struct IntegrationIssue: Sendable, Hashable {
         self.status = status
         self.introducedBy = introducedBy
         self.cells = cells
+        self.check = check
     }
 }
 

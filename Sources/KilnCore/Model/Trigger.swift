@@ -30,8 +30,8 @@ public struct ScriptTrigger: Sendable, Hashable {
 /// An email sent around integrations.
 public struct EmailTrigger: Sendable, Hashable {
     public enum Kind: Sendable, Hashable {
-        /// To the committers who introduced new issues of these types.
-        case newIssues(Set<IssueType>)
+        /// To the committers who introduced new issues of these kinds.
+        case newIssues(IssueSelection)
         /// A summary for a wider audience.
         case report(ReportFrequency)
     }
@@ -62,4 +62,32 @@ public enum ReportFrequency: String, CaseIterable, Sendable, Hashable {
     case change
     case daily
     case weekly
+}
+
+/// The issues a new-issues email is about (`issues: [errors, analyzer-warnings]`): issues of
+/// `types`, and analyzer warnings of `checks` (`issues: [errors, license-header]`).
+public struct IssueSelection: Sendable, Hashable {
+    public var types: Set<IssueType>
+    public var checks: Set<AnalyzerCheck>
+
+    public init(types: Set<IssueType> = Set(IssueType.allCases), checks: Set<AnalyzerCheck> = []) {
+        self.types = types
+        self.checks = checks
+    }
+
+    /// Every issue.
+    public static let all = IssueSelection()
+
+    public func contains(_ issue: IntegrationIssue) -> Bool {
+        types.contains(issue.type) || issue.check.map(checks.contains) == true
+    }
+
+    /// The names a bot file may list: the kinds' plurals, then the checks' names.
+    public static let names = IssueType.allCases.map(\.pluralName) + AnalyzerCheck.allCases.map(\.rawValue)
+
+    /// The selection `names` (from `names`) make.
+    public init(names: [String]) {
+        self.init(
+            types: Set(names.compactMap(IssueType.init(pluralName:))), checks: Set(names.compactMap(AnalyzerCheck.init(rawValue:))))
+    }
 }

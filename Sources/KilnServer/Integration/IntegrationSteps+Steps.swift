@@ -147,6 +147,12 @@ extension IntegrationSteps {
                 await log.note("API breakage not checked: no earlier integration to compare with")
             }
         }
+        let soundness = package.soundness(settings, commit: commit)
+        for check in settings.checks.sorted() where SoundnessChecks.covers(check) {
+            let found = try await analyzed(into: &analysis) { try await soundness.run(check) }
+            await log.note("\(check.rawValue): \(CountText.of(found.count, "finding"))")
+            analysis.findings += found
+        }
         return analysis
     }
 

@@ -87,9 +87,9 @@ public struct Notifier: Sendable {
             // introduced its new issues.
             if case .report = trigger.kind, integration.pullRequest != nil { continue }
             switch trigger.kind {
-            case .newIssues(let types):
+            case .newIssues(let selection):
                 mails += newIssueMails(
-                    detail, trigger: trigger, types: types, bisection: bisection, key: "new-issues:\(integration.id):\(index)", now: now)
+                    detail, trigger: trigger, selection: selection, bisection: bisection, key: "new-issues:\(integration.id):\(index)", now: now)
             case .report(.integration):
                 mails += reportMail(detail, trigger: trigger, headline: nil, key: "report:\(integration.id):\(index)", now: now)
             case .report(.change):
@@ -106,10 +106,10 @@ public struct Notifier: Sendable {
     }
 
     private func newIssueMails(
-        _ detail: IntegrationDetail, trigger: EmailTrigger, types: Set<IssueType>, bisection: Bisection?, key: String, now: Date
+        _ detail: IntegrationDetail, trigger: EmailTrigger, selection: IssueSelection, bisection: Bisection?, key: String, now: Date
     ) -> [OutgoingMail] {
         let integration = detail.integration
-        let introduced = detail.issues.filter { $0.status == .new && types.contains($0.type) }
+        let introduced = detail.issues.filter { $0.status == .new && selection.contains($0) }
         var byCommitter: [String: (name: String, address: String, issues: [(IntegrationIssue, String)])] = [:]
         for issue in introduced {
             for committer in issue.introducedBy {
@@ -126,7 +126,7 @@ public struct Notifier: Sendable {
                 pullRequest: integration.pullRequest.map { PullRequestLine(number: $0.number, title: $0.title) }, url: url(of: integration),
                 issues: entry.issues.map { issue, commit in
                     IssueLine(
-                        type: issue.type.rawValue, location: Self.location(issue), message: issue.message, commit: String(commit.prefix(10)),
+                        type: issue.kindLabel, location: Self.location(issue), message: issue.message, commit: String(commit.prefix(10)),
                         cells: issue.cellsText)
                 }, bisection: bisection.map(Self.bisectionLine))
             let (text, html) = templates.render("new-issues", view)
@@ -170,7 +170,7 @@ public struct Notifier: Sendable {
             cause: integration.cause.rawValue, commit: String((integration.commit ?? "unknown").prefix(12)),
             duration: DurationText.prose(integration.duration), figures: SummaryFigures(integration.summary),
             newIssues: newIssues.prefix(50).map {
-                IssueLine(type: $0.type.rawValue, location: Self.location($0), message: $0.message, commit: "", cells: $0.cellsText)
+                IssueLine(type: $0.kindLabel, location: Self.location($0), message: $0.message, commit: "", cells: $0.cellsText)
             },
             hasNewIssues: !newIssues.isEmpty, failingTests: failing.prefix(50).map { TestLine(name: "\($0.suite).\($0.name)", duration: "") },
             hasFailingTests: !failing.isEmpty, flakyTests: flaky.prefix(50).map { TestLine(name: "\($0.suite).\($0.name)", duration: "") },

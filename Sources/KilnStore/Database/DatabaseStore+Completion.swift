@@ -97,10 +97,10 @@ extension DatabaseStore {
         for issue in issues {
             try db.execute(
                 """
-                INSERT INTO issue (integration_id, type, message, file, line, fingerprint, status, introduced_by, cells)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO issue (integration_id, type, message, file, line, fingerprint, status, introduced_by, cells, analyzer_check)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """, id, issue.type.rawValue, issue.message, issue.file, issue.line, issue.fingerprint, issue.status.rawValue,
-                JSON.encode(issue.introducedBy), issue.cells.isEmpty ? nil : JSON.encode(issue.cells))
+                JSON.encode(issue.introducedBy), issue.cells.isEmpty ? nil : JSON.encode(issue.cells), issue.check?.rawValue)
         }
         for test in tests {
             try db.execute(

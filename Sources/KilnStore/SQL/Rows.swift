@@ -105,7 +105,8 @@ extension IntegrationIssue {
         self.init(
             type: row["type"], message: row["message"], file: row["file"], line: row["line"], fingerprint: row["fingerprint"],
             status: row["status"], introducedBy: JSON.decode([Committer].self, from: row["introduced_by"], default: []),
-            cells: JSON.decode([String].self, from: row["cells"], default: []))
+            cells: JSON.decode([String].self, from: row["cells"], default: []),
+            check: (row["analyzer_check"] as String?).flatMap(AnalyzerCheck.init(rawValue:)))
     }
 }
 

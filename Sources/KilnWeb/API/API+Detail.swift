@@ -25,7 +25,7 @@ extension API {
                 Issue(
                     type: $0.type, message: $0.message, file: $0.file, line: $0.line, status: $0.status,
                     introducedBy: $0.introducedBy.map { Committer(name: $0.name, email: $0.email, commit: $0.commit, bisected: $0.bisected) },
-                    cells: $0.cells)
+                    cells: $0.cells, check: $0.check)
             }
             let (bot, number) = (detail.integration.bot, detail.integration.number)
             assets = detail.assets.map {
@@ -123,6 +123,8 @@ extension API {
         public var introducedBy: [Committer]
         /// For a bot with a `matrix`: the cells it was found in.
         public var cells: [String]
+        /// The check of the `analyze` step that found an analyzer warning; null for other kinds.
+        @Nullable public var check: AnalyzerCheck?
     }
 
     public struct Committer: Encodable, Sendable {

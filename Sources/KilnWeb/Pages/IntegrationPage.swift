@@ -19,6 +19,8 @@ struct CommitView {
 
 struct IssueView {
     var type: String
+    /// The check of the `analyze` step that found an analyzer warning (`license-header`).
+    var check: String?
     var message: String
     var location: String?
     var introducedBy: String?

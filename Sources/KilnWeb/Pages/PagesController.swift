@@ -154,7 +154,7 @@ struct PagesController {
                 title: title, status: status.rawValue,
                 issues: issues.map { issue in
                     IssueView(
-                        type: issue.type.rawValue, message: issue.message,
+                        type: issue.type.rawValue, check: issue.check?.rawValue, message: issue.message,
                         location: issue.file.map { file in issue.line.map { "\(file):\($0)" } ?? file },
                         introducedBy: issue.introducedBy.isEmpty
                             ? nil

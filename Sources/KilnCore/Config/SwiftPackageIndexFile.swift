@@ -1,0 +1,17 @@
+import Yams
+
+/// A package's `.spi.yml` (the Swift Package Index's manifest), as far as Kiln reads it: which
+/// targets are documented (`builder.configs[].documentation_targets`).
+public enum SwiftPackageIndexFile {
+    /// The documented targets, in order, each once; nil when the file names none or is not YAML.
+    public static func documentationTargets(in text: String) -> [String]? {
+        guard let root = try? Yams.compose(yaml: text), let configs = root["builder"]?["configs"]?.sequence else { return nil }
+        var targets: [String] = []
+        for config in configs {
+            for target in config["documentation_targets"]?.sequence ?? [] {
+                if let name = target.string, !name.isEmpty, !targets.contains(name) { targets.append(name) }
+            }
+        }
+        return targets.isEmpty ? nil : targets
+    }
+}
