@@ -81,6 +81,63 @@ struct PullRequestBench {
             "integration end to its commit status received by the forge", target: "median < 100 ms",
             measured: Measure.format(toStatus[toStatus.count / 2]),
             comparison: "the tests' forge double on loopback; worst of 9: \(Measure.format(toStatus.last ?? 0))")
+        try await reviews(home: home, repository: repository, base: base, store: store, forge: forgePort, forgeDirectory: forgeDirectory, into: table)
+    }
+
+    /// `forge.review`: from a pull request integration's end to its review's first request at
+    /// the forge double (the summary of its build error: the repository is no package), 9 pushes.
+    private func reviews(
+        home: String, repository: String, base: String, store: SQLiteStore, forge: Int, forgeDirectory: String, into table: Table
+    ) async throws {
+        try FileManager.default.removeItem(atPath: home + "/Bots/timed.yml")
+        try """
+        repository: {url: '\(repository)', branch: master}
+        schedule: {poll: 0}
+        test: {enabled: false}
+        pull-requests: true
+        forge: {kind: github, api-url: 'http://127.0.0.1:\(forge)', token-file: '\(home)/token', review: true}
+
+        """.write(toFile: home + "/Bots/reviewed.yml", atomically: false, encoding: .utf8)
+        try await WebBench.waitForHTTP(base + "/api/bots/reviewed")
+        var toReview: [Double] = []
+        for round in 1...9 {
+            try command("/usr/bin/git", ["checkout", "-q", "-B", "feature"], in: repository)
+            let head = try WebBench.commitTo(repository, round: 100 + round)
+            try command("/usr/bin/git", ["checkout", "-q", "master"], in: repository)
+            try command("/usr/bin/git", ["update-ref", "refs/pull/2/head", head], in: repository)
+            let status = try await Self.post(base, repository: repository, head: head, action: "synchronize")
+            guard status == 202 else { throw BenchError.unexpected("the pull request webhook answered \(status)") }
+            var ended: Date?
+            for _ in 0..<1000 where ended == nil {
+                ended = try await store.integration(bot: "reviewed", number: round)?.integration.endedAt
+                if ended == nil { try await Task.sleep(for: .milliseconds(10)) }
+            }
+            guard let ended else { throw BenchError.unexpected("the reviewed pull request's integration \(round) did not end") }
+            let received = try await Self.firstReviewRequest(of: round, in: forgeDirectory + "/reviews")
+            toReview.append((received - ended.timeIntervalSince1970) * 1000)
+        }
+        toReview.sort()
+        table.add(
+            "integration end to its review's first request at the forge", target: "median ≤ 50 ms",
+            measured: Measure.format(toReview[toReview.count / 2]),
+            comparison: "forge.review, the tests' forge double on loopback; worst of 9: \(Measure.format(toReview.last ?? 0))")
+    }
+
+    /// When the forge double received the first review request naming integration `number`.
+    static func firstReviewRequest(of number: Int, in directory: String) async throws -> Double {
+        for _ in 0..<500 {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") && $0 != "state.json" }) ?? []
+            for name in names.sorted() {
+                guard let data = FileManager.default.contents(atPath: directory + "/" + name),
+                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                    let body = object["body"] as? [String: Any], (body["body"] as? String)?.contains("integrations/\(number))") == true,
+                    let received = object["received"] as? Double
+                else { continue }
+                return received
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw BenchError.unexpected("no review request of integration \(number) reached the forge double")
     }
 
     static func port(in directory: String) async throws -> Int {

@@ -2,7 +2,8 @@ internal import CCurl
 import Dispatch
 import Foundation
 
-/// An HTTP(S) POST over libcurl, for what Kiln posts besides mail (commit statuses to forges).
+/// An HTTP(S) request over libcurl, for what Kiln sends besides mail (commit statuses and
+/// reviews to forges): a POST, or another method (`send`).
 /// libcurl blocks, so each post runs on a Dispatch thread, never on the cooperative pool.
 public struct HTTPPost: Sendable {
     public var connectTimeout: Duration
@@ -25,9 +26,14 @@ public struct HTTPPost: Sendable {
 
     /// Posts `body` to `url` with `headers` (`Name: value` lines).
     public func post(_ url: String, headers: [String], body: [UInt8]) async -> Response {
+        await send("POST", url, headers: headers, body: body)
+    }
+
+    /// Sends `body` to `url` with `method` (`GET` sends none).
+    public func send(_ method: String, _ url: String, headers: [String], body: [UInt8] = []) async -> Response {
         await withCheckedContinuation { continuation in
             DispatchQueue.global(qos: .utility).async {
-                continuation.resume(returning: perform(url, headers: headers, body: body))
+                continuation.resume(returning: perform(method, url, headers: headers, body: body))
             }
         }
     }
@@ -36,7 +42,7 @@ public struct HTTPPost: Sendable {
         var bytes: [UInt8] = []
     }
 
-    private func perform(_ url: String, headers list: [String], body: [UInt8]) -> Response {
+    private func perform(_ method: String, _ url: String, headers list: [String], body: [UInt8]) -> Response {
         CurlLibrary.initialize()
         guard let handle = curl_easy_init() else { return Response(code: nil, body: [], error: "curl_easy_init failed") }
         defer { curl_easy_cleanup(handle) }
@@ -51,8 +57,13 @@ public struct HTTPPost: Sendable {
             body.withUnsafeBufferPointer { body in
                 kiln_curl_setopt_string(handle, CURLOPT_URL, url)
                 kiln_curl_setopt_slist(handle, CURLOPT_HTTPHEADER, headers)
-                kiln_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, body.count)
-                kiln_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: body.baseAddress))
+                if method == "GET" {
+                    kiln_curl_setopt_long(handle, CURLOPT_HTTPGET, 1)
+                } else {
+                    kiln_curl_setopt_long(handle, CURLOPT_POSTFIELDSIZE, body.count)
+                    kiln_curl_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: body.baseAddress))
+                    if method != "POST" { kiln_curl_setopt_string(handle, CURLOPT_CUSTOMREQUEST, method) }
+                }
                 kiln_curl_setopt_pointer(handle, CURLOPT_WRITEDATA, box.toOpaque())
                 kiln_curl_setopt_write_function(handle) { data, size, count, userdata in
                     guard let data, let userdata else { return 0 }

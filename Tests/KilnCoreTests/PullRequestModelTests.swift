@@ -20,9 +20,12 @@ struct PullRequestModelTests {
               api-url: https://gitlab.example.com/api/v4/
               token-file: /etc/kiln/token
               warnings: failure
+              review: true
+              review-limit: 10
             """, file: "Bots/app.yml")
         #expect(long.pullRequests == PullRequestPolicy(enabled: true, forks: true))
         #expect(long.forge?.apiURL == "https://gitlab.example.com/api/v4" && long.forge?.warnings == .failure && long.forgeKind == .gitlab)
+        #expect(long.forge?.review == true && long.forge?.reviewLimit == 10 && short.forge?.review == false && short.forge?.reviewLimit == 25)
         let plain = try BotFile.decode("repository: {url: 'https://codeberg.org/example/app'}\n", file: "Bots/app.yml")
         #expect(!plain.pullRequests.enabled && plain.forge == nil && plain.forgeKind == .gitea)
         #expect(ForgeKind.gitlab.pullRef(4) == "refs/merge-requests/4/head" && ForgeKind.gitea.pullRef(4) == "refs/pull/4/head")

@@ -92,3 +92,30 @@ struct HistoryTests {
         #expect(try await harness.mirrors.blame(of: harness.repository, file: "Sources/a.swift", line: 99, at: bob) == nil)
     }
 }
+
+@Suite("A pull request's changed lines")
+struct ChangedLinesTests {
+    @Test("Lines the head added or changed since the merge base, numbered as in the head; not the base's own later changes, nor deletions")
+    func changedLines() async throws {
+        let harness = try GitHarness()
+        let lines = (1...6).map { "line \($0)" }
+        try harness.origin.commit("base", files: ["a.txt": lines.joined(separator: "\n") + "\n", "gone.txt": "x\n", "old.txt": "same\nsame\nsame\n"])
+        try harness.origin.git("checkout", "-q", "-b", "topic")
+        var topic = lines
+        topic[2] = "line three"
+        topic.insert("inserted", at: 4)
+        try harness.origin.commit("change", files: ["a.txt": topic.joined(separator: "\n") + "\n", "b.txt": "new\nfile\n"], author: .bob)
+        try harness.origin.git("rm", "-q", "gone.txt")
+        try harness.origin.git("mv", "old.txt", "new.txt")
+        let head = try harness.origin.commit("move", files: ["new.txt": "same\nsame\nsame\nmore\n"], author: .bob)
+        try harness.origin.git("checkout", "-q", "main")
+        var later = lines
+        later[5] = "line six, on main"
+        let base = try harness.origin.commit("main moves on", files: ["a.txt": later.joined(separator: "\n") + "\n"])
+        _ = try await harness.mirrors.update(harness.repository)
+        _ = try await harness.mirrors.update(Repository(url: harness.repository.url, branch: "topic"))
+        let changed = try await harness.mirrors.changedLines(of: harness.repository, base: base, head: head)
+        #expect(changed.lines == ["a.txt": [3, 5], "b.txt": [1, 2], "new.txt": [4]], "\(changed.lines)")
+        #expect(changed.contains(file: "a.txt", line: 3) && !changed.contains(file: "a.txt", line: 7))
+    }
+}

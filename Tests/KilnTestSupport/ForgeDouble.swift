@@ -85,6 +85,68 @@ public final class ForgeDouble: @unchecked Sendable {
         return try calls()
     }
 
+    /// A request to the review endpoints, as the forge answered it.
+    public struct ReviewCall: @unchecked Sendable {
+        public var forge: String
+        public var method: String
+        public var path: String
+        /// The JSON body (nil for a GET).
+        public var body: [String: Any]?
+        public var code: Int
+    }
+
+    /// Every review request answered so far, in order.
+    public func reviewCalls() throws -> [ReviewCall] {
+        let folder = directory.url("reviews")
+        let names = ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".json") && $0 != "state.json" }
+        return try names.sorted().map { name in
+            let data = try Data(contentsOf: URL(fileURLWithPath: folder + "/" + name))
+            guard let object = try JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+                throw SMTPServerError.missing("an unreadable review record \(name)")
+            }
+            return ReviewCall(
+                forge: object["forge"] as? String ?? "", method: object["method"] as? String ?? "", path: object["path"] as? String ?? "",
+                body: object["body"] as? [String: Any], code: object["code"] as? Int ?? 0)
+        }
+    }
+
+    /// Waits until the review requests satisfy `done` (or `timeout` passes), and returns them all.
+    public func waitForReviewCalls(timeout: Duration = .seconds(30), until done: ([ReviewCall]) -> Bool) async throws -> [ReviewCall] {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            let received = try reviewCalls()
+            if done(received) { return received }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        return try reviewCalls()
+    }
+
+    /// The comments the forge holds now, by id: their bodies as last posted or edited.
+    public func commentBodies() throws -> [String: String] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: directory.url("reviews/state.json")))
+        let state = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        let comments = state?["comments"] as? [String: [String: Any]] ?? [:]
+        return comments.compactMapValues { $0["body"] as? String }
+    }
+
+    /// GitLab's discussions by id: whether each is resolved.
+    public func discussionsResolved() throws -> [String: Bool] {
+        let data = try Data(contentsOf: URL(fileURLWithPath: directory.url("reviews/state.json")))
+        let state = try JSONSerialization.jsonObject(with: data) as? [String: Any]
+        return (state?["discussions"] as? [String: [String: Any]] ?? [:]).compactMapValues { $0["resolved"] as? Bool }
+    }
+
+    /// The lines pull request `number` changed, as the forge counts them (`path:line`): a
+    /// comment elsewhere is refused. GitLab's merge request also gets its `diff_refs`.
+    public func pullRequest(_ number: Int, changes lines: [String], refs: (base: String, start: String, head: String)? = nil) throws {
+        try FileManager.default.createDirectory(atPath: directory.url("reviews"), withIntermediateDirectories: true)
+        try lines.joined(separator: "\n").write(toFile: directory.url("reviews/diff-\(number).txt"), atomically: true, encoding: .utf8)
+        if let refs {
+            try "\(refs.base) \(refs.start) \(refs.head)".write(
+                toFile: directory.url("reviews/refs-\(number).txt"), atomically: true, encoding: .utf8)
+        }
+    }
+
     /// The forge goes down: connections to its port are refused.
     public func stop() {
         try? input.fileHandleForWriting.close()

@@ -1,4 +1,5 @@
-"""A forge double for Kiln's tests: exactly the three documented commit status endpoints.
+"""A forge double for Kiln's tests: exactly the three documented commit status endpoints, and
+the review endpoints of forge_reviews.py.
 
     POST /repos/{owner}/{repo}/statuses/{sha}   GitHub (Authorization: Bearer TOKEN)
                                                 Gitea  (Authorization: token TOKEN)
@@ -22,6 +23,8 @@ import threading
 import time
 import urllib.parse
 
+from forge_reviews import Reviews
+
 GITHUB_STATES = {"pending", "success", "failure", "error"}
 GITEA_STATES = {"pending", "success", "failure", "error", "warning"}
 GITLAB_STATES = {"pending", "running", "success", "failed", "canceled"}
@@ -34,8 +37,9 @@ def main():
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     options = parser.parse_args()
-    counter = itertools.count(1)
+    counter = itertools.count(1 + len([n for n in os.listdir(options.dir) if n.endswith(".json")]))
     lock = threading.Lock()
+    reviews = Reviews(options.dir, options.token)
 
     class Handler(http.server.BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -51,12 +55,30 @@ def main():
             self.end_headers()
             self.wfile.write(data)
 
-        def do_GET(self):
-            self.answer(404, {"message": "Not Found"})
-
-        def do_POST(self):
+        def review(self, method):
             length = int(self.headers.get("Content-Length") or 0)
             raw = self.rfile.read(length)
+            answered = reviews.handle(method, self.path, self.headers, raw)
+            if answered is not None:
+                self.answer(*answered)
+            return answered is not None, raw
+
+        def do_GET(self):
+            if not self.review("GET")[0]:
+                self.answer(404, {"message": "Not Found"})
+
+        def do_PATCH(self):
+            if not self.review("PATCH")[0]:
+                self.answer(404, {"message": "Not Found"})
+
+        def do_PUT(self):
+            if not self.review("PUT")[0]:
+                self.answer(404, {"message": "Not Found"})
+
+        def do_POST(self):
+            answered, raw = self.review("POST")
+            if answered:
+                return
             path = urllib.parse.urlsplit(self.path).path
             hub = re.fullmatch(r"/repos/([^/]+/[^/]+)/statuses/([0-9a-f]{40})", path)
             lab = re.fullmatch(r"/projects/([^/]+)/statuses/([0-9a-f]{40})", path)

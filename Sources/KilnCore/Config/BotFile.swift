@@ -225,7 +225,9 @@ public enum BotFile {
     }
 
     private static func decodeForge(_ node: Node, path: ConfigPath, repository: Repository, reader: ConfigReader) -> ForgeSettings? {
-        guard let fields = reader.mapping(node, path: path, keys: ["kind", "api-url", "token-file", "warnings"]) else { return nil }
+        guard let fields = reader.mapping(node, path: path, keys: ["kind", "api-url", "token-file", "warnings", "review", "review-limit"]) else {
+            return nil
+        }
         let host = repository.url.host
         let implied = Forges.implied(byHost: host)
         var kind = implied?.kind
@@ -261,6 +263,10 @@ public enum BotFile {
         var forge = ForgeSettings(kind: kind, apiURL: apiURL, tokenFile: tokenFile)
         if let node = fields["warnings"], let value = reader.choice(node, path: fields.path("warnings"), as: ForgeSettings.WarningsState.self) {
             forge.warnings = value
+        }
+        if let node = fields["review"], let value = reader.bool(node, path: fields.path("review")) { forge.review = value }
+        if let node = fields["review-limit"], let value = reader.integer(node, path: fields.path("review-limit"), range: 0...100) {
+            forge.reviewLimit = value
         }
         return forge
     }

@@ -16,6 +16,8 @@ public struct IntegrationOutcome: Sendable {
     public var cells: [String] = []
     /// The dependencies the package pinned, as Kiln's mirrors had them for the build.
     public var dependencies: [DependencyPin] = []
+    /// For a pull request of a bot with `forge.review`: where its review goes.
+    public var review: ReviewRequest?
 
     public init(
         result: IntegrationResult, reason: String? = nil, tests: [TestCase] = [], coverage: Double? = nil,

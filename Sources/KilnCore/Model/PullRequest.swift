@@ -59,12 +59,18 @@ public struct ForgeSettings: Sendable, Hashable {
     public var tokenFile: String
     /// How a result of `warnings` is reported.
     public var warnings: WarningsState
+    /// Whether a pull request's new issues become review comments on the lines it changed.
+    public var review: Bool
+    /// At most this many line comments per push; the rest go in the summary comment.
+    public var reviewLimit: Int
 
-    public init(kind: ForgeKind, apiURL: String, tokenFile: String, warnings: WarningsState = .success) {
+    public init(kind: ForgeKind, apiURL: String, tokenFile: String, warnings: WarningsState = .success, review: Bool = false, reviewLimit: Int = 25) {
         self.kind = kind
         self.apiURL = apiURL
         self.tokenFile = tokenFile
         self.warnings = warnings
+        self.review = review
+        self.reviewLimit = reviewLimit
     }
 
     /// How the forge's API names `url`'s repository: `owner/name` for GitHub and Gitea, the

@@ -103,8 +103,9 @@ public struct KilnApplication: Sendable {
             store: store, scheduler: scheduler, registry: registry, host: config.host, executors: config.executors, lease: config.hostLease,
             logger: logger, clock: clock, toolchains: sequencer.offeredToolchains)
         let mailer = Mailer(store: store, registry: registry, delivery: try mailDelivery(settings, store: store), logger: logger, clock: clock)
-        let statuses = StatusPublisher(
-            store: store, registry: registry, publicURL: config.publicURL ?? "http://\(config.listen)", logger: logger, clock: clock)
+        let publicURL = config.publicURL ?? "http://\(config.listen)"
+        let statuses = StatusPublisher(store: store, registry: registry, publicURL: publicURL, logger: logger, clock: clock)
+        let reviews = ReviewPublisher(store: store, publicURL: publicURL, logger: logger, clock: clock)
         var dependencies = WebDependencies(
             store: store, bots: { await registry.catalog.bots.map(\.bot) }, assets: try webAssets(settings),
             webhookSecret: try webhookSecret(config), listen: config.listen, host: config.host, notice: sandbox.sentence, clock: clock)
@@ -113,7 +114,7 @@ public struct KilnApplication: Sendable {
         let web = buildWebApplication(dependencies, logger: logger, onListening: onListening)
         return KilnApplication(
             settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler,
-            services: [StoreService(store: store), web, scheduler, keeper, mailer, statuses],
+            services: [StoreService(store: store), web, scheduler, keeper, mailer, statuses, reviews],
             lock: lock, recovered: recovered, logger: logger, clock: clock)
     }
 

@@ -24,6 +24,7 @@ extension IntegrationSteps {
             var outcome = IntegrationOutcome.merging(found, commits: commits)
             if integration.bisectionID == nil { try? await runTriggers(.after, result: outcome.result) }
             outcome.triggers = triggers
+            outcome.review = await reviewRequest()
             progress(.stepEnded(currentStep, seconds: (ContinuousClock.now - stepStart).seconds))
             return outcome
         } catch {

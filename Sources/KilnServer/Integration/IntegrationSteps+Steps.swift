@@ -230,7 +230,26 @@ extension IntegrationSteps {
         outcome.commits = commits
         outcome.triggers = triggers
         outcome.dependencies = dependencies
+        outcome.review = await reviewRequest()
         return outcome
+    }
+
+    /// For a pull request of a bot with `forge.review` (a matrix's integration, not its cells):
+    /// where its review goes, with the lines it changed since its merge base with the base branch. Changed lines
+    /// that cannot be read leave every finding to the review's summary.
+    func reviewRequest() async -> ReviewRequest? {
+        guard let pullRequest = workspace.pullRequest, let forge = bot.forge, forge.review, cell == nil, let commit else { return nil }
+        var changed = ChangedLines()
+        if let baseline {
+            do {
+                changed = try await context.mirrors.changedLines(of: bot.repository, base: baseline, head: commit)
+            } catch {
+                await log.note("the pull request's changed lines are unknown (\(error)): its findings go in the review's summary")
+            }
+        }
+        return ReviewRequest(
+            forge: forge.kind, apiURL: forge.apiURL, tokenFile: forge.tokenFile, project: ForgeSettings.project(of: bot.repository.url),
+            pullRequest: pullRequest.number, head: commit, changed: changed, url: nil, limit: forge.reviewLimit)
     }
 
     /// The open issues of the integration this one is compared with.

@@ -61,6 +61,10 @@ extension DatabaseStore {
             summary.issueChanges.isEmpty ? nil : IssueCounts.encode(summary.issueChanges), summary.tests, summary.coverage, summary.testsChange,
             summary.coverageChange, outcome.dependencies.isEmpty ? nil : JSON.encode(outcome.dependencies), id)
         try insert(db, issues: issues, tests: outcome.tests, into: id)
+        if let review = outcome.review {
+            try queueReview(
+                db, ReviewDraft.compose(review, bot: integration.bot, number: integration.number, issues: issues), integration: id, now: now)
+        }
         // A matrix's integration now holds what its cells found (each with its cell) and the
         // archive its archiving cell kept: the cells keep their result, summary and log.
         if !outcome.cells.isEmpty {

@@ -69,20 +69,13 @@ extension DatabaseStore {
 
     public func statusSent(_ id: Int64, responseCode: Int, now: Date) async throws(StoreError) {
         try await write("recording a delivered commit status") { db in
-            try db.execute(
-                "UPDATE forge_status SET delivery = 'sent', sent_at = ?, attempts = attempts + 1, last_error = NULL, response_code = ? WHERE id = ?",
-                now, responseCode, id)
+            try Self.sent(db, in: "forge_status", id: id, responseCode: responseCode, now: now)
         }
     }
 
     public func statusFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
         try await write("recording a failed commit status") { db in
-            try db.execute(
-                """
-                UPDATE forge_status SET delivery = ?, attempts = attempts + 1, last_error = ?, response_code = ?, next_attempt_at = ?, sent_at = ?
-                WHERE id = ?
-                """, (retryAt == nil ? QueuedStatus.Delivery.refused : .queued).rawValue, error, responseCode, retryAt ?? now,
-                retryAt == nil ? now : nil, id)
+            try Self.failed(db, in: "forge_status", id: id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
         }
     }
 
@@ -93,20 +86,42 @@ extension DatabaseStore {
     }
 
     public func statusProblems() async throws(StoreError) -> [StatusProblem] {
-        try await read("reading refused commit statuses") { db in
-            try db.rows(
-                """
-                SELECT refused.* FROM forge_status AS refused
-                WHERE refused.id IN (SELECT max(id) FROM forge_status WHERE delivery = 'refused' GROUP BY bot)
-                    AND NOT EXISTS (
-                        SELECT 1 FROM forge_status AS later WHERE later.delivery = 'sent' AND later.bot = refused.bot AND later.id > refused.id)
-                ORDER BY refused.bot
-                """
-            ).map { row in
-                StatusProblem(
-                    bot: row["bot"], responseCode: row["response_code"], message: row["last_error"] ?? "refused",
-                    at: row["sent_at"] ?? row["created_at"])
-            }
+        try await read("reading refused commit statuses") { db in try Self.problems(db, in: "forge_status") }
+    }
+
+    // What the statuses' and the reviews' outboxes share (`forge_status`, `forge_review`).
+
+    /// Records a delivery the forge took.
+    static func sent(_ db: any SQLConnection, in table: String, id: Int64, responseCode: Int, now: Date) throws {
+        try db.execute(
+            "UPDATE \(table) SET delivery = 'sent', sent_at = ?, attempts = attempts + 1, last_error = NULL, response_code = ? WHERE id = ?", now,
+            responseCode, id)
+    }
+
+    /// Records a failed attempt: tried again at `retryAt`, or refused for good when it is nil.
+    static func failed(
+        _ db: any SQLConnection, in table: String, id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date
+    ) throws {
+        try db.execute(
+            """
+            UPDATE \(table) SET delivery = ?, attempts = attempts + 1, last_error = ?, response_code = ?, next_attempt_at = ?, sent_at = ?
+            WHERE id = ?
+            """, (retryAt == nil ? QueuedStatus.Delivery.refused : .queued).rawValue, error, responseCode, retryAt ?? now,
+            retryAt == nil ? now : nil, id)
+    }
+
+    /// Per bot, the latest refusal, unless a delivery of the bot queued after it was taken since.
+    static func problems(_ db: any SQLConnection, in table: String) throws -> [StatusProblem] {
+        try db.rows(
+            """
+            SELECT refused.* FROM \(table) AS refused
+            WHERE refused.id IN (SELECT max(id) FROM \(table) WHERE delivery = 'refused' GROUP BY bot)
+                AND NOT EXISTS (SELECT 1 FROM \(table) AS later WHERE later.delivery = 'sent' AND later.bot = refused.bot AND later.id > refused.id)
+            ORDER BY refused.bot
+            """
+        ).map { row in
+            StatusProblem(
+                bot: row["bot"], responseCode: row["response_code"], message: row["last_error"] ?? "refused", at: row["sent_at"] ?? row["created_at"])
         }
     }
 }

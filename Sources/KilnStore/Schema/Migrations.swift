@@ -10,7 +10,7 @@ enum Migrations {
 
     static let shared: [Migration] = [
         oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements, assets, workspaceSlots, queueOrder, cells, dependencies,
-        access, retentionIndex, analyzerChecks,
+        access, retentionIndex, analyzerChecks, reviews,
     ]
 
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times
@@ -171,12 +171,6 @@ enum Migrations {
     /// each start and after each integration).
     static let retentionIndex = Migration(name: "v17: retention index") { _ in
         ["CREATE INDEX integration_unexpired ON integration (bot, number) WHERE NOT expired"]
-    }
-
-    /// v18: which check of the `analyze` step found an analyzer warning (`AnalyzerCheck`; the
-    /// column is not `check`, a reserved word in SQL).
-    static let analyzerChecks = Migration(name: "v18: analyzer checks") { _ in
-        ["ALTER TABLE issue ADD COLUMN analyzer_check text"]
     }
 
     /// v9: bisections, and the integrations that are their steps (never the branch's history).

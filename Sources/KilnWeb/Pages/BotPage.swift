@@ -71,6 +71,8 @@ struct BotPage {
     var pullRequests: [PullRequestView]
     var hasPullRequests: Bool
     var statusProblem: StatusProblemView?
+    /// The latest refused pull request review, with the forge's words; nil while reviews get through.
+    var reviewProblem: StatusProblemView?
     var quarantined: [QuarantinedTestView]
     var hasQuarantined: Bool
     /// `/bots/{bot}/latest/{bot}.tar.gz`, once the bot has kept an archive.

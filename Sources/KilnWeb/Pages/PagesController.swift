@@ -6,7 +6,7 @@ import KilnStore
 
 /// The read-only HTML pages: `/`, `/bots/{bot}`, `/bots/{bot}/integrations/{n}`, and the badge.
 struct PagesController {
-    let store: any IntegrationRecords & HostRegistry & LogsAndAssets & StatusOutbox
+    let store: any IntegrationRecords & HostRegistry & LogsAndAssets & StatusOutbox & ReviewOutbox
     let assets: WebAssets
     let cache: ResponseCache
     /// This host's notice for the front page, if any.
@@ -121,6 +121,7 @@ struct PagesController {
             PullRequestView($0.pullRequest, latest: $0.latest, now: now)
         }
         let problem = try await store.statusProblems().first { $0.bot == name }
+        let reviewProblem = try await store.reviewProblems().first { $0.bot == name }
         let quarantined = try await store.quarantinedTests(bot: name, limit: Self.quarantinedShown, results: Self.quarantinedResults).map {
             QuarantinedTestView(bot: name, history: $0)
         }
@@ -136,7 +137,8 @@ struct PagesController {
             charts: charts,
             olderURL: history.count > page.limit ? shown.last.map { "/bots/\(name)?before=\($0.number)" } : nil,
             newestURL: page.before != nil ? "/bots/\(name)" : nil, badgeURL: "/bots/\(name)/badge.svg", pullRequests: pullRequests,
-            hasPullRequests: !pullRequests.isEmpty, statusProblem: problem.map { StatusProblemView($0, now: now) }, quarantined: quarantined,
+            hasPullRequests: !pullRequests.isEmpty, statusProblem: problem.map { StatusProblemView($0, now: now) },
+            reviewProblem: reviewProblem.map { StatusProblemView($0, now: now) }, quarantined: quarantined,
             hasQuarantined: !quarantined.isEmpty, latestArchiveURL: archived ? "/bots/\(name)/latest/\(archive)" : nil, csrf: csrf,
             integrateURL: "/api/bots/\(name)/integrations")
         return assets.render(view, "bot")

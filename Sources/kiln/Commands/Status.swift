@@ -34,6 +34,7 @@ struct Status: AsyncParsableCommand {
         let outbox: Outbox
         let hosts: [HostRecord]
         let statusProblems: [StatusProblem]
+        let reviewProblems: [StatusProblem]
         var running: [String: Integration] = [:]
         do {
             let store = try await StoreLocation.open(config)
@@ -43,6 +44,7 @@ struct Status: AsyncParsableCommand {
             outbox = try await store.outbox(limit: 10)
             hosts = try await store.hosts()
             statusProblems = try await store.statusProblems()
+            reviewProblems = try await store.reviewProblems()
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure
@@ -83,6 +85,10 @@ struct Status: AsyncParsableCommand {
             if let refused = statusProblems.first(where: { $0.bot == bot.name }) {
                 let code = refused.responseCode.map { "HTTP \($0)" } ?? "no answer"
                 Console.out("  commit statuses refused \(Self.ago(now.timeIntervalSince(refused.at))) ago (\(code)): \(refused.message)")
+            }
+            if let refused = reviewProblems.first(where: { $0.bot == bot.name }) {
+                let code = refused.responseCode.map { "HTTP \($0)" } ?? "no answer"
+                Console.out("  pull request reviews refused \(Self.ago(now.timeIntervalSince(refused.at))) ago (\(code)): \(refused.message)")
             }
         }
         if hosts.count > 1 || hosts.contains(where: \.gone) {

@@ -1,0 +1,28 @@
+import Foundation
+
+/// A review in the outbox.
+public struct QueuedReview: Sendable, Hashable {
+    public var id: Int64
+    public var draft: ReviewDraft
+    public var delivery: QueuedStatus.Delivery
+    public var attempts: Int
+    public var createdAt: Date
+    /// How far an earlier attempt got: the forge's id of the review it posted.
+    public var progress: String?
+    public var lastError: String?
+    public var responseCode: Int?
+
+    public init(
+        id: Int64, draft: ReviewDraft, delivery: QueuedStatus.Delivery, attempts: Int, createdAt: Date, progress: String? = nil,
+        lastError: String? = nil, responseCode: Int? = nil
+    ) {
+        self.id = id
+        self.draft = draft
+        self.delivery = delivery
+        self.attempts = attempts
+        self.createdAt = createdAt
+        self.progress = progress
+        self.lastError = lastError
+        self.responseCode = responseCode
+    }
+}

@@ -1,0 +1,96 @@
+import Foundation
+import KilnCore
+
+extension DatabaseStore {
+    /// Queues `draft` within the completion's transaction.
+    static func queueReview(_ db: any SQLConnection, _ draft: ReviewDraft, integration id: Int64, now: Date) throws {
+        try db.execute(
+            "INSERT INTO forge_review (created_at, bot, pull_request, integration_id, draft, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)", now,
+            draft.bot, draft.request.pullRequest, id, JSON.encode(draft), now)
+    }
+
+    public func dueReviews(now: Date, limit: Int) async throws(StoreError) -> [QueuedReview] {
+        try await write("claiming due reviews") { db in
+            try db.rows(
+                """
+                UPDATE forge_review SET next_attempt_at = ? WHERE id IN (
+                    SELECT id FROM forge_review AS due WHERE delivery = 'queued' AND next_attempt_at <= ? AND NOT EXISTS (
+                        SELECT 1 FROM forge_review AS earlier
+                        WHERE earlier.bot = due.bot AND earlier.pull_request = due.pull_request AND earlier.id < due.id
+                            AND earlier.delivery = 'queued')
+                    ORDER BY next_attempt_at, id LIMIT ?\(db.dialect.lockSkippingLocked()))
+                RETURNING *
+                """, now.addingTimeInterval(MailClaim.duration), now, limit
+            ).compactMap(QueuedReview.init(row:)).sorted { $0.id < $1.id }
+        }
+    }
+
+    public func nextReviewAttempt() async throws(StoreError) -> Date? {
+        try await readStatement("reading the reviews") { db in
+            try db.value("SELECT min(next_attempt_at) FROM forge_review WHERE delivery = 'queued'")
+        }
+    }
+
+    public func reviewComments(bot: String, pullRequest: Int) async throws(StoreError) -> [ReviewComment] {
+        try await read("reading a pull request's review comments") { db in
+            try db.rows("SELECT * FROM review_comment WHERE bot = ? AND pull_request = ? ORDER BY created_at, fingerprint", bot, pullRequest).map {
+                ReviewComment(
+                    fingerprint: $0["fingerprint"], id: $0["forge_id"], discussion: $0["discussion"], body: $0["body"], resolvedIn: $0["resolved_in"])
+            }
+        }
+    }
+
+    public func recordReviewComments(_ comments: [ReviewComment], bot: String, pullRequest: Int) async throws(StoreError) {
+        guard !comments.isEmpty else { return }
+        let now = Date().timeIntervalSince1970
+        try await write("recording review comments") { db in
+            for comment in comments {
+                try db.execute(
+                    """
+                    INSERT INTO review_comment (bot, pull_request, fingerprint, forge_id, discussion, body, resolved_in, created_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (bot, pull_request, fingerprint) DO UPDATE SET
+                        forge_id = excluded.forge_id, discussion = excluded.discussion, body = excluded.body, resolved_in = excluded.resolved_in
+                    """, bot, pullRequest, comment.fingerprint, comment.id, comment.discussion, comment.body, comment.resolvedIn, now)
+            }
+        }
+    }
+
+    public func recordReviewProgress(_ id: Int64, progress: String) async throws(StoreError) {
+        try await write("recording a review's progress") { db in
+            try db.execute("UPDATE forge_review SET progress = ? WHERE id = ?", progress, id)
+        }
+    }
+
+    public func reviewSent(_ id: Int64, responseCode: Int, now: Date) async throws(StoreError) {
+        try await write("recording a delivered review") { db in try Self.sent(db, in: "forge_review", id: id, responseCode: responseCode, now: now) }
+    }
+
+    public func reviewFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
+        try await write("recording a failed review") { db in
+            try Self.failed(db, in: "forge_review", id: id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
+        }
+    }
+
+    public func reviews(limit: Int) async throws(StoreError) -> [QueuedReview] {
+        try await read("reading the reviews") { db in
+            try db.rows("SELECT * FROM forge_review ORDER BY id DESC LIMIT ?", limit).compactMap(QueuedReview.init(row:))
+        }
+    }
+}
+
+extension DatabaseStore {
+    public func reviewProblems() async throws(StoreError) -> [StatusProblem] {
+        try await read("reading refused reviews") { db in try Self.problems(db, in: "forge_review") }
+    }
+}
+
+extension QueuedReview {
+    /// Nil for a row whose draft this version cannot read.
+    init?(row: SQLRow) {
+        guard let draft = JSON.decode(ReviewDraft?.self, from: row["draft"], default: nil) else { return nil }
+        self.init(
+            id: row["id"], draft: draft, delivery: QueuedStatus.Delivery(rawValue: row["delivery"]) ?? .queued, attempts: row["attempts"],
+            createdAt: row["created_at"], progress: row["progress"], lastError: row["last_error"], responseCode: row["response_code"])
+    }
+}

@@ -1,0 +1,52 @@
+/// The migrations from v18 on; `Migrations.shared` lists them in order.
+extension Migrations {
+    /// v18: which check of the `analyze` step found an analyzer warning (`AnalyzerCheck`; the
+    /// column is not `check`, a reserved word in SQL).
+    static let analyzerChecks = Migration(name: "v18: analyzer checks") { _ in
+        ["ALTER TABLE issue ADD COLUMN analyzer_check text"]
+    }
+
+    /// v19: pull request reviews (`forge.review`): their outbox, and the comments each pull
+    /// request has from Kiln, by finding, with the forge's ids (to resolve or edit them later).
+    static let reviews = Migration(name: "v19: reviews") { dialect in
+        let (key, integer, real) =
+            switch dialect {
+            case .sqlite: ("INTEGER PRIMARY KEY", "INTEGER", "REAL")
+            case .postgres: ("bigserial PRIMARY KEY", "bigint", "double precision")
+            }
+        return [
+            """
+            CREATE TABLE forge_review (
+                id \(key),
+                created_at \(real) NOT NULL,
+                bot text NOT NULL,
+                pull_request \(integer) NOT NULL,
+                integration_id \(integer) REFERENCES integration(id) ON DELETE SET NULL,
+                draft text NOT NULL,
+                progress text,
+                delivery text NOT NULL DEFAULT 'queued',
+                attempts \(integer) NOT NULL DEFAULT 0,
+                next_attempt_at \(real) NOT NULL,
+                last_error text,
+                response_code \(integer),
+                sent_at \(real)
+            )
+            """,
+            "CREATE INDEX forge_review_due ON forge_review (next_attempt_at) WHERE delivery = 'queued'",
+            "CREATE INDEX forge_review_pull ON forge_review (bot, pull_request, id)",
+            """
+            CREATE TABLE review_comment (
+                bot text NOT NULL,
+                pull_request \(integer) NOT NULL,
+                fingerprint text NOT NULL,
+                forge_id text NOT NULL,
+                discussion text,
+                body text NOT NULL,
+                resolved_in text,
+                created_at \(real) NOT NULL,
+                PRIMARY KEY (bot, pull_request, fingerprint)
+            )
+            """,
+        ]
+    }
+}
