@@ -107,8 +107,8 @@ public struct ReviewComment: Sendable, Hashable, Codable {
 }
 
 /// What one delivery does, given the comments already on the pull request: comment the new
-/// findings on lines not commented before (up to the limit), resolve the comments whose
-/// findings are gone, and say the rest in the summary.
+/// findings on lines not commented before (or whose comment was resolved since), up to the
+/// limit; resolve the comments whose findings are gone; and say the rest in the summary.
 public struct ReviewPlan: Sendable, Hashable {
     public var comment: [ReviewFinding]
     public var resolve: [ReviewComment]
@@ -116,7 +116,8 @@ public struct ReviewPlan: Sendable, Hashable {
     public var summarized: [ReviewFinding]
 
     public init(_ draft: ReviewDraft, commented: [ReviewComment]) {
-        let known = Set(commented.map(\.fingerprint))
+        // A finding that came back after its comment was resolved is commented again.
+        let known = Set(commented.filter { $0.resolvedIn == nil }.map(\.fingerprint))
         let fresh = draft.onLines.filter { !known.contains($0.fingerprint) }
         comment = Array(fresh.prefix(draft.request.limit))
         summarized = draft.elsewhere + fresh.dropFirst(draft.request.limit)

@@ -235,8 +235,8 @@ extension IntegrationSteps {
     }
 
     /// For a pull request of a bot with `forge.review` (a matrix's integration, not its cells):
-    /// where its review goes, with the lines it changed since its merge base with the base branch. Changed lines
-    /// that cannot be read leave every finding to the review's summary.
+    /// where its review goes, with the lines it changed since its merge base with the base
+    /// branch. Changed lines that cannot be read leave every finding to the review's summary.
     func reviewRequest() async -> ReviewRequest? {
         guard let pullRequest = workspace.pullRequest, let forge = bot.forge, forge.review, cell == nil, let commit else { return nil }
         var changed = ChangedLines()
