@@ -86,8 +86,9 @@ struct SoundnessContext: Sendable {
             let these = found.withLock { $0 }
             findings += these
             switch end {
-            case .exited(0), .timedOut, .canceled: continue
+            case .exited(0): continue
             case .exited(let code) where findingsExit.contains(code) && !these.isEmpty: continue
+            case .timedOut, .canceled: break  // the step says so; the next chunk would not run either
             default:
                 let said = last.withLock { $0 }
                 failure = "\(what) not checked: \(tool) \(end.description)\(said.isEmpty ? "" : ": \(said)")"

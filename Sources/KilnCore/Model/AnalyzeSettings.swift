@@ -41,7 +41,8 @@ public struct AnalyzeSettings: Sendable, Hashable {
         self.documentationTargets = documentationTargets
     }
 
-    public init(lint: Bool = false, apiBreakage: APIBreakage = .off) {
+    /// The settings of a bot file that names only `lint` and `api-breakage`.
+    public init(lint: Bool, apiBreakage: APIBreakage = .off) {
         self.init(checks: [])
         self.lint = lint
         self.apiBreakage = apiBreakage
