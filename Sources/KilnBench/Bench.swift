@@ -5,7 +5,7 @@ import KilnStore
 
 /// Measures Kiln's figures and prints them as one table.
 ///
-/// Usage: `kiln-bench [--kiln path/to/kiln] [--only config|git|integration|store|server|web|mail|hosts|many-hosts|pulls|verdicts|analyze|soundness|performance|archive|matrix|dependencies|benchmarks|sandbox]`. Work happens in a temporary directory that is removed
+/// Usage: `kiln-bench [--kiln path/to/kiln] [--only config|git|integration|store|server|web|mail|hosts|many-hosts|pulls|verdicts|analyze|soundness|performance|archive|matrix|dependencies|benchmarks|sandbox|warm]`. Work happens in a temporary directory that is removed
 /// at the end. Every figure is a median over several runs, printed beside its target and the
 /// comparison its issue names.
 @main
@@ -43,6 +43,7 @@ struct Bench {
             if wanted("matrix") { try await MatrixBench(kiln: kiln, work: work).run(into: table) }
             if wanted("dependencies") { try await DependenciesBench(kiln: kiln, work: work).run(into: table) }
             if wanted("benchmarks") { try await BenchmarksBench(kiln: kiln, work: work).run(into: table) }
+            if wanted("warm") { try await WarmBench(kiln: kiln, work: work).run(into: table) }
         } catch {
             table.print()
             FileHandle.standardError.write(Data("kiln-bench: error: \(error)\n".utf8))

@@ -40,4 +40,20 @@ public enum CurlLibrary {
         }
         return names
     }
+
+    /// What every HTTP transfer of Kiln's sets on `handle`: no signals, HTTP(S) only, the
+    /// connection's timeout, and where libcurl writes why it failed.
+    static func prepareHTTP(_ handle: UnsafeMutableRawPointer, connectTimeout: Duration, errors: UnsafeMutablePointer<CChar>?) {
+        kiln_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, milliseconds(connectTimeout))
+        kiln_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
+        kiln_curl_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
+        kiln_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errors)
+    }
+
+    /// Why a transfer that ended with `code` failed: libcurl's words in `errors`, else its
+    /// description of the code.
+    static func failure(_ code: CURLcode, errors: [CChar]) -> String {
+        let buffered = String(decoding: errors.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return buffered.isEmpty ? String(cString: curl_easy_strerror(code)) : buffered
+    }
 }

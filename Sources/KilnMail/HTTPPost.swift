@@ -74,21 +74,15 @@ public struct HTTPPost: Sendable {
                     }
                     return length
                 }
-                kiln_curl_setopt_long(handle, CURLOPT_CONNECTTIMEOUT_MS, CurlLibrary.milliseconds(connectTimeout))
                 kiln_curl_setopt_long(handle, CURLOPT_TIMEOUT_MS, CurlLibrary.milliseconds(totalTimeout))
-                kiln_curl_setopt_long(handle, CURLOPT_NOSIGNAL, 1)
-                kiln_curl_setopt_long(handle, CURLOPT_PROTOCOLS, Int(CURLPROTO_HTTP | CURLPROTO_HTTPS))
-                kiln_curl_setopt_pointer(handle, CURLOPT_ERRORBUFFER, errors.baseAddress)
+                CurlLibrary.prepareHTTP(handle, connectTimeout: connectTimeout, errors: errors.baseAddress)
                 return curl_easy_perform(handle)
             }
         }
         var response = 0
         kiln_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &response)
         guard code == CURLE_OK else {
-            let buffered = String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-            return Response(
-                code: response > 0 ? response : nil, body: collected.bytes,
-                error: buffered.isEmpty ? String(cString: curl_easy_strerror(code)) : buffered)
+            return Response(code: response > 0 ? response : nil, body: collected.bytes, error: CurlLibrary.failure(code, errors: errorBuffer))
         }
         return Response(code: response, body: collected.bytes, error: nil)
     }

@@ -25,6 +25,8 @@ public struct WebDependencies: Sendable {
     public var anonymous: AnonymousAccess = .read
     /// Whether people reach Kiln over https (`public-url`), so that the session cookie is Secure.
     public var secureCookies = false
+    /// Where this host keeps the workspace snapshots it serves other hosts; nil: none.
+    public var snapshots: DataDirectory?
 
     public init(
         store: any Store, bots: @escaping @Sendable () async -> [Bot], assets: WebAssets, webhookSecret: [UInt8]?, listen: ListenAddress,
@@ -58,6 +60,7 @@ func webRouter(_ web: WebDependencies, cache: ResponseCache, metrics: Prometheus
     ActionsController(store: web.store, bots: web.bots, gate: gate, clock: web.clock).addRoutes(to: router)
     WebhookController(store: web.store, bots: web.bots, secret: web.webhookSecret, logger: logger, clock: web.clock).addRoutes(to: router)
     MetricsController(store: web.store, registry: metrics, host: web.host).addRoutes(to: router)
+    SnapshotController(store: web.store, layout: web.snapshots).addRoutes(to: router)
     return router
 }
 

@@ -110,9 +110,10 @@ struct StatusAndTriggerTests {
         #expect(
             Set(queued.keys) == [
                 "bot", "number", "cause", "commit", "step", "result", "queuedAt", "startedAt", "endedAt", "duration", "summary", "host",
-                "pullRequest",
+                "pullRequest", "workspace",
             ])
         #expect(queued["bot"] as? String == "app" && queued["number"] as? Int == 1 && queued["cause"] as? String == "manual")
+        #expect(queued["workspace"] is NSNull, "a queued integration has no workspace yet")
         #expect(queued["step"] as? String == "pending" && queued["result"] is NSNull && queued["summary"] is NSNull)
         #expect((queued["queuedAt"] as? String)?.hasSuffix("Z") == true)
         let broken = bots[1]

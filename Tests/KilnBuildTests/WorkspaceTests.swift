@@ -67,7 +67,9 @@ struct WorkspaceTests {
         #expect(fork.directory.hasPrefix(data.path + "/") && fork.home.hasPrefix(data.path + "/"))
         #expect(!fork.directory.hasPrefix(branch.directory) && !fork.home.hasPrefix(branch.home) && !branch.home.hasPrefix(fork.home))
         let environment = fork.environment(commit: nil)
-        #expect(environment["HOME"] == fork.home && environment["KILN_WORKSPACE"] == fork.directory && environment["DEPLOY_TOKEN"] == nil)
+        // Confined, it sees its workspace where every sandboxed workspace of the bot is seen.
+        #expect(environment["HOME"] == fork.home && environment["KILN_WORKSPACE"] == fork.seenAs && environment["DEPLOY_TOKEN"] == nil)
+        #expect(fork.seenAs == DataDirectory.confinedWorkspace(of: "app") && branch.seenAs == fork.seenAs)
 
         // Wiping one leaves the other.
         for each in [branch, fork] {
@@ -100,7 +102,7 @@ struct WorkspaceTests {
             "test -e /proc/\(getpid())/environ && echo server-visible || echo server-hidden",
             "cat \(secret) 2>/dev/null | wc -c | sed 's/^/secret bytes /'",
             "test -e \(base)/data/logs/team.log && echo data-visible || echo data-hidden",
-            "touch \(workspace.directory)/made \(workspace.home)/made && echo own-writable",
+            "touch \(workspace.seenAs)/made \(workspace.home)/made && echo own-writable",
         ].joined(separator: "; ")
         let end = try await workspace.run(.shell(probe), step: .beforeTriggers, commit: nil, onLine: lines.append)
         #expect(end == .exited(0), "\(lines.all)")

@@ -31,6 +31,8 @@ struct BotFileDecodingTests {
         #expect(bot.secrets.isEmpty)
         #expect(bot.webhookSecretFile == nil)
         #expect(bot.triggers.isEmpty)
+        #expect(bot.cache == .warm, "a new workspace starts from a snapshot unless told")
+        #expect(try BotFile.decode("repository: {url: /srv/git/app.git}\ncache: none\n", file: "Bots/app.yml").cache == .none)
         #expect(bot == Bot(name: "app", repository: bot.repository))
     }
 

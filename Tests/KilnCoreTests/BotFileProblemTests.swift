@@ -33,6 +33,13 @@ struct BotFileProblemTests {
                 "2:80: error: 'max-size' must be a size such as 512MiB or 20MB, not 'lots'",
             ]),
         InvalidBotFile(
+            label: "cache value",
+            yaml: """
+                repository: {url: https://github.com/example/app.git}
+                cache: cold
+                """,
+            expected: ["2:8: error: 'cache' must be one of warm, none, not 'cold'"]),
+        InvalidBotFile(
             label: "analyze values",
             yaml: """
                 repository: {url: https://github.com/example/app.git}

@@ -102,6 +102,14 @@ struct ServerConfigTests {
                 "kiln.yml:1:61: error: 'max-connections' must be from 2 to 64, not 1"
             ])
         #expect(DatabaseSettings(url: "postgres://kiln:hunter 2@db:5432/kiln").redactedURL == "postgres://kiln:***@db:5432/kiln", "not a valid URL")
+        // The snapshots a host keeps: 20 GiB unless told, a size with its unit.
+        #expect(try ServerConfigFile.decode("", file: "k.yml", directory: "/").cacheMaxSize == 20 << 30)
+        #expect(try ServerConfigFile.decode("cache: {max-size: 500MB}\n", file: "k.yml", directory: "/").cacheMaxSize == 500_000_000)
+        #expect(
+            Self.problems("cache: {max-size: plenty, keep: 3}\n") == [
+                "kiln.yml:1:19: error: 'max-size' must be a size such as 20GiB or 500MB, not 'plenty'",
+                "kiln.yml:1:27: error: unknown key 'keep' in 'cache' (expected one of max-size)",
+            ])
         #expect(DatabaseSettings(url: "postgres://kiln:p@ss@db/kiln").redactedURL == "postgres://kiln:***@db/kiln")
         #expect(DatabaseSettings(url: "postgres://kiln@db/kiln").redactedURL == "postgres://kiln@db/kiln")
         let yaml = """

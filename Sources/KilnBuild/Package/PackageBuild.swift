@@ -56,12 +56,20 @@ public struct PackageBuild: Sendable {
     var bot: Bot { workspace.bot }
     var configuration: String { bot.build.configuration.rawValue }
 
+    /// What every build of a workspace passes the compiler (`swift build`, the archive's, the
+    /// symbol graphs'): the driver then decides what to recompile by a source's contents, not its
+    /// modification time, which a fresh checkout sets anew for every file. It changes no product;
+    /// it is what lets a copied `.build` (a snapshot's) hold for another checkout: measured on
+    /// swift-argument-parser, a fresh clone given a warm `.build` rebuilt in 16.5 s with it and
+    /// 53 s without (cold: 106 s), for 0.4 s more on a build that does nothing.
+    public static let fileHashing = ["-Xswiftc", "-enable-incremental-file-hashing"]
+
     /// `swift build` (with the tests when the bot tests), its diagnostics read as the lines arrive.
     public var buildArguments: [String] {
         var arguments = ["build", "-c", configuration]
         if bot.test.enabled { arguments.append("--build-tests") }
         if bot.test.enabled, bot.test.coverage { arguments.append("--enable-code-coverage") }
-        return arguments + bot.build.arguments
+        return arguments + Self.fileHashing + bot.build.arguments
     }
 
     /// `swift test` of what the build built, with Swift Testing's events written to a file.

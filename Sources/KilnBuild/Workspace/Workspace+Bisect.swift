@@ -5,7 +5,7 @@ extension Workspace {
     /// Copies this workspace (its checkout and warm `.build`) with its clean marker to the bot's
     /// bisect workspaces `1..<slots` that do not exist yet, so that the first round of a
     /// bisection that integrates several commits at once builds them incrementally. A sandboxed
-    /// copy is seen at this workspace's path (`seenAs`), so all of `.build` holds there; an
+    /// copy is seen at the same path as this workspace (`seenAs`), so all of `.build` holds there; an
     /// unsandboxed one is seen at its own path, where all but clang's module caches (which name
     /// their path, and are left out) still hold (measured on a small package with a changed
     /// source: 9.6 s against 14.5 s cold; the more dependencies, the more a copy saves).

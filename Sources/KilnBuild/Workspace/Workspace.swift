@@ -23,11 +23,12 @@ public struct Workspace: Sendable {
     public let slot: Int
     /// The checkout.
     public let directory: String
-    /// Where the integration's processes see the checkout: a sandboxed bisect workspace is bound
-    /// at the path of the bot's own, so that what `.build` and clang's module caches recorded of
-    /// their path holds in the copies too (`seedBisectWorkspaces`), and builds there are warm.
+    /// Where the integration's processes see the checkout: every sandboxed workspace of the bot,
+    /// on any host, is bound at one path (`DataDirectory.confinedWorkspace(of:)`), so that what
+    /// `.build` and clang's module caches recorded of their path holds in copies too (bisect
+    /// workspaces, snapshots), and builds there are warm.
     public var seenAs: String {
-        slot > 0 && confined ? layout.workspace(of: bot.name, fork: fromFork, slot: 0) : directory
+        confined ? DataDirectory.confinedWorkspace(of: bot.name) : directory
     }
     public let home: String
     public let log: IntegrationLog
@@ -90,8 +91,10 @@ public struct Workspace: Sendable {
 
     public var exists: Bool { FileManager.default.fileExists(atPath: directory) }
 
-    /// Wipes the workspace (with its `.build`) when the bot's `clean` schedule says it is time.
-    public func prepare(now: Date) throws {
+    /// Wipes the workspace (with its `.build`) when the bot's `clean` schedule says it is time;
+    /// returns whether it did.
+    @discardableResult
+    public func prepare(now: Date) throws -> Bool {
         let marker = layout.cleanMarker(of: bot.name, fork: fromFork, slot: slot)
         let last = (try? FileManager.default.attributesOfItem(atPath: marker)[.modificationDate] as? Date) ?? .distantPast
         let age = now.timeIntervalSince(last)
@@ -102,10 +105,33 @@ public struct Workspace: Sendable {
         case .daily: due = age >= 86_400
         case .weekly: due = age >= 7 * 86_400
         }
-        guard due else { return }
+        guard due else { return false }
         try StaleFile.remove(directory)
         try FileManager.default.createDirectory(atPath: (marker as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
         try Data().write(to: URL(fileURLWithPath: marker))
+        return true
+    }
+
+    /// Makes `.build` hold where its processes see the workspace (`seenAs`): clang refuses a
+    /// module cache built at another path ("was compiled with module cache path …"), which a
+    /// workspace holds when it was last built sandboxed and now is not (or the other way round),
+    /// by a Kiln that showed it at another path, or when it came from a snapshot made at another
+    /// path. Those caches are removed (and built again); `.build/.kiln-seen-as` records the path.
+    /// Returns the path it was seen at before when caches were removed.
+    public func settleSeenPath() async -> String? {
+        let build = directory + "/.build"
+        let marker = build + "/.kiln-seen-as"
+        let built = FileManager.default.fileExists(atPath: build)
+        let last = built ? (try? String(contentsOfFile: marker, encoding: .utf8)) ?? directory : seenAs
+        var dropped: String?
+        if last != seenAs {
+            try? await WorkspaceSnapshots.shell(
+                #"find "$0" -type d -name ModuleCache -prune -exec rm -rf {} +"#, [build], doing: "removing clang's module caches")
+            dropped = last
+        }
+        try? FileManager.default.createDirectory(atPath: build, withIntermediateDirectories: true)
+        if !built || last != seenAs { _ = FileManager.default.createFile(atPath: marker, contents: Data(seenAs.utf8)) }
+        return dropped
     }
 
     /// The environment of a process of the integration. Triggers (`forTrigger`) also get the

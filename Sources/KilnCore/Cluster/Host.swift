@@ -14,6 +14,9 @@ public struct HostReport: Sendable, Hashable {
     public var lease: Duration
     /// The toolchains it offers to matrix cells (`toolchains:` in kiln.yml, and `default`).
     public var toolchains: [String]
+    /// Where it serves its workspace snapshots to other hosts (`http://ADDRESS:PORT`); nil when
+    /// it serves none (`kiln run`).
+    public var address: String?
 
     /// What `kiln run` reports while it integrates: only that the host is alive (a report with no
     /// executors leaves a server's figures for the host as they are).
@@ -23,9 +26,10 @@ public struct HostReport: Sendable, Hashable {
 
     public init(
         name: String, version: String, executors: Int, busy: Int, botsDigest: String, lease: Duration,
-        toolchains: [String] = [Matrix.defaultToolchain]
+        toolchains: [String] = [Matrix.defaultToolchain], address: String? = nil
     ) {
         self.toolchains = toolchains
+        self.address = address
         self.name = name
         self.version = version
         self.executors = executors
@@ -49,6 +53,8 @@ public struct HostRecord: Sendable, Hashable {
     public var lease: Double
     /// Its lease ran out: other hosts take its integrations as lost.
     public var gone: Bool
+    /// Where it serves other hosts (`HostReport.address`); nil until it listens.
+    public var address: String? = nil
 
     public init(
         name: String, version: String, executors: Int, busy: Int, botsDigest: String, startedAt: Date, lastHeard: Date, lease: Double, gone: Bool

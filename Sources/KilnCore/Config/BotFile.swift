@@ -6,7 +6,7 @@ public enum BotFile {
     static let rootKeys = [
         "name", "repository", "schedule", "clean", "cancel-superseded", "build", "test", "timeout", "sandbox", "network", "environment",
         "secrets", "webhook-secret-file", "triggers", "pull-requests", "forge", "bisect", "analyze", "performance", "archive",
-        "matrix", "visibility",
+        "matrix", "visibility", "cache",
     ]
 
     /// Reads and decodes the bot file at `path`, named as the user gave it (for diagnostics).
@@ -96,6 +96,7 @@ public enum BotFile {
                     path: fields.path("network"))
             }
         }
+        if let node = fields["cache"], let value = reader.choice(node, path: fields.path("cache"), as: WorkspaceCache.self) { bot.cache = value }
         if let node = fields["visibility"], let value = reader.choice(node, path: fields.path("visibility"), as: Visibility.self) {
             bot.visibility = value
         }

@@ -34,6 +34,8 @@ public struct ServerConfig: Sendable, Hashable {
     public var toolchains: [String: String] = [:]
     /// `access.anonymous`: what a request without a token may do.
     public var anonymousAccess: AnonymousAccess = .read
+    /// `cache.max-size`: how many bytes of workspace snapshots this host keeps (`WorkspaceSnapshot`).
+    public var cacheMaxSize: Int = 20 << 30
     /// The file these settings were read from, if any: it may hold a database URL with its
     /// password, so a build may not read it.
     public var file: String? = nil

@@ -5,7 +5,7 @@ import Yams
 public enum ServerConfigFile {
     static let rootKeys = [
         "listen", "data", "bots", "executors", "public-url", "time-zone", "webhooks", "git", "smtp", "reports", "retention",
-        "database", "host", "host-lease", "sandbox-fallback", "toolchains", "access",
+        "database", "host", "host-lease", "sandbox-fallback", "toolchains", "access", "cache",
     ]
 
     /// Reads `path`; relative paths inside it (data, bots, secret files) are resolved against its directory.
@@ -104,6 +104,16 @@ public enum ServerConfigFile {
         if let node = fields["access"], let access = reader.mapping(node, path: fields.path("access"), keys: ["anonymous"]) {
             if let node = access["anonymous"], let value = reader.choice(node, path: access.path("anonymous"), as: AnonymousAccess.self) {
                 config.anonymousAccess = value
+            }
+        }
+        if let node = fields["cache"], let cache = reader.mapping(node, path: fields.path("cache"), keys: ["max-size"]),
+            let node = cache["max-size"]
+        {
+            let text = reader.string(node, path: cache.path("max-size"), expected: "a size such as 20GiB")
+            if let text, let bytes = ArchiveSettings.bytes(text) {
+                config.cacheMaxSize = bytes
+            } else if text != nil {
+                reader.error("'max-size' must be a size such as 20GiB or 500MB, not '\(text ?? "")'", at: node, path: cache.path("max-size"))
             }
         }
         guard reader.diagnostics.isEmpty else { throw .invalid(reader.diagnostics) }

@@ -10,6 +10,8 @@
 /// <data>/forks/workspaces/<bot>/, <data>/forks/homes/<bot>/
 ///                               the same for pull requests from forks
 /// <data>/logs/<bot>/<n>.log     integration logs
+/// <data>/snapshots/<bot>/<cell>.<sha256>.tar.zst, <cell>.json
+///                               a warm `.build` packed, which new workspaces start from
 /// ```
 ///
 /// A pull request from a fork is code nobody on the team vouches for. It never shares a workspace
@@ -32,6 +34,21 @@ public struct DataDirectory: Sendable, Hashable {
     public var dependencyMirrors: String { "\(mirrors)/dependencies" }
     /// What each Swift toolchain's `swift --version` said, by binary (a cache).
     public var toolchainVersions: String { "\(path)/toolchain-versions.json" }
+    /// Packed warm `.build`s (`WorkspaceSnapshot`), per bot and cell.
+    public var snapshots: String { "\(path)/snapshots" }
+    /// A snapshot's pack, named by its SHA-256: a reader that opens it gets that pack or none,
+    /// however its host replaces the snapshot meanwhile. Its description is beside it
+    /// (`snapshotManifest`).
+    public func snapshot(of bot: String, cell: String, sha256: String) -> String { "\(snapshots)/\(bot)/\(cell).\(sha256).tar.zst" }
+    public func snapshotManifest(of bot: String, cell: String) -> String { "\(snapshots)/\(bot)/\(cell).json" }
+
+    /// Where a sandboxed integration's processes see its workspace, whichever of the bot's
+    /// workspaces it is and whichever host it runs on: in the sandbox's private /tmp, at a path
+    /// of the bot's name only. What `.build` records of its paths (the build database, clang's
+    /// module caches) then holds in a copy of it, so that a new workspace seeded from a snapshot
+    /// builds warm.
+    public static func confinedWorkspace(of bot: String) -> String { "/tmp/kiln/workspace/\(bot)" }
+
     /// Held (flock) by the `kiln serve` that uses this directory; says which one it is.
     public var serveLock: String { "\(path)/serve.lock" }
 

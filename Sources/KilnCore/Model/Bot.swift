@@ -40,6 +40,8 @@ public struct Bot: Sendable, Hashable {
     public var network: NetworkAccess = .network
     /// `visibility`: private bots are seen only with a token that may see them.
     public var visibility: Visibility = .public
+    /// `cache`: whether a new workspace starts from a warm copy (`WorkspaceCache`).
+    public var cache: WorkspaceCache = .warm
 
     public init(
         name: String,
@@ -132,6 +134,12 @@ public struct BotSchedule: Sendable, Hashable {
 /// When the workspace, `.build` included, is wiped before checkout.
 public enum CleanPolicy: String, CaseIterable, Sendable, Hashable {
     case never, always, daily, weekly
+}
+
+/// `cache`: whether a new workspace of the bot starts from a snapshot of a warm one (the default)
+/// and its successful integrations leave one, or every new workspace builds from nothing.
+public enum WorkspaceCache: String, CaseIterable, Sendable, Hashable {
+    case warm, none
 }
 
 public enum BuildConfiguration: String, CaseIterable, Codable, Sendable, Hashable {

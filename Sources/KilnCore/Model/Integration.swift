@@ -45,13 +45,15 @@ public struct Integration: Sendable, Hashable {
     public var toolchain: String?
     /// For a cell once it ran: the first line of its compiler's `swift --version`.
     public var swiftVersion: String?
+    /// Where its workspace came from, once it had one (`cache`).
+    public var workspace: WorkspaceOrigin?
 
     public init(
         id: Int64, bot: String, number: Int, cause: IntegrationCause, commit: String?, branch: String, step: IntegrationStep = .pending,
         result: IntegrationResult? = nil, queuedAt: Date, startedAt: Date? = nil, endedAt: Date? = nil, summary: Summary? = nil,
         reason: String? = nil, expired: Bool = false, host: String? = nil, owner: String? = nil, pullRequest: PullRequest? = nil,
         bisectionID: Int64? = nil, workspaceSlot: Int? = nil, cellOf: Int? = nil, cell: Cell? = nil, toolchain: String? = nil,
-        swiftVersion: String? = nil
+        swiftVersion: String? = nil, workspace: WorkspaceOrigin? = nil
     ) {
         self.id = id
         self.bot = bot
@@ -76,6 +78,7 @@ public struct Integration: Sendable, Hashable {
         self.cell = cell
         self.toolchain = toolchain
         self.swiftVersion = swiftVersion
+        self.workspace = workspace
     }
 
     /// The number people know it by: its own, or for a cell its integration's.

@@ -86,7 +86,8 @@ public struct KilnApplication: Sendable {
             serverEnvironment: settings.environment,
             secretFiles: { config.secretFiles + (await registry.catalog.bots.compactMap { $0.bot.forge?.tokenFile }) }, bisects: serving,
             executors: config.executors,
-            logger: logger, clock: clock, toolchains: config.toolchains)
+            logger: logger, clock: clock, toolchains: config.toolchains,
+            snapshots: WorkspaceSnapshots(layout: layout, host: config.host, maxSize: config.cacheMaxSize), catalog: store)
         guard case .server(let onListening) = role else {
             return KilnApplication(
                 settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: nil, services: [], lock: nil,
@@ -99,9 +100,10 @@ public struct KilnApplication: Sendable {
             settings: Scheduler.Settings(
                 executors: config.executors, timeZone: timeZone, retention: config.retention, host: config.host, hostLease: config.hostLease),
             logger: logger, clock: clock)
+        let address = HostAddress()
         let keeper = HostKeeper(
             store: store, scheduler: scheduler, registry: registry, host: config.host, executors: config.executors, lease: config.hostLease,
-            logger: logger, clock: clock, toolchains: sequencer.offeredToolchains)
+            logger: logger, clock: clock, toolchains: sequencer.offeredToolchains, address: address)
         let mailer = Mailer(store: store, registry: registry, delivery: try mailDelivery(settings, store: store), logger: logger, clock: clock)
         let publicURL = config.publicURL ?? "http://\(config.listen)"
         let statuses = StatusPublisher(store: store, registry: registry, publicURL: publicURL, logger: logger, clock: clock)
@@ -111,7 +113,11 @@ public struct KilnApplication: Sendable {
             webhookSecret: try webhookSecret(config), listen: config.listen, host: config.host, notice: sandbox.sentence, clock: clock)
         dependencies.anonymous = config.anonymousAccess
         dependencies.secureCookies = config.publicURL?.lowercased().hasPrefix("https://") == true
-        let web = buildWebApplication(dependencies, logger: logger, onListening: onListening)
+        dependencies.snapshots = layout
+        let web = buildWebApplication(dependencies, logger: logger) { port in
+            address.listening(on: config.listen, port: port, host: config.host)
+            await onListening(port)
+        }
         return KilnApplication(
             settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler,
             services: [StoreService(store: store), web, scheduler, keeper, mailer, statuses, reviews],

@@ -20,15 +20,18 @@ public actor HostKeeper: Service {
     let lease: Duration
     /// The toolchains this host offers to matrix cells, as its heartbeat says.
     let toolchains: [String]
+    /// Where it serves other hosts, once it listens.
+    let address: HostAddress?
     let logger: Logger
     let clock: WallClock
     private var reachable = true
 
     public init(
         store: any HostRegistry, scheduler: Scheduler, registry: BotRegistry, host: String, executors: Int, lease: Duration, logger: Logger,
-        clock: WallClock = .system, toolchains: [String] = [Matrix.defaultToolchain]
+        clock: WallClock = .system, toolchains: [String] = [Matrix.defaultToolchain], address: HostAddress? = nil
     ) {
         self.toolchains = toolchains
+        self.address = address
         self.clock = clock
         self.store = store
         self.scheduler = scheduler
@@ -44,14 +47,15 @@ public actor HostKeeper: Service {
     static func interval(lease: Duration) -> Duration { max(lease / 6, .milliseconds(100)) }
 
     public func run() async throws {
-        let interval = Self.interval(lease: lease)
+        let (interval, address) = (Self.interval(lease: lease), address)
         let (recoveries, recover) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask {
                     for await _ in recoveries { await self.recover() }
                 }
-                await Self.beating(every: interval) {
+                // Until it listens, it beats often: other hosts learn its address at once.
+                await Self.beating(every: { address.map { $0.current == nil } == true ? .milliseconds(100) : interval }) {
                     if await self.beat() { recover.yield() }
                 }
                 recover.finish()
@@ -62,9 +66,13 @@ public actor HostKeeper: Service {
     /// Calls `beat` now and every `interval` until the task is canceled: a server's beats (with
     /// the recovery of lost hosts) and `kiln run`'s.
     static func beating(every interval: Duration, _ beat: @Sendable () async -> Void) async {
+        await beating(every: { interval }, beat)
+    }
+
+    static func beating(every interval: @Sendable () -> Duration, _ beat: @Sendable () async -> Void) async {
         while !Task.isCancelled {
             await beat()
-            try? await Task.sleep(for: interval)
+            try? await Task.sleep(for: interval())
         }
     }
 
@@ -72,7 +80,7 @@ public actor HostKeeper: Service {
     func beat() async -> Bool {
         let report = HostReport(
             name: host, version: KilnVersion.current, executors: executors, busy: await scheduler.busy, botsDigest: await registry.digest,
-            lease: lease, toolchains: toolchains)
+            lease: lease, toolchains: toolchains, address: address?.current)
         do {
             let due = try await store.heartbeat(report)
             if !reachable { logger.info("the database answers again") }

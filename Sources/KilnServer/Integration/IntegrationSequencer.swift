@@ -34,13 +34,18 @@ public struct IntegrationSequencer: Sendable {
     let versions: ToolchainVersions
     /// The mirrors of the packages' dependencies, shared by every bot of the host.
     let dependencies: DependencyMirrors
+    /// New workspaces from snapshots, and snapshots from successful integrations; nil: every
+    /// new workspace builds from nothing.
+    let warm: WarmWorkspaces?
 
     public init(
         store: any IntegrationQueue & IntegrationRecords & LogsAndAssets, mirrors: Mirrors, layout: DataDirectory,
         serverEnvironment: [String: String],
         secretFiles: @escaping @Sendable () async -> [String], bisects: Bool = true, executors: Int = 1, logger: Logger,
-        clock: WallClock = .system, toolchains: [String: String] = [:]
+        clock: WallClock = .system, toolchains: [String: String] = [:], snapshots: WorkspaceSnapshots? = nil,
+        catalog: (any WorkspaceCatalog)? = nil
     ) {
+        warm = snapshots.flatMap { snapshots in catalog.map { WarmWorkspaces(snapshots: snapshots, catalog: $0, logger: logger) } }
         self.clock = clock
         self.toolchains = toolchains
         versions = ToolchainVersions(file: layout.toolchainVersions)
@@ -114,11 +119,26 @@ public struct IntegrationSequencer: Sendable {
     func run(_ claim: Claim, of bot: Bot, cell: Cell?, progress: @escaping @Sendable (Progress) -> Void) async -> Integration? {
         let folder = cell.flatMap { toolchains[$0.toolchain] }
         let workspace = await workspace(for: claim, of: bot, toolchain: folder)
+        let version = await versions.version(of: folder)
+        guard let warm else { return await run(claim, of: bot, cell: cell, in: workspace, swiftVersion: version, progress: progress) }
+        // Held from checkout until its snapshot is packed (`WorkspaceHolds`).
+        return await warm.holds.holding(workspace.directory) {
+            guard let recorded = await run(claim, of: bot, cell: cell, in: workspace, swiftVersion: version, progress: progress) else { return nil }
+            await warm.keep(workspace, after: recorded, cell: WorkspaceSnapshot.cell(cell), swiftVersion: version, now: clock.now)
+            return recorded
+        }
+    }
+
+    private func run(
+        _ claim: Claim, of bot: Bot, cell: Cell?, in workspace: Workspace, swiftVersion version: String?,
+        progress: @escaping @Sendable (Progress) -> Void
+    ) async -> Integration? {
         let log = workspace.log
         var steps = IntegrationSteps(context: context, claim: claim, workspace: workspace, progress: progress)
         steps.cell = cell
+        steps.warm = warm.map { IntegrationSteps.Warming(workspaces: $0, cell: WorkspaceSnapshot.cell(cell), swiftVersion: version) }
         guard var outcome = await ended(claim, with: await steps.run(), log: log) else { return nil }
-        if cell != nil { outcome.swiftVersion = await versions.version(of: folder) }
+        if cell != nil { outcome.swiftVersion = version }
         if bisects, bot.bisect.enabled, cell == nil {
             // As many commits at once as executors are idle (the store counts them), each bisect
             // integration in a workspace of its own.

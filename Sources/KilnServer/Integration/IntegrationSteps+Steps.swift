@@ -19,7 +19,7 @@ extension IntegrationSteps {
         }
         let mirrors = context.mirrors
         do {
-            try workspace.prepare(now: context.clock.now)
+            wiped = try workspace.prepare(now: context.clock.now)
             let notes = NoteCollector()
             // A pull request's commits are those its head adds to the base branch as it is now;
             // the branch's are those since its previous integration. An integration of a known

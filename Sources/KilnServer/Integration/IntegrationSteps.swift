@@ -24,6 +24,17 @@ struct IntegrationSteps {
     var previousRead: IntegrationDetail??
     /// For a cell of a matrix: which. It is compared with the same cell of earlier integrations.
     var cell: Cell?
+    /// Where a new workspace gets its `.build` (`startWorkspace`); nil: it builds from nothing.
+    var warm: Warming?
+    /// The bot's `clean` schedule wiped the workspace for this integration.
+    var wiped = false
+
+    /// What starting a workspace warm needs: the host's snapshots, the cell's key, its compiler.
+    struct Warming: Sendable {
+        let workspaces: WarmWorkspaces
+        let cell: String
+        let swiftVersion: String?
+    }
 
     /// Whether this integration analyzes: a cell only when it is its matrix's first (the findings
     /// would be the same in every cell).
@@ -61,6 +72,7 @@ struct IntegrationSteps {
     mutating func run() async -> IntegrationOutcome? {
         do throws(Stop) {
             try await checkout()
+            try await startWorkspace()
             try await runTriggers(.before, result: nil)
             let package = PackageBuild(workspace: workspace, layout: context.layout)
             let built = try await build(package)

@@ -13,7 +13,14 @@ extension Scheduler {
         let (fingerprint, files) = fingerprintOfBotFiles()
         directoryFingerprint = fingerprint
         botsWatch?.follow(files)
-        return try await registry.reload()
+        let catalog = try await registry.reload()
+        await removeSnapshots(keeping: catalog)
+        return catalog
+    }
+
+    /// Snapshots go with their bot: those of bots whose files are gone (not those broken).
+    private func removeSnapshots(keeping catalog: BotCatalog) async {
+        await sequencer.warm?.removeSnapshots(exceptOf: Set(catalog.bots.map(\.bot.name) + catalog.broken.map(\.name)))
     }
 
     /// Reloads the bots when their files changed: looked at when the watch saw something, and
@@ -28,6 +35,7 @@ extension Scheduler {
         do {
             let catalog = try await registry.reload()
             logger.info("bots loaded", metadata: ["bots": "\(catalog.bots.count)", "broken": "\(catalog.broken.count)"])
+            await removeSnapshots(keeping: catalog)
         } catch {
             logger.error("cannot read the bots directory", metadata: ["error": "\(error)"])
         }

@@ -16,8 +16,8 @@ extension DatabaseStore {
             let now = db.dialect.now
             try db.execute(
                 """
-                INSERT INTO host (name, version, executors, busy, bots_digest, lease, toolchains, started_at, last_heard)
-                VALUES (?, ?, ?, ?, ?, ?, ?, \(now), \(now))
+                INSERT INTO host (name, version, executors, busy, bots_digest, lease, toolchains, address, started_at, last_heard)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, \(now), \(now))
                 ON CONFLICT (name) DO UPDATE SET last_heard = excluded.last_heard,
                     version = CASE WHEN excluded.executors = 0 THEN host.version ELSE excluded.version END,
                     executors = CASE WHEN excluded.executors = 0 THEN host.executors ELSE excluded.executors END,
@@ -25,8 +25,10 @@ extension DatabaseStore {
                     bots_digest = CASE WHEN excluded.executors = 0 THEN host.bots_digest ELSE excluded.bots_digest END,
                     lease = CASE WHEN excluded.executors = 0 THEN host.lease ELSE excluded.lease END,
                     toolchains = CASE WHEN excluded.executors = 0 THEN host.toolchains ELSE excluded.toolchains END,
+                    address = CASE WHEN excluded.executors = 0 THEN host.address ELSE excluded.address END,
                     started_at = CASE WHEN host.last_heard + host.lease < excluded.last_heard THEN excluded.started_at ELSE host.started_at END
-                """, host.name, host.version, host.executors, host.busy, host.botsDigest, host.lease.seconds, JSON.encode(host.toolchains))
+                """, host.name, host.version, host.executors, host.busy, host.botsDigest, host.lease.seconds, JSON.encode(host.toolchains),
+                host.address)
             // What a recovery would do, found with the index of unfinished integrations, so that
             // hosts scan for lost work only when a lease has lapsed.
             let silent = shared ? "EXISTS (SELECT 1 \(Self.lostWork(db))) OR" : ""

@@ -127,23 +127,28 @@ extension DatabaseStore {
     }
 
     /// Starts the queued integration `queued` (its `id`), in workspace `slot` when given. A bisect
-    /// integration or a cell takes the first of its bot's workspaces on this host that none of
-    /// its bisection's (or its matrix's) integrations running here holds: the bot's own (0,
-    /// warm) when it runs alone on its host.
+    /// integration or a cell takes one of its bot's workspaces on this host that none of its
+    /// bisection's (or its matrix's) integrations running here holds (`workspaceSlot`); its
+    /// own integration, which waits for its cells, holds none.
     static func start(_ db: any SQLConnection, _ queued: SQLRow, owner: String, slot given: Int? = nil, now: Date) throws -> Claim? {
         let (id, host, token): (Int64, String, String) = (queued["id"], ProcessOwner.host(of: owner), StoreRules.newToken())
         var slot = given
         // What runs beside it of its bot on this host: its bisection's rounds, its matrix's cells
         // (and those of each bisect integration of a matrix).
-        if given == nil, let row = try db.row("SELECT bot, bisection_id, cell_of FROM integration WHERE id = ?", id),
+        if let row = try db.row("SELECT bot, bisection_id, cell_of, cell FROM integration WHERE id = ?", id),
             (row["bisection_id"] as Int64?) != nil || (row["cell_of"] as Int?) != nil
         {
             let bot: String = row["bot"]
-            let used = try db.rows(
-                "SELECT workspace_slot FROM integration WHERE bot = ? AND host = ? AND step NOT IN ('pending', 'completed') AND step <> 'completed'",
-                bot, host)
+            let cell: String? = row["cell"]
+            // One choice of a bot's workspaces at a time: a cell its integration's executor claims
+            // and one another executor claims must not both take the same free one.
+            _ = try db.rows("SELECT name FROM bot WHERE name = ?\(db.dialect.lock())", bot)
+            let running =
+                "SELECT workspace_slot FROM integration WHERE bot = ? AND host = ? AND step NOT IN ('pending', 'completed') AND step <> 'completed'"
+            let used =
+                try (row["cell_of"] as Int?).map { try db.rows(running + " AND number <> ?", bot, host, $0) } ?? db.rows(running, bot, host)
             let taken = Set(used.map { $0["workspace_slot"] as Int? ?? 0 })
-            slot = (0...).first { !taken.contains($0) }
+            slot = try Self.workspaceSlot(db, bot: bot, host: host, cell: cell, given: given, taken: taken)
         }
         guard
             let row = try db.row(
@@ -154,6 +159,30 @@ extension DatabaseStore {
         else { return nil }
         try db.execute("INSERT INTO step (integration_id, name, started_at) VALUES (?, 'checkout', ?)", id, now)
         return Claim(integration: Integration(row: row), token: token)
+    }
+
+    /// Which free workspace a cell or bisect integration takes: a cell the one where the same cell
+    /// last ran on this host (warm for it: cells differ in sanitizer and toolchain, whose builds
+    /// would replace each other's products in one `.build`), else one no cell has used (a new
+    /// workspace, which starts from the cell's snapshot), else `given`, else the first free.
+    static func workspaceSlot(_ db: any SQLConnection, bot: String, host: String, cell: String?, given: Int?, taken: Set<Int>) throws -> Int {
+        var lastCell: [Int: String] = [:]
+        if cell != nil {
+            let recent = try db.rows(
+                """
+                SELECT workspace_slot, cell FROM integration WHERE bot = ? AND host = ? AND step = 'completed' AND cell IS NOT NULL
+                    AND workspace_slot IS NOT NULL ORDER BY id DESC LIMIT 100
+                """, bot, host)
+            for row in recent {
+                let slot: Int = row["workspace_slot"]
+                if lastCell[slot] == nil { lastCell[slot] = row["cell"] }
+            }
+        }
+        let free = (0...).lazy.filter { !taken.contains($0) }
+        if let cell, let warm = lastCell.filter({ $0.value == cell && !taken.contains($0.key) }).keys.min() { return warm }
+        if cell != nil, let new = free.first(where: { lastCell[$0] == nil }) { return new }
+        if let given, !taken.contains(given) { return given }
+        return free.first { _ in true } ?? 0
     }
 
     /// Throws `claimLost` unless `claim` still holds its integration (not completed, same token),

@@ -27,7 +27,7 @@ extension Integration {
             summary: summary, reason: row["reason"], expired: row["expired"], host: row["host"], owner: row["owner"],
             pullRequest: Self.pullRequest(row), bisectionID: row["bisection_id"], workspaceSlot: row["workspace_slot"],
             cellOf: row["cell_of"], cell: (row["cell"] as String?).flatMap(Cell.init(name:)), toolchain: row["toolchain"],
-            swiftVersion: row["swift_version"])
+            swiftVersion: row["swift_version"], workspace: JSON.decode(WorkspaceOrigin?.self, from: row["workspace"], default: nil))
     }
 
     private static func pullRequest(_ row: SQLRow) -> PullRequest? {
@@ -146,6 +146,7 @@ extension HostRecord {
         self.init(
             name: row["name"], version: row["version"], executors: row["executors"], busy: row["busy"], botsDigest: row["bots_digest"],
             startedAt: row["started_at"], lastHeard: row["last_heard"], lease: row["lease"], gone: row["gone"])
+        address = row["address"]
     }
 }
 

@@ -72,6 +72,8 @@ extension API {
         @Nullable public var summary: Summary?
         /// Where its log is.
         public var log: String
+        /// Where its workspace came from (as an integration's `workspace`).
+        @Nullable public var workspace: Workspace?
 
         init(_ cell: KilnCore.Integration) {
             name = cell.cell?.name ?? ""
@@ -89,6 +91,7 @@ extension API {
             duration = cell.duration
             summary = cell.summary
             log = "/bots/\(cell.bot)/integrations/\(cell.shownNumber)/log?cell=\(name)"
+            workspace = cell.workspace.map(Workspace.init)
         }
     }
 

@@ -54,6 +54,9 @@ public enum API {
         @Nullable public var host: String?
         /// The pull request it integrates; null for the branch.
         @Nullable public var pullRequest: PullRequest?
+        /// Where its workspace came from; null until it had one, and for a matrix's integration
+        /// (its cells say).
+        @Nullable public var workspace: Workspace?
 
         public init(_ integration: KilnCore.Integration) {
             bot = integration.bot
@@ -69,6 +72,26 @@ public enum API {
             summary = integration.summary
             host = integration.host
             pullRequest = integration.pullRequest.map(PullRequest.init)
+            workspace = integration.workspace.map(Workspace.init)
+        }
+    }
+
+    /// Where an integration's workspace came from: `{origin: warm|copy|snapshot|cold, snapshot:
+    /// {host, number, commit}, bytes, seconds, reason}` (`snapshot`, `bytes` and `seconds` for a
+    /// workspace started from a snapshot; `reason` for a cold one).
+    public struct Workspace: Encodable, Sendable, Hashable {
+        public var origin: WorkspaceOrigin.Kind
+        @Nullable public var snapshot: WorkspaceOrigin.Source?
+        @Nullable public var bytes: Int?
+        @Nullable public var seconds: Double?
+        @Nullable public var reason: String?
+
+        init(_ origin: WorkspaceOrigin) {
+            self.origin = origin.origin
+            snapshot = origin.snapshot
+            bytes = origin.bytes
+            seconds = origin.seconds
+            reason = origin.reason
         }
     }
 

@@ -92,6 +92,7 @@ struct AccessMiddleware: RouterMiddleware {
 
     static func isOpen(_ path: String) -> Bool {
         path == "/health" || path == "/login" || path == "/logout" || path == "/style.css" || path.hasPrefix("/hooks/")
+            || SnapshotController.isOpen(path)
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {

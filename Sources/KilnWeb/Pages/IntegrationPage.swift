@@ -59,6 +59,8 @@ struct CellView {
     var duration: String
     var reason: String?
     var logURL: String
+    /// Where its workspace came from.
+    var workspace: String? = nil
 }
 
 /// The failing tests of a matrix against its cells: which failed where.
@@ -185,6 +187,8 @@ struct IntegrationPage {
     /// A signed-in member's forms' anti-forgery value, and where Cancel posts (while it runs).
     var csrf: String? = nil
     var cancelURL: String? = nil
+    /// Where its workspace came from (`WorkspaceOrigin.sentence`); a matrix's cells say theirs.
+    var workspace: String? = nil
 }
 
 struct DependencyView {

@@ -177,7 +177,7 @@ struct PagesController {
                 toolchain: cell.toolchain ?? Matrix.defaultToolchain, version: cell.swiftVersion, host: cell.host,
                 duration: cell.step == .completed
                     ? DurationText.prose(cell.duration) : cell.startedAt.map { DurationText.prose(now.timeIntervalSince($0)) } ?? "queued",
-                reason: cell.reason, logURL: base + "/log?cell=" + (cell.cell?.name ?? ""))
+                reason: cell.reason, logURL: base + "/log?cell=" + (cell.cell?.name ?? ""), workspace: cell.workspace?.sentence)
         }
         let failing = detail.tests.filter(\.counts).map(testView)
         let flaky = detail.tests.filter { $0.status == .flaky }.map(testView)
@@ -235,7 +235,7 @@ struct PagesController {
                     identity: $0.identity, version: $0.version ?? Formatting.shortSHA($0.revision), location: $0.location, mirror: $0.mirror.rawValue,
                     tone: $0.mirror == .unavailable ? "bad" : "")
             }, hasDependencies: !detail.dependencies.isEmpty, csrf: csrf,
-            cancelURL: csrf != nil && integration.step != .completed ? "/api\(base)/cancel" : nil)
+            cancelURL: csrf != nil && integration.step != .completed ? "/api\(base)/cancel" : nil, workspace: integration.workspace?.sentence)
         return assets.render(page, "integration")
     }
 }

@@ -50,3 +50,36 @@ extension Migrations {
         ]
     }
 }
+
+extension Migrations {
+    /// v20: warm workspaces. Where each integration's workspace came from (`WorkspaceOrigin`, as
+    /// JSON); which host holds a snapshot of which bot and cell (`WorkspaceSnapshot`) and at
+    /// which address it serves them; the secret hosts show each other when they fetch one.
+    static let workspaceSnapshots = Migration(name: "v20: workspace snapshots") { dialect in
+        let (integer, real) =
+            switch dialect {
+            case .sqlite: ("INTEGER", "REAL")
+            case .postgres: ("bigint", "double precision")
+            }
+        return [
+            "ALTER TABLE integration ADD COLUMN workspace text",
+            "ALTER TABLE host ADD COLUMN address text",
+            """
+            CREATE TABLE workspace_snapshot (
+                bot text NOT NULL,
+                cell text NOT NULL,
+                host text NOT NULL,
+                number \(integer) NOT NULL,
+                commit_sha text NOT NULL,
+                swift_version text NOT NULL,
+                seen_as text NOT NULL,
+                bytes \(integer) NOT NULL,
+                sha256 text NOT NULL,
+                created_at \(real) NOT NULL,
+                PRIMARY KEY (bot, cell, host)
+            )
+            """,
+            "CREATE TABLE cluster_secret (name text PRIMARY KEY, value text NOT NULL)",
+        ]
+    }
+}

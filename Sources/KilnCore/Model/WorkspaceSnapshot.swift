@@ -1,0 +1,103 @@
+import Foundation
+
+/// A packed copy of a warm workspace's `.build`, made after a successful integration of a bot's
+/// branch, from which a new workspace of the same bot and cell starts (`cache`, on by default):
+/// on the host that made it, or on another host that fetched it. The pack is a zstd-compressed
+/// tar of `.build`; this is what is known of it, kept beside it and in the store.
+public struct WorkspaceSnapshot: Sendable, Hashable, Codable {
+    public var bot: String
+    /// `SnapshotKey.cell`: the matrix cell's name, or `branch` for a bot without a matrix.
+    public var cell: String
+    /// The host that made it (`host:` in kiln.yml).
+    public var host: String
+    /// The integration it was made after, and its commit.
+    public var number: Int
+    public var commit: String
+    /// The first line of the compiler's `swift --version`: another toolchain's `.build` is refused.
+    public var swiftVersion: String
+    /// Where the build's processes saw the workspace: what `.build` records of its paths holds
+    /// only there (a sandboxed workspace is seen at the same path on every host).
+    public var seenAs: String
+    /// The pack's size and SHA-256 (hex): a pack that does not match is refused.
+    public var bytes: Int
+    public var sha256: String
+    public var createdAt: Date
+
+    public init(
+        bot: String, cell: String, host: String, number: Int, commit: String, swiftVersion: String, seenAs: String, bytes: Int, sha256: String,
+        createdAt: Date
+    ) {
+        self.bot = bot
+        self.cell = cell
+        self.host = host
+        self.number = number
+        self.commit = commit
+        self.swiftVersion = swiftVersion
+        self.seenAs = seenAs
+        self.bytes = bytes
+        self.sha256 = sha256
+        self.createdAt = createdAt
+    }
+
+    /// The cell a bot's integration or cell builds in, as snapshots are keyed: the cell's name
+    /// (toolchain, configuration and sanitizer), or `branch` for a bot without a matrix.
+    public static func cell(_ cell: Cell?) -> String { cell?.name ?? "branch" }
+}
+
+/// Where an integration's workspace came from: `workspace` in its JSON, a line of its log and
+/// page.
+public struct WorkspaceOrigin: Sendable, Hashable, Codable {
+    public enum Kind: String, Sendable, Hashable, Codable {
+        /// The workspace was there, warm from the bot's earlier integrations.
+        case warm
+        /// A new workspace, started from this host's snapshot.
+        case copy
+        /// A new workspace, started from a snapshot fetched from another host.
+        case snapshot
+        /// Built from nothing: `reason` says why.
+        case cold
+    }
+
+    public var origin: Kind
+    /// The snapshot it started from (`copy`, `snapshot`).
+    public var snapshot: Source?
+    /// The snapshot's packed size.
+    public var bytes: Int?
+    /// Fetching, checking and unpacking it.
+    public var seconds: Double?
+    /// Why a new workspace started cold: no snapshot for its cell, `cache: none`, a snapshot
+    /// refused and why.
+    public var reason: String?
+
+    /// Whose snapshot, of which integration.
+    public struct Source: Sendable, Hashable, Codable {
+        public var host: String
+        public var number: Int
+        public var commit: String
+
+        public init(host: String, number: Int, commit: String) {
+            self.host = host
+            self.number = number
+            self.commit = commit
+        }
+    }
+
+    public init(origin: Kind, snapshot: Source? = nil, bytes: Int? = nil, seconds: Double? = nil, reason: String? = nil) {
+        self.origin = origin
+        self.snapshot = snapshot
+        self.bytes = bytes
+        self.seconds = seconds
+        self.reason = reason
+    }
+
+    public static let warm = WorkspaceOrigin(origin: .warm)
+
+    public static func cold(_ reason: String) -> WorkspaceOrigin { WorkspaceOrigin(origin: .cold, reason: reason) }
+
+    /// Started from `snapshot`, made by `host` (this one: a copy).
+    public static func seeded(from snapshot: WorkspaceSnapshot, here: Bool, seconds: Double) -> WorkspaceOrigin {
+        WorkspaceOrigin(
+            origin: here ? .copy : .snapshot, snapshot: Source(host: snapshot.host, number: snapshot.number, commit: snapshot.commit),
+            bytes: snapshot.bytes, seconds: seconds)
+    }
+}

@@ -1,0 +1,17 @@
+import KilnCore
+
+extension WorkspaceOrigin {
+    /// Where the workspace came from, as the log and the integration's page say it: "warm",
+    /// "warm from this host's snapshot of #41 (68.2 MiB in 0.4 s)", "from build-2's snapshot of
+    /// #41 (68.2 MiB in 0.4 s)", "cold: no snapshot of this cell yet".
+    public var sentence: String {
+        let size = [bytes.map(ByteCount.text), seconds.map { "in \(DurationText.prose($0))" }].compactMap { $0 }.joined(separator: " ")
+        let made = snapshot.map { " of #\($0.number)\(size.isEmpty ? "" : " (\(size))")" } ?? ""
+        switch origin {
+        case .warm: return "warm: the workspace's own .build"
+        case .copy: return "warm from this host's snapshot\(made)"
+        case .snapshot: return "from \(snapshot?.host ?? "another host")'s snapshot\(made)"
+        case .cold: return "cold: \(reason ?? "built from nothing")"
+        }
+    }
+}

@@ -1,0 +1,17 @@
+import KilnCore
+import Synchronization
+
+/// Where this host serves other hosts (workspace snapshots), once it listens: its heartbeat
+/// says it. `listen`'s address, or the host's name when it listens on every address.
+public final class HostAddress: Sendable {
+    public init() {}
+
+    private let url = Mutex<String?>(nil)
+
+    public var current: String? { url.withLock { $0 } }
+
+    public func listening(on listen: ListenAddress, port: Int, host: String) {
+        let name = ["0.0.0.0", "::", ""].contains(listen.host) ? host : listen.host
+        url.withLock { $0 = "http://\(name.contains(":") ? "[\(name)]" : name):\(port)" }
+    }
+}

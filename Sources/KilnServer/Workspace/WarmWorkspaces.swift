@@ -1,0 +1,167 @@
+import Foundation
+import KilnBuild
+import KilnCore
+import KilnMail
+import KilnStore
+import Logging
+
+/// A new workspace starts warm: from this host's snapshot of the same bot and cell, else from one
+/// another live host holds (fetched over Kiln's HTTP with the hosts' shared secret, checked by
+/// its size, SHA-256 and toolchain); and a successful integration of the branch leaves a
+/// snapshot for the next new workspace (`WorkspaceSnapshots`). Only the branch's successful
+/// builds make snapshots: never a pull request's (a fork's least of all), a bisection's or a
+/// failed build's. A snapshot refused costs only its build's seed: that build runs cold and its
+/// log says why.
+struct WarmWorkspaces: Sendable {
+    let snapshots: WorkspaceSnapshots
+    let catalog: any WorkspaceCatalog
+    let holds = WorkspaceHolds()
+    let download: HTTPDownload
+    let logger: Logger
+    /// A snapshot is replaced after a successful integration once it is this old (or made with
+    /// another toolchain): a snapshot a few commits behind seeds nearly as well, and packing after
+    /// every integration would cost each one its pack (0.8 s of two cores for a 233 MB `.build`).
+    static let refresh: TimeInterval = 3600
+
+    init(snapshots: WorkspaceSnapshots, catalog: any WorkspaceCatalog, logger: Logger, download: HTTPDownload = HTTPDownload()) {
+        self.snapshots = snapshots
+        self.catalog = catalog
+        self.logger = logger
+        self.download = download
+    }
+
+    /// The header a host shows another to fetch a snapshot.
+    static let secretHeader = "X-Kiln-Host-Secret"
+
+    /// Gives `workspace`, just checked out, a `.build` when it has none: where it came from.
+    /// `wiped`: the bot's `clean` schedule wiped it for this integration (it then stays cold).
+    func start(_ workspace: Workspace, cell: String, swiftVersion: String?, wiped: Bool) async -> WorkspaceOrigin {
+        let bot = workspace.bot
+        if FileManager.default.fileExists(atPath: workspace.directory + "/.build") { return .warm }
+        if wiped { return .cold("clean: \(bot.clean.rawValue) wiped the workspace") }
+        if bot.cache == .none { return .cold("cache: none") }
+        let began = ContinuousClock.now
+        var refusals: [String] = []
+        if let local = snapshots.snapshot(of: bot.name, cell: cell) {
+            do throws(SnapshotError) {
+                let pack = snapshots.layout.snapshot(of: bot.name, cell: cell, sha256: local.sha256)
+                try await snapshots.unpack(local, from: pack, into: workspace, swiftVersion: swiftVersion)
+                return .seeded(from: local, here: true, seconds: (ContinuousClock.now - began).seconds)
+            } catch {
+                refusals.append("this host's snapshot of #\(local.number) was refused: \(error)")
+                if case .toolchain = error {} else { await drop(local) }
+            }
+        }
+        let elsewhere =
+            await logger.bestEffort(
+                "reading which hosts hold a snapshot of \(bot.name)", loses: "a new workspace builds cold",
+                { [catalog, host = snapshots.host] () async throws(StoreError) in
+                    try await catalog.snapshots(bot: bot.name, cell: cell, elsewhereThan: host)
+                }
+            ) ?? []
+        for (remote, address) in elsewhere {
+            guard remote.swiftVersion == swiftVersion else {
+                refusals.append("\(remote.host)'s snapshot of #\(remote.number) was made with \(remote.swiftVersion)")
+                continue
+            }
+            do throws(SnapshotError) {
+                try await fetch(remote, from: address, into: workspace, swiftVersion: swiftVersion)
+                return .seeded(from: remote, here: false, seconds: (ContinuousClock.now - began).seconds)
+            } catch {
+                refusals.append("\(remote.host)'s snapshot of #\(remote.number) was refused: \(error)")
+            }
+        }
+        return .cold(refusals.isEmpty ? "no snapshot of this cell yet" : refusals.joined(separator: "; "))
+    }
+
+    /// Fetches `remote` from the host at `address` into this host's snapshots, checks it, and
+    /// unpacks it into `workspace`; this host then offers it too.
+    private func fetch(_ remote: WorkspaceSnapshot, from address: String, into workspace: Workspace, swiftVersion: String?)
+        async throws(SnapshotError)
+    {
+        let directory = "\(snapshots.layout.snapshots)/\(remote.bot)"
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let partial = "\(directory)/\(remote.cell).\(ProcessInfo.processInfo.processIdentifier).fetched"
+        defer { try? FileManager.default.removeItem(atPath: partial) }
+        let secret: String
+        do {
+            secret = try await catalog.clusterSecret()
+        } catch {
+            throw .failed("reading the hosts' secret: \(error)")
+        }
+        let url = "\(address)/hosts/snapshots/\(remote.bot)/\(remote.cell)/\(remote.sha256)"
+        let outcome = await download.get(url, headers: ["\(Self.secretHeader): \(secret)"], to: partial)
+        if let error = outcome.error { throw .failed("fetching it from \(address): \(error)") }
+        try await snapshots.unpack(remote, from: partial, into: workspace, swiftVersion: swiftVersion)
+        var kept = remote
+        kept.host = snapshots.host
+        guard
+            logger.bestEffort(
+                "keeping a fetched snapshot of \(remote.bot)", loses: "this host fetches it again",
+                { () throws(SnapshotError) in
+                    try snapshots.install(kept, pack: partial)
+                }) != nil
+        else { return }
+        await logger.bestEffort(
+            "recording a fetched snapshot of \(remote.bot)", loses: "other hosts fetch it from its maker only",
+            { [catalog] () async throws(StoreError) in try await catalog.recordSnapshot(kept) })
+    }
+
+    /// After `integration` (a branch's, or a cell of one) was recorded: packs its workspace as
+    /// the snapshot of its bot and cell when its build succeeded and the snapshot there is
+    /// missing, stale (`refresh`) or of another toolchain. The caller still holds the workspace.
+    func keep(_ workspace: Workspace, after integration: Integration, cell: String, swiftVersion: String?, now: Date) async {
+        let built: Set<IntegrationResult> = [.succeeded, .warnings, .analyzerWarnings, .testFailures]
+        guard workspace.bot.cache == .warm, integration.pullRequest == nil, integration.bisectionID == nil, integration.cause != .bisect,
+            let swiftVersion,
+            let commit = integration.commit, let result = integration.result, built.contains(result),
+            FileManager.default.fileExists(atPath: workspace.directory + "/.build")
+        else { return }
+        if let current = snapshots.snapshot(of: workspace.bot.name, cell: cell), current.swiftVersion == swiftVersion,
+            now.timeIntervalSince(current.createdAt) < Self.refresh
+        {
+            return
+        }
+        do throws(SnapshotError) {
+            let (made, dropped) = try await snapshots.pack(
+                workspace, cell: cell, number: integration.shownNumber, commit: commit, swiftVersion: swiftVersion, now: now)
+            for old in dropped where old != made { await forget(old) }
+            if dropped.contains(made) {
+                logger.warning(
+                    "a workspace snapshot is larger than cache.max-size: it is not kept",
+                    metadata: ["bot": "\(made.bot)", "cell": "\(cell)", "bytes": "\(made.bytes)", "max": "\(snapshots.maxSize)"])
+                return
+            }
+            await logger.bestEffort(
+                "recording the snapshot of \(made.bot)", loses: "other hosts do not know of it until the next one",
+                { [catalog] () async throws(StoreError) in try await catalog.recordSnapshot(made) })
+        } catch {
+            logger.warning("a workspace snapshot was not made", metadata: ["bot": "\(workspace.bot.name)", "cell": "\(cell)", "error": "\(error)"])
+        }
+    }
+
+    /// Removes the snapshots of every bot not among `bots` (those whose files are gone).
+    func removeSnapshots(exceptOf bots: Set<String>) async {
+        for bot in snapshots.bots() where !bots.contains(bot) {
+            snapshots.remove(bot: bot)
+            await logger.bestEffort(
+                "forgetting the snapshots of the removed bot \(bot)", loses: "other hosts may ask for them and be refused",
+                { [catalog, host = snapshots.host] () async throws(StoreError) in try await catalog.forgetSnapshots(bot: bot, cell: nil, host: host) }
+            )
+        }
+    }
+
+    /// Removes a snapshot this host holds, and what the store knows of it.
+    private func drop(_ snapshot: WorkspaceSnapshot) async {
+        snapshots.remove(snapshot)
+        await forget(snapshot)
+    }
+
+    private func forget(_ snapshot: WorkspaceSnapshot) async {
+        await logger.bestEffort(
+            "forgetting a dropped snapshot of \(snapshot.bot)", loses: "another host may ask for it and be refused",
+            { [catalog, host = snapshots.host] () async throws(StoreError) in
+                try await catalog.forgetSnapshots(bot: snapshot.bot, cell: snapshot.cell, host: host)
+            })
+    }
+}
