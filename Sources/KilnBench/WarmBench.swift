@@ -36,16 +36,20 @@ struct WarmBench {
         defer { store.close() }
 
         let cold = try await integrate(1, from: one, store: store)
-        var copies: [Double] = []
+        // Packed once the result is recorded, while the workspace is held: wait for it before
+        // taking the workspace away.
+        try await until("the snapshot of #1", timeout: 120) {
+            FileManager.default.fileExists(atPath: DataDirectory(one + "/.kiln").snapshotManifest(of: "app", cell: "branch"))
+        }
+        var copies: [Timing] = []
         for number in 2...3 {
             try change(repository, number)
             try FileManager.default.removeItem(atPath: DataDirectory(one + "/.kiln").workspace(of: "app"))
             copies.append(try await integrate(number, from: one, store: store, expecting: .copy))
         }
-        let copied = copies.sorted()[copies.count / 2]
+        let copied = copies.min { $0.whole < $1.whole } ?? cold
         table.add(
-            "a new workspace's first integration, same host", target: "≤ 20 % of cold",
-            measured: String(format: "%.1f s, %.0f %% of cold (%.1f s)", copied, copied / cold * 100, cold),
+            "a new workspace's first integration, same host", target: "≤ 20 % of cold", measured: copied.against(cold),
             comparison: "swift-argument-parser 1.8.2, one source changed; from this host's snapshot (the lower of 2)")
 
         // build-1 busy with another bot, so that build-2 takes the integration into a new
@@ -62,14 +66,14 @@ struct WarmBench {
         let workspace = try await store.integration(bot: "app", number: 4)?.integration.workspace
         table.add(
             "a new workspace's first integration, second host", target: "≤ 25 % of cold",
-            measured: String(format: "%.1f s, %.0f %% of cold (%.1f s)", fetched, fetched / cold * 100, cold),
+            measured: fetched.against(cold),
             comparison: String(
                 format: "the snapshot (%.0f MB) fetched over loopback HTTP, checked and unpacked in %.2f s", Double(workspace?.bytes ?? 0) / 1e6,
                 workspace?.seconds ?? 0))
         try change(repository, 5)
         let warm = try await integrate(5, from: two, store: store, expecting: .warm)
         table.add(
-            "the same change in a warm workspace", target: "for reference", measured: String(format: "%.1f s", warm),
+            "the same change in a warm workspace", target: "for reference", measured: warm.against(cold),
             comparison: "build-2's workspace after its first integration")
         try await hashingCost(repository, into: table)
     }
@@ -94,18 +98,34 @@ struct WarmBench {
     /// Queues integration `number` of `app` from `home`'s server and waits for it: its duration.
     private func integrate(
         _ number: Int, from home: String, store: PostgresStore, expecting origin: WorkspaceOrigin.Kind = .cold
-    ) async throws -> Double {
+    ) async throws -> Timing {
         try command(kiln, ["trigger", "app"], in: home)
         try await until("integration #\(number)", timeout: 900) {
             try await store.integration(bot: "app", number: number)?.integration.step == .completed
         }
-        guard let integration = try await store.integration(bot: "app", number: number)?.integration, integration.result == .succeeded,
-            let duration = integration.duration
-        else { throw BenchError.unexpected("integration #\(number) did not succeed (see \(home))") }
+        // A build that held: the package's own tests may fail in the sandbox, the same in every run.
+        let built: Set<IntegrationResult> = [.succeeded, .warnings, .testFailures]
+        guard let detail = try await store.integration(bot: "app", number: number), let result = detail.integration.result,
+            built.contains(result), let duration = detail.integration.duration
+        else { throw BenchError.unexpected("integration #\(number) did not build (see \(home))") }
+        let integration = detail.integration
         guard integration.workspace?.origin == origin else {
             throw BenchError.unexpected("integration #\(number)'s workspace: \(String(describing: integration.workspace)), not \(origin)")
         }
-        return duration
+        return Timing(whole: duration, building: detail.steps.first { $0.name == .building }?.duration ?? 0)
+    }
+
+    /// An integration's time, and its `building` step's.
+    struct Timing {
+        var whole: Double
+        var building: Double
+
+        /// "12.0 s, 30 % of cold (40.0 s); building 1.0 s, 3 % of cold's 30.1 s"
+        func against(_ cold: Timing) -> String {
+            String(
+                format: "%.1f s, %.0f %% of cold (%.1f s); building %.1f s, %.0f %% of cold's %.1f s", whole, whole / cold.whole * 100, cold.whole,
+                building, building / cold.building * 100, cold.building)
+        }
     }
 
     private func until(_ what: String, timeout: TimeInterval = 60, _ condition: () async throws -> Bool) async throws {

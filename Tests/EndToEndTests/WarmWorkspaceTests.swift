@@ -318,6 +318,15 @@ struct WarmWorkspaceHostsTests {
                     && origin.reason?.contains("fetching it from") == true,
                 "\(origin)")
         }
+
+        // The bot's file gone: its snapshots go with it, from the disk and from the store.
+        let made = layoutTwo.snapshots + "/app"
+        try await two.eventually("build-2's snapshots of #5") { FileManager.default.fileExists(atPath: made) }
+        try FileManager.default.removeItem(atPath: buildTwo.url("Bots/app.yml"))
+        try await two.eventually("the snapshots removed with their bot") {
+            let listed = try await store.snapshots(bot: "app", cell: "default-debug-none", elsewhereThan: "build-1")
+            return !FileManager.default.fileExists(atPath: made) && listed.isEmpty
+        }
         _ = try await two.server.terminate()
     }
 }
