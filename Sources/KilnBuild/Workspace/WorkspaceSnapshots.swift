@@ -54,7 +54,7 @@ public struct WorkspaceSnapshots: Sendable {
         _ workspace: Workspace, cell: String, number: Int, commit: String, swiftVersion: String, now: Date
     ) async throws(SnapshotError) -> (made: WorkspaceSnapshot, dropped: [WorkspaceSnapshot]) {
         let bot = workspace.bot.name
-        let partial = "\(layout.snapshots)/\(bot)/\(cell).\(ProcessInfo.processInfo.processIdentifier).partial"
+        let partial = "\(layout.snapshots)/\(bot)/\(cell).\(UUID().uuidString).partial"
         try? FileManager.default.createDirectory(atPath: "\(layout.snapshots)/\(bot)", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: partial) }
         await SourceTimes.save(in: workspace.directory)

@@ -39,6 +39,10 @@ public struct WorkspaceSnapshot: Sendable, Hashable, Codable {
         self.createdAt = createdAt
     }
 
+    /// The header in which a host shows another the secret the hosts share through the store,
+    /// to fetch a snapshot (`GET /hosts/snapshots/…`).
+    public static let secretHeader = "X-Kiln-Host-Secret"
+
     /// The cell a bot's integration or cell builds in, as snapshots are keyed: the cell's name
     /// (toolchain, configuration and sanitizer), or `branch` for a bot without a matrix.
     public static func cell(_ cell: Cell?) -> String { cell?.name ?? "branch" }

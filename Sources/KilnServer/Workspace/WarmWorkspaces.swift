@@ -30,9 +30,6 @@ struct WarmWorkspaces: Sendable {
         self.download = download
     }
 
-    /// The header a host shows another to fetch a snapshot.
-    static let secretHeader = "X-Kiln-Host-Secret"
-
     /// Gives `workspace`, just checked out, a `.build` when it has none: where it came from.
     /// `wiped`: the bot's `clean` schedule wiped it for this integration (it then stays cold).
     func start(_ workspace: Workspace, cell: String, swiftVersion: String?, wiped: Bool) async -> WorkspaceOrigin {
@@ -81,7 +78,7 @@ struct WarmWorkspaces: Sendable {
     {
         let directory = "\(snapshots.layout.snapshots)/\(remote.bot)"
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let partial = "\(directory)/\(remote.cell).\(ProcessInfo.processInfo.processIdentifier).fetched"
+        let partial = "\(directory)/\(remote.cell).\(UUID().uuidString).fetched"
         defer { try? FileManager.default.removeItem(atPath: partial) }
         let secret: String
         do {
@@ -90,7 +87,7 @@ struct WarmWorkspaces: Sendable {
             throw .failed("reading the hosts' secret: \(error)")
         }
         let url = "\(address)/hosts/snapshots/\(remote.bot)/\(remote.cell)/\(remote.sha256)"
-        let outcome = await download.get(url, headers: ["\(Self.secretHeader): \(secret)"], to: partial)
+        let outcome = await download.get(url, headers: ["\(WorkspaceSnapshot.secretHeader): \(secret)"], to: partial)
         if let error = outcome.error { throw .failed("fetching it from \(address): \(error)") }
         try await snapshots.unpack(remote, from: partial, into: workspace, swiftVersion: swiftVersion)
         var kept = remote
