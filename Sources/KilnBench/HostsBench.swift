@@ -174,7 +174,9 @@ struct HostsBench {
     /// queues them (in one transaction). The end is looked for with one cheap count every 50 ms: a
     /// heavier look (the front page's query, 66 ms with 432 bots) took a third of a core from the
     /// hosts it measured.
-    func drain(_ cluster: Cluster, count: Int = drained, push: (repository: String, commit: String)? = nil) async throws -> Double {
+    func drain(
+        _ cluster: Cluster, count: Int = drained, push: (repository: String, commit: String)? = nil, timeout: TimeInterval = 600
+    ) async throws -> Double {
         let start = ContinuousClock.now
         if let push {
             let status = try await WebBench.post(cluster.base(0), repository: push.repository, commit: push.commit)
@@ -184,7 +186,7 @@ struct HostsBench {
                 _ = try await cluster.store.enqueue(QueueRequest(bot: "bot-\(index)", cause: .manual, branch: "main"), now: Date())
             }
         }
-        let deadline = Date().addingTimeInterval(600)
+        let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
             let (completed, active) = try await cluster.store.engine.read("counting the drained integrations") { db in
                 let row = try db.rows(
@@ -198,7 +200,7 @@ struct HostsBench {
             if completed >= count, active == 0 { return Measure.milliseconds(ContinuousClock.now - start) / 1000 }
             try await Task.sleep(for: .milliseconds(50))
         }
-        throw BenchError.unexpected("\(count) integrations did not drain within 10 minutes")
+        throw BenchError.unexpected("\(count) integrations did not drain within \(Int(timeout)) s")
     }
 
     /// `hosts` servers on a new database, each with its own data directory, reading `bots`.

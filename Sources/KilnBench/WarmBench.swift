@@ -43,7 +43,7 @@ struct WarmBench {
         }
         var copies: [Timing] = []
         for number in 2...3 {
-            try change(repository, number)
+            try Self.change(repository, number)
             try FileManager.default.removeItem(atPath: DataDirectory(one + "/.kiln").workspace(of: "app"))
             copies.append(try await integrate(number, from: one, store: store, expecting: .copy))
         }
@@ -61,7 +61,7 @@ struct WarmBench {
         defer { second.stop() }
         _ = try await second.port()
         try await until("both hosts serve") { try await store.hosts().filter { $0.address != nil }.count == 2 }
-        try change(repository, 4)
+        try Self.change(repository, 4)
         let fetched = try await integrate(4, from: two, store: store, expecting: .snapshot)
         let workspace = try await store.integration(bot: "app", number: 4)?.integration.workspace
         table.add(
@@ -70,7 +70,7 @@ struct WarmBench {
             comparison: String(
                 format: "the snapshot (%.0f MB) fetched over loopback HTTP, checked and unpacked in %.2f s", Double(workspace?.bytes ?? 0) / 1e6,
                 workspace?.seconds ?? 0))
-        try change(repository, 5)
+        try Self.change(repository, 5)
         let warm = try await integrate(5, from: two, store: store, expecting: .warm)
         table.add(
             "the same change in a warm workspace", target: "for reference", measured: warm.against(cold),
@@ -88,7 +88,7 @@ struct WarmBench {
     }
 
     /// Commits a change to one source of the package.
-    private func change(_ repository: String, _ step: Int) throws {
+    static func change(_ repository: String, _ step: Int) throws {
         let file = repository + "/Sources/ArgumentParser/Usage/HelpGenerator.swift"
         let text = try String(contentsOfFile: file, encoding: .utf8)
         try (text + "\n// change \(step)\n").write(toFile: file, atomically: false, encoding: .utf8)
