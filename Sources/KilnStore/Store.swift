@@ -16,7 +16,7 @@ import KilnCore
 /// Services depend on the role they use (`IntegrationQueue`, `HostRegistry`, `MailOutbox`, …),
 /// never on the whole: a reader sees what each may touch. `DatabaseStore` implements them all.
 public protocol Store: ChangeFeed, IntegrationQueue, HostRegistry, IntegrationRecords, LogsAndAssets, WebhookInbox, MailOutbox, StatusOutbox,
-    ReviewOutbox, AccessRecords, WorkspaceCatalog
+    ReviewOutbox, AccessRecords, WorkspaceCatalog, AuditTrail
 {}
 
 extension WebhookInbox {

@@ -3,7 +3,10 @@ import KilnCore
 
 /// Header names HTTPTypes does not predefine (forges name their own: `Forge.eventHeaders`).
 extension HTTPField.Name {
-    static let contentTypeOptions = named("X-Content-Type-Options")
+    static let frameOptions = named("X-Frame-Options")
+    static let referrerPolicy = named("Referrer-Policy")
+    /// The client's address as a proxy on this machine saw it (`ClientAddress`).
+    static let forwardedFor = named("X-Forwarded-For")
     /// The secret hosts show each other to fetch a workspace snapshot (`SnapshotController`).
     static let hostSecret = named(WorkspaceSnapshot.secretHeader)
 

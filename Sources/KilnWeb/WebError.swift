@@ -18,6 +18,8 @@ enum WebError: Error, HTTPResponseError {
     case tooLarge(limit: Int)
     /// The store cannot be reached (a database away): try again shortly.
     case unavailable(String)
+    /// Too many failed sign-ins from this address (`SignInThrottle`): try again in that many seconds.
+    case throttled(retryAfter: Int)
 
     var status: HTTPResponse.Status {
         switch self {
@@ -29,6 +31,7 @@ enum WebError: Error, HTTPResponseError {
         case .signIn: .seeOther
         case .tooLarge: .contentTooLarge
         case .unavailable: .serviceUnavailable
+        case .throttled: .tooManyRequests
         }
     }
 
@@ -40,12 +43,14 @@ enum WebError: Error, HTTPResponseError {
         case .signIn: "sign in at /login"
         case .tooLarge(let limit): "the body is larger than \(limit / 1024) KiB"
         case .unavailable(let why): "Kiln cannot read its database just now (\(why)); try again in a few seconds"
+        case .throttled(let seconds): "too many failed sign-ins from this address: try again in \(seconds) s"
         }
     }
 
     func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers: HTTPFields = [:]
         if case .unavailable = self { headers[.retryAfter] = "5" }
+        if case .throttled(let seconds) = self { headers[.retryAfter] = "\(seconds)" }
         if case .signIn = self { headers[.location] = "/login" }
         if case .unauthorized = self { headers[.wwwAuthenticate] = "Bearer realm=\"kiln\"" }
         let path = request.uri.path

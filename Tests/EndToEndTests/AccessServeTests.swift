@@ -19,7 +19,7 @@ struct AccessServeTests {
     }
 
     @Test(
-        "kiln token add prints a token once; a member queues an integration of a private bot that runs; the anonymous never see it; kiln token revoke refuses the next request; no token in the clear on disk"
+        "kiln token add prints a token once; a member queues an integration of a private bot that runs; the anonymous never see it; kiln token revoke refuses the next request; kiln audit tells it all; no token in the clear on disk"
     )
     func memberQueues() async throws {
         let repo = try ServerTests.quickRepository()
@@ -49,6 +49,22 @@ struct AccessServeTests {
         let revoked = try await runProcess(Executables.kiln, ["token", "revoke", "alice"], in: served.home.path)
         #expect(revoked.status == 0)
         #expect(try await Self.request("GET", "/api/bots/hush", port: port, token: token).status == 401, "refused on its next request")
+
+        // The audit trail: made and revoked here, the queue from the web, the refused request.
+        let audit = try await runProcess(Executables.kiln, ["audit"], in: served.home.path)
+        let lines = audit.standardOutput.split(separator: "\n").map { $0.split(separator: "  ").dropFirst().joined(separator: "  ") }
+        #expect(audit.status == 0, "\(audit.standardError)")
+        #expect(lines.count == 4, "\(audit.standardOutput)")
+        #expect(lines.first?.hasPrefix("token-added  token alice  command line  member, hush; by ") == true, "\(lines)")
+        #expect(lines.dropFirst().first == "queued  token alice  from 127.0.0.1  hush #1", "\(lines)")
+        #expect(lines.dropFirst(2).first?.hasPrefix("token-revoked  token alice  command line  by ") == true, "\(lines)")
+        #expect(lines.last == "sign-in-failed  no token  from 127.0.0.1  bearer token", "\(lines)")
+        let later = try await runProcess(Executables.kiln, ["audit", "--since", "2099-01-01"], in: served.home.path)
+        #expect(
+            later.status == 0 && later.standardOutput.hasPrefix("nothing in the audit trail since 2099-01-01T00:00:00Z"), "\(later.standardOutput)")
+        #expect(try await runProcess(Executables.kiln, ["audit", "--since", "24h"], in: served.home.path).standardOutput == audit.standardOutput)
+        let wrong = try await runProcess(Executables.kiln, ["audit", "--since", "yesterday"], in: served.home.path)
+        #expect(wrong.status != 0 && wrong.standardError.contains("--since must be a date (2026-11-20)"), "\(wrong.standardError)")
         _ = try await served.server.terminate()
 
         // Nothing on disk holds the token: not the store, not its journal, not a log.

@@ -91,6 +91,8 @@ struct MigrateTests {
         #expect(try await postgres.webhookDeliveries(limit: 10) == (try await sqlite.webhookDeliveries(limit: 10)))
         let moved = try await postgres.tokenHashes().map { "\($0.hash) \($0.token)" }
         #expect(moved == (try await sqlite.tokenHashes().map { "\($0.hash) \($0.token)" }) && moved.count == 1, "tokens move, as hashes")
+        let trail = try await postgres.auditEvents(since: nil, limit: 10)
+        #expect(trail == (try await sqlite.auditEvents(since: nil, limit: 10)) && trail.map(\.action) == [.tokenAdded], "the audit trail moves")
 
         // The queued integration is still queued there; ids and numbers go on from the copy's.
         let queued = try #require(try await postgres.claimNext(owner: "test", now: Date()), "the queued integration moved as queued")
@@ -103,7 +105,9 @@ struct MigrateTests {
         // A second migrate into the same database copies nothing.
         let again = try await runProcess(Executables.kiln, ["migrate", "--to", url], in: home.path)
         #expect(again.status == 1)
-        #expect(again.standardError.contains("is not empty (access_token: 1 rows, bot: 2 rows, integration: 5 rows"), "\(again.standardError)")
+        #expect(
+            again.standardError.contains("is not empty (access_token: 1 rows, audit_event: 1 rows, bot: 2 rows, integration: 5 rows"),
+            "\(again.standardError)")
         #expect(try await postgres.integrations(bot: "app", limit: 10, before: nil).count == 5)
 
         // kiln serve on the database shows the moved history.

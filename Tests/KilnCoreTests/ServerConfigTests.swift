@@ -110,6 +110,10 @@ struct ServerConfigTests {
                 "kiln.yml:1:19: error: 'max-size' must be a size such as 20GiB or 500MB, not 'plenty'",
                 "kiln.yml:1:27: error: unknown key 'keep' in 'cache' (expected one of max-size)",
             ])
+        // The audit trail: 90 days unless told, a duration longer than zero.
+        #expect(try ServerConfigFile.decode("", file: "k.yml", directory: "/").auditRetention == .seconds(90 * 86_400))
+        #expect(try ServerConfigFile.decode("audit: {retention: 30d}\n", file: "k.yml", directory: "/").auditRetention == .seconds(30 * 86_400))
+        #expect(Self.problems("audit: {retention: 0}\n") == ["kiln.yml:1:20: error: 'retention' must be longer than zero"])
         #expect(DatabaseSettings(url: "postgres://kiln:p@ss@db/kiln").redactedURL == "postgres://kiln:***@db/kiln")
         #expect(DatabaseSettings(url: "postgres://kiln@db/kiln").redactedURL == "postgres://kiln@db/kiln")
         let yaml = """

@@ -18,7 +18,7 @@ struct StoreMigrationTests {
                     "v1", "v2: notifications", "v3: hosts and claims", "v4: pull requests and commit statuses", "v5: one schema",
                     "v6: issue counts by kind", "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements", "v11: assets",
                     "v12: bisect workspaces", "v13: queue order", "v14: matrix cells", "v15: dependencies", "v16: access", "v17: retention index",
-                    "v18: analyzer checks", "v19: reviews", "v20: workspace snapshots",
+                    "v18: analyzer checks", "v19: reviews", "v20: workspace snapshots", "v21: audit trail",
                 ])
             #expect(try await store.integrityCheck() == "ok")
         case let store as PostgresStore:
@@ -27,7 +27,7 @@ struct StoreMigrationTests {
                     "v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema", "v6: issue counts by kind",
                     "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements", "v11: assets",
                     "v12: bisect workspaces", "v13: queue order", "v14: matrix cells", "v15: dependencies", "v16: access", "v17: retention index",
-                    "v18: analyzer checks", "v19: reviews", "v20: workspace snapshots",
+                    "v18: analyzer checks", "v19: reviews", "v20: workspace snapshots", "v21: audit trail",
                 ])
         default:
             Issue.record("not a store of either engine")
@@ -134,7 +134,7 @@ struct StoreMigrationTests {
                     "v1", "v2: hosts, claims and logs", "v3: pull requests and commit statuses", "v5: one schema", "v6: issue counts by kind",
                     "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements", "v11: assets",
                     "v12: bisect workspaces", "v13: queue order", "v14: matrix cells", "v15: dependencies", "v16: access", "v17: retention index",
-                    "v18: analyzer checks", "v19: reviews", "v20: workspace snapshots",
+                    "v18: analyzer checks", "v19: reviews", "v20: workspace snapshots", "v21: audit trail",
                 ])
         }
         _ = try await stores[0].enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())

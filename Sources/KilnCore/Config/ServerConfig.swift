@@ -36,6 +36,8 @@ public struct ServerConfig: Sendable, Hashable {
     public var anonymousAccess: AnonymousAccess = .read
     /// `cache.max-size`: how many bytes of workspace snapshots this host keeps (`WorkspaceSnapshot`).
     public var cacheMaxSize: Int = 20 << 30
+    /// `audit.retention`: how long the audit trail keeps an event.
+    public var auditRetention: Duration = .seconds(90 * 86_400)
     /// The file these settings were read from, if any: it may hold a database URL with its
     /// password, so a build may not read it.
     public var file: String? = nil

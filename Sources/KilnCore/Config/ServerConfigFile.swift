@@ -5,7 +5,7 @@ import Yams
 public enum ServerConfigFile {
     static let rootKeys = [
         "listen", "data", "bots", "executors", "public-url", "time-zone", "webhooks", "git", "smtp", "reports", "retention",
-        "database", "host", "host-lease", "sandbox-fallback", "toolchains", "access", "cache",
+        "database", "host", "host-lease", "sandbox-fallback", "toolchains", "access", "cache", "audit",
     ]
 
     /// Reads `path`; relative paths inside it (data, bots, secret files) are resolved against its directory.
@@ -115,6 +115,11 @@ public enum ServerConfigFile {
             } else if text != nil {
                 reader.error("'max-size' must be a size such as 20GiB or 500MB, not '\(text ?? "")'", at: node, path: cache.path("max-size"))
             }
+        }
+        if let node = fields["audit"], let audit = reader.mapping(node, path: fields.path("audit"), keys: ["retention"]),
+            let node = audit["retention"], let value = reader.duration(node, path: audit.path("retention"), allowZero: false)
+        {
+            config.auditRetention = value
         }
         guard reader.diagnostics.isEmpty else { throw .invalid(reader.diagnostics) }
         return config

@@ -83,3 +83,29 @@ extension Migrations {
         ]
     }
 }
+
+extension Migrations {
+    /// v21: the audit trail (`AuditEvent`): sign-ins, tokens made and revoked, queue and cancel.
+    static let auditTrail = Migration(name: "v21: audit trail") { dialect in
+        let (key, integer, real) =
+            switch dialect {
+            case .sqlite: ("INTEGER PRIMARY KEY", "INTEGER", "REAL")
+            case .postgres: ("bigserial PRIMARY KEY", "bigint", "double precision")
+            }
+        return [
+            """
+            CREATE TABLE audit_event (
+                id \(key),
+                at \(real) NOT NULL,
+                action text NOT NULL,
+                token text,
+                address text,
+                bot text,
+                number \(integer),
+                detail text
+            )
+            """,
+            "CREATE INDEX audit_event_at ON audit_event (at)",
+        ]
+    }
+}

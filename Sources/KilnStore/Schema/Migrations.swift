@@ -10,7 +10,7 @@ enum Migrations {
 
     static let shared: [Migration] = [
         oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements, assets, workspaceSlots, queueOrder, cells, dependencies,
-        access, retentionIndex, analyzerChecks, reviews, workspaceSnapshots,
+        access, retentionIndex, analyzerChecks, reviews, workspaceSnapshots, auditTrail,
     ]
 
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times

@@ -6,35 +6,50 @@ import KilnStore
 /// Who a request is, from its token: `Authorization: Bearer`, else the session cookie of the
 /// sign-in page, else nobody. Tokens are compared by hash, in constant time, against the store on
 /// every request that presents one (one indexed read), so a revoked token fails on its next
-/// request.
+/// request. A wrong token is a failed sign-in: recorded in the audit trail and counted against
+/// its address (`SignInThrottle`), which is refused for a while after too many.
 struct AccessGate: Sendable {
-    let store: any AccessRecords
+    let store: any AccessRecords & AuditTrail
     let anonymous: AnonymousAccess
     let cache: ResponseCache
     let usage = TokenUsage()
+    let throttle = SignInThrottle()
     let clock: WallClock
 
     /// The session cookie's name.
     static let cookie = "kiln_session"
 
-    /// Who `request` is, and the hash of its session's token when it came by cookie. A bearer
-    /// token that is not valid is refused (401); a cookie that is not is ignored (its holder is
-    /// anonymous, and may sign in again).
-    func identify(_ request: Request) async throws -> (access: Access, sessionHash: String?) {
+    /// Who a request is, as `identify` found.
+    struct Identity {
+        var access: Access
+        /// The hash of its session's token, when it came by cookie.
+        var sessionHash: String?
+        /// It sent a session cookie that is not valid (revoked): the answer clears it.
+        var staleCookie = false
+    }
+
+    /// Who `request` is. A bearer token that is not valid is refused (401); a cookie that is not
+    /// is ignored (its holder is anonymous, and may sign in again). An address refused for too
+    /// many failures is answered 429 whatever it presents.
+    func identify(_ request: Request, from address: String) async throws -> Identity {
+        if let wait = await throttle.wait(for: address, now: clock.now) { throw WebError.throttled(retryAfter: wait) }
         if let header = request.headers[.authorization] {
             guard header.count > 7, header.prefix(7).lowercased() == "bearer " else {
                 throw WebError.unauthorized("give the token as Authorization: Bearer TOKEN")
             }
             let value = header.dropFirst(7).trimmingCharacters(in: .whitespaces)
             guard let token = try await token(matching: value) else {
+                try await failed(from: address, how: "bearer token")
                 throw WebError.unauthorized("the token is not valid: it was revoked, or never made (kiln token add NAME --role ROLE)")
             }
-            return (.token(token), nil)
+            return Identity(access: .token(token))
         }
-        if let value = Self.cookieValue(in: request), let token = try await token(matching: value) {
-            return (.token(token), TokenSecret.hash(value))
+        if let value = Self.cookieValue(in: request) {
+            if let token = try await token(matching: value) { return Identity(access: .token(token), sessionHash: TokenSecret.hash(value)) }
+            try await failed(from: address, how: "session cookie")
+            return Identity(access: anonymousAccess, staleCookie: true)
         }
-        return (anonymousAccess, nil)
+        return Identity(access: anonymousAccess)
     }
 
     var anonymousAccess: Access { .anonymous(anonymous) }
@@ -48,6 +63,17 @@ struct AccessGate: Sendable {
         guard let (stored, token) = try await store.token(hash: hash), TokenSecret.same(stored, hash) else { return nil }
         await usage.used(token.name, at: clock.now, store: store)
         return token
+    }
+
+    /// Records a failed sign-in from `address` (`how` the token came), and the refusal it starts
+    /// when it is one too many.
+    func failed(from address: String, how: String) async throws {
+        let now = clock.now
+        try await store.recordAudit(AuditEvent(at: now, action: .signInFailed, address: address, detail: how))
+        if await throttle.failed(address, now: now) {
+            let detail = "\(SignInThrottle.limit) failed sign-ins within \(Int(SignInThrottle.window)) s: refused for \(Int(SignInThrottle.window)) s"
+            try await store.recordAudit(AuditEvent(at: now, action: .throttled, address: address, detail: detail))
+        }
     }
 
     /// Every bot and whether it is private, as the store last said (within the response
@@ -99,11 +125,30 @@ struct AccessMiddleware: RouterMiddleware {
         let path = request.uri.path
         if Self.isOpen(path) { return try await next(request, context) }
         var context = context
+        var staleCookie = false
         if request.headers[.authorization] == nil, request.headers[.cookie] == nil {
             context.access = gate.anonymousAccess
         } else {
-            (context.access, context.sessionTokenHash) = try await gate.identify(request)
+            let identity = try await gate.identify(request, from: context.clientAddress(request))
+            (context.access, context.sessionTokenHash, staleCookie) = (identity.access, identity.sessionHash, identity.staleCookie)
         }
+        guard staleCookie else { return try await admit(request, context: context, next: next) }
+        // A revoked token's cookie is cleared, so that it is offered (and fails) once.
+        do {
+            var response = try await admit(request, context: context, next: next)
+            response.headers[.setCookie] = SignInController.cookie("", maxAge: 0, secure: false)
+            return response
+        } catch let error as any HTTPResponseError {
+            var response = try error.response(from: request, context: context)
+            response.headers[.setCookie] = SignInController.cookie("", maxAge: 0, secure: false)
+            return response
+        }
+    }
+
+    /// What `handle` does once it knows who asks: the anonymous where the server is closed to
+    /// them, and bots the request may not see, are sent away.
+    private func admit(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
         guard context.access.mayRead else {
             if request.method == .get, !path.hasPrefix("/api/"), path != "/metrics" { throw WebError.signIn }
             throw WebError.unauthorized("this Kiln answers only requests with a token: give one as Authorization: Bearer TOKEN")

@@ -11,7 +11,7 @@ import KilnStore
 /// No token: 401. A viewer, or a member whose token names other bots: 403. A bot the request
 /// may not see: 404 (`AccessMiddleware`).
 struct ActionsController {
-    let store: any IntegrationQueue & IntegrationRecords & AccessRecords
+    let store: any IntegrationQueue & IntegrationRecords & AccessRecords & AuditTrail
     let bots: @Sendable () async -> [Bot]
     let gate: AccessGate
     let clock: WallClock
@@ -39,6 +39,8 @@ struct ActionsController {
             }
             let outcome = try await store.enqueue(queue, now: clock.now)
             let number = outcome.integration.number
+            let detail = [pull.map { "pull request #\($0)" }, outcome.coalesced ? "joined the one queued" : nil].compactMap { $0 }
+            try await audit(.queued, request, context, bot: bot.name, number: number, detail: detail.isEmpty ? nil : detail.joined(separator: ", "))
             let page = "/bots/\(bot.name)/integrations/\(number)"
             if form != nil { return SignInController.redirect(to: page) }
             var response = APIController.json(try API.encode(Queued(bot: bot.name, number: number, coalesced: outcome.coalesced)))
@@ -56,12 +58,23 @@ struct ActionsController {
                 }
                 throw WebError.conflict("integration \(number) of bot '\(bot.name)' has ended: there is nothing to cancel")
             }
+            try await audit(.canceled, request, context, bot: bot.name, number: number)
             let page = "/bots/\(bot.name)/integrations/\(number)"
             if form != nil { return SignInController.redirect(to: page) }
             var response = APIController.json(try API.encode(Queued(bot: bot.name, number: canceled.number, coalesced: false)))
             response.status = .accepted
             return response
         }
+    }
+
+    /// Records what the request's token did in the audit trail.
+    private func audit(
+        _ action: AuditEvent.Action, _ request: Request, _ context: KilnRequestContext, bot: String, number: Int, detail: String? = nil
+    ) async throws {
+        try await store.recordAudit(
+            AuditEvent(
+                at: clock.now, action: action, token: context.access.tokenName, address: context.clientAddress(request), bot: bot,
+                number: number, detail: detail))
     }
 
     /// The bot the request may act on, and its form when it came as one (its anti-forgery value

@@ -20,14 +20,24 @@ struct SignInController {
         router.get("login") { _, _ in
             PagesController.html(ByteBuffer(string: assets.render(SignInPage(), "login")))
         }
-        router.post("login") { request, _ in
+        router.post("login") { request, context in
+            let address = context.clientAddress(request)
+            if let wait = await gate.throttle.wait(for: address, now: gate.clock.now) {
+                let error = "Too many failed sign-ins from this address: try again in \(wait) s."
+                var response = PagesController.html(ByteBuffer(string: assets.render(SignInPage(error: error), "login")))
+                response.status = .tooManyRequests
+                response.headers[.retryAfter] = "\(wait)"
+                return response
+            }
             let form = try await FormBody.read(request)
-            guard let value = form["token"], try await gate.token(matching: value) != nil else {
+            guard let value = form["token"], let token = try await gate.token(matching: value) else {
+                try await gate.failed(from: address, how: "the sign-in page")
                 var response = PagesController.html(
                     ByteBuffer(string: assets.render(SignInPage(error: "That token is not valid: it was revoked, or never made."), "login")))
                 response.status = .unauthorized
                 return response
             }
+            try await gate.store.recordAudit(AuditEvent(at: gate.clock.now, action: .signIn, token: token.name, address: address))
             return Self.redirect(to: "/", cookie: cookie(value, maxAge: 30 * 86_400))
         }
         router.post("logout") { _, _ in
@@ -36,6 +46,10 @@ struct SignInController {
     }
 
     func cookie(_ value: String, maxAge: Int) -> String {
+        Self.cookie(value, maxAge: maxAge, secure: secure)
+    }
+
+    static func cookie(_ value: String, maxAge: Int, secure: Bool) -> String {
         "\(AccessGate.cookie)=\(value); Path=/; Max-Age=\(maxAge); HttpOnly; SameSite=Strict" + (secure ? "; Secure" : "")
     }
 

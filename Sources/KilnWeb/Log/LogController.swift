@@ -21,7 +21,7 @@ struct LogController {
             let integration = try await locate(
                 bot: try context.parameters.require("bot"), number: context.parameters.get("number"),
                 cell: request.uri.queryParameters["cell"].map(String.init))
-            let headers: HTTPFields = [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache", .contentTypeOptions: "nosniff"]
+            let headers: HTTPFields = [.contentType: "text/plain; charset=utf-8", .cacheControl: "no-cache", .xContentTypeOptions: "nosniff"]
             guard integration.step != .completed else {
                 guard try await store.logSize(bot: integration.bot, number: integration.number) != nil else {
                     let note = integration.expired ? "the log was deleted by retention" : "no log was recorded"

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import KilnCore
 import Mustache
@@ -7,15 +8,20 @@ public struct WebAssets: Sendable {
     public let directory: String
     let library: MustacheLibrary
     let stylesheet: String
+    /// The SHA-256 of each inline script of the templates (the live log's), as
+    /// `Content-Security-Policy` names them: the only scripts a page may run.
+    let scriptHashes: [String]
 
-    static let templates = ["header", "footer", "chart", "index", "bigscreen", "bot", "integration", "test", "login"]
+    static let templates = ["header", "footer", "chart", "index", "bigscreen", "bot", "integration", "test", "login", "audit"]
 
     public init(directory: String) throws(WebAssetsError) {
         self.directory = directory
         var library = MustacheLibrary()
+        var scripts: [String] = []
         for name in Self.templates {
             let path = "\(directory)/\(name).mustache"
             guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { throw .missing(path) }
+            scripts += Self.inlineScripts(in: text)
             do {
                 try library.register(text, named: name)
             } catch {
@@ -23,6 +29,7 @@ public struct WebAssets: Sendable {
             }
         }
         self.library = library
+        scriptHashes = scripts.map { "'sha256-" + Data(SHA256.hash(data: Data($0.utf8))).base64EncodedString() + "'" }
         guard let css = try? String(contentsOfFile: directory + "/style.css", encoding: .utf8) else { throw .missing(directory + "/style.css") }
         stylesheet = css
     }
@@ -31,6 +38,18 @@ public struct WebAssets: Sendable {
     public static func load(environment: [String: String] = ProcessInfo.processInfo.environment) throws(WebAssetsError) -> WebAssets {
         guard let directory = WebDirectory.locate(environment: environment) else { throw .notFound }
         return try WebAssets(directory: directory)
+    }
+
+    /// The text of each `<script>…</script>` of a template, as a browser hashes it (the
+    /// templates hold no tags inside their scripts, so the text is what is rendered).
+    static func inlineScripts(in template: String) -> [String] {
+        var scripts: [String] = []
+        var rest = template[...]
+        while let open = rest.range(of: "<script>"), let close = rest[open.upperBound...].range(of: "</script>") {
+            scripts.append(String(rest[open.upperBound..<close.lowerBound]))
+            rest = rest[close.upperBound...]
+        }
+        return scripts
     }
 
     func render(_ page: Any, _ template: String) -> String {

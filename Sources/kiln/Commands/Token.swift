@@ -48,8 +48,11 @@ struct Token: AsyncParsableCommand {
         func run() async throws {
             let token = AccessToken(name: name, role: AccessRole(rawValue: role) ?? .viewer, bots: bots.sorted(), createdAt: Date())
             let value = TokenSecret.make()
-            try await Token.withStore(location) { store in try await store.addToken(token, hash: TokenSecret.hash(value)) }
             let scope = bots.isEmpty ? "every bot" : bots.sorted().joined(separator: ", ")
+            try await Token.withStore(location) { store in
+                try await store.addToken(token, hash: TokenSecret.hash(value))
+                try await store.recordAudit(Token.audit(.tokenAdded, name, detail: "\(token.role.rawValue), \(scope)"))
+            }
             Console.error("made the token '\(name)' (\(token.role.rawValue), \(scope)); it is shown once, here:")
             Console.out(value)
         }
@@ -84,13 +87,26 @@ struct Token: AsyncParsableCommand {
         var name: String
 
         func run() async throws {
-            let revoked = try await Token.withStore(location) { store in try await store.revokeToken(named: name) }
+            let revoked = try await Token.withStore(location) { store in
+                guard try await store.revokeToken(named: name) else { return false }
+                try await store.recordAudit(Token.audit(.tokenRevoked, name))
+                return true
+            }
             guard revoked else {
                 Console.error("error: there is no token '\(name)' (kiln token list shows them)")
                 throw ExitCode.failure
             }
             Console.out("revoked the token '\(name)'")
         }
+    }
+
+    /// What the audit trail keeps of a token made or revoked here: on the command line (no
+    /// address), by this machine's user.
+    static func audit(_ action: AuditEvent.Action, _ name: String, detail: String? = nil) -> AuditEvent {
+        let user = ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.environment["LOGNAME"] ?? "uid \(getuid())"
+        return AuditEvent(
+            at: Date(), action: action, token: name, detail: ([detail].compactMap { $0 } + ["by \(user) on the command line"]).joined(separator: "; ")
+        )
     }
 
     /// Runs `body` with the store of the server at `location`; a failure is one line and exit 1.

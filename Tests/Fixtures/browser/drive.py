@@ -1,0 +1,73 @@
+"""Drives headless Chromium through Kiln's pages as a person would (BrowserTests).
+
+Signs in at /login with a member's token, opens a running integration's page, watches its
+live log grow, presses "Cancel", and prints what it saw as one JSON object: the log's lines at
+load and later, the page after the cancel, and every message Chromium's console had (a
+Content-Security-Policy violation is one).
+
+Usage: drive.py BASE_URL TOKEN BOT NUMBER
+"""
+
+import json
+import sys
+import time
+
+from selenium import webdriver
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+
+def text(driver, by, name):
+    """The element's text; the page may be reloading (the live log reloads it when the log ends)."""
+    for _ in range(50):
+        try:
+            return driver.find_element(by, name).text
+        except (NoSuchElementException, StaleElementReferenceException):
+            time.sleep(0.1)
+    return ""
+
+
+def lines(driver):
+    return text(driver, By.ID, "log").count("\n")
+
+
+def main():
+    base, token, bot, number = sys.argv[1:5]
+    options = webdriver.ChromeOptions()
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    service = Service(executable_path="/usr/bin/chromedriver")
+    driver = webdriver.Chrome(options=options, service=service)
+    seen = {}
+    try:
+        driver.get(base + "/login")
+        driver.find_element(By.ID, "token").send_keys(token)
+        driver.find_element(By.CSS_SELECTOR, "form.signin button").click()
+        seen["afterSignIn"] = driver.current_url
+
+        driver.get("%s/bots/%s/integrations/%s" % (base, bot, number))
+        time.sleep(0.5)
+        seen["linesAtLoad"] = lines(driver)
+        deadline = time.time() + 15
+        while time.time() < deadline and lines(driver) < seen["linesAtLoad"] + 3:
+            time.sleep(0.2)
+        seen["linesLater"] = lines(driver)
+        seen["pageURL"] = driver.current_url
+
+        driver.find_element(By.CSS_SELECTOR, "form.act button").click()
+        deadline = time.time() + 15
+        while time.time() < deadline and "canceled" not in text(driver, By.TAG_NAME, "body"):
+            time.sleep(0.3)
+            driver.refresh()
+        seen["afterCancel"] = driver.current_url
+        seen["canceledShown"] = "canceled" in text(driver, By.TAG_NAME, "body")
+        seen["console"] = [entry["message"] for entry in driver.get_log("browser")]
+    finally:
+        driver.quit()
+    print(json.dumps(seen))
+
+
+if __name__ == "__main__":
+    main()
