@@ -5,7 +5,7 @@ import KilnStore
 
 /// Measures Kiln's figures and prints them as one table.
 ///
-/// Usage: `kiln-bench [--kiln path/to/kiln] [--only config|git|integration|store|server|web|mail|hosts|many-hosts|pulls|verdicts|analyze|soundness|performance|archive|matrix|dependencies|benchmarks|sandbox|warm|warm-drain]`. Work happens in a temporary directory that is removed
+/// Usage: `kiln-bench [--kiln path/to/kiln] [--only config|git|integration|store|server|web|mail|hosts|many-hosts|pulls|verdicts|analyze|soundness|performance|archive|matrix|dependencies|benchmarks|sandbox|warm|warm-drain|crowd]`. Work happens in a temporary directory that is removed
 /// at the end. Every figure is a median over several runs, printed beside its target and the
 /// comparison its issue names.
 @main
@@ -34,6 +34,7 @@ struct Bench {
             if wanted("mail") { try await MailBench(work: work).run(into: table) }
             if wanted("hosts") { try await HostsBench(kiln: kiln, work: work).run(into: table) }
             if wanted("many-hosts") { try await ManyHostsBench(kiln: kiln, work: work).run(into: table) }
+            if wanted("many-hosts") || wanted("crowd") { try await CrowdBench(kiln: kiln, work: work).run(into: table) }
             if wanted("many-hosts") || wanted("warm-drain") { try await WarmDrainBench(kiln: kiln, work: work).run(into: table) }
             if wanted("pulls") { try await PullRequestBench(kiln: kiln, work: work).run(into: table) }
             if wanted("verdicts") { try await VerdictsBench(kiln: kiln, work: work).run(into: table) }

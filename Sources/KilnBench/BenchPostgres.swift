@@ -9,7 +9,8 @@ final class BenchPostgres: @unchecked Sendable {
     let directory: String
     private let bin: String
 
-    init(directory: String) throws {
+    /// `maxConnections`: the server's limit (PostgreSQL's default is 100).
+    init(directory: String, maxConnections: Int = 300) throws {
         let root = "/usr/lib/postgresql"
         guard let version = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).max() else {
             throw BenchError.unexpected("PostgreSQL is not installed: apt-get install postgresql (make bench installs it)")
@@ -26,7 +27,7 @@ final class BenchPostgres: @unchecked Sendable {
             server,
             asPostgres: [
                 "\(bin)/postgres", "-D", directory + "/data", "-p", "\(port)", "-k", directory + "/socket",
-                "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=300", "-c", "fsync=off", "-c", "synchronous_commit=off",
+                "-c", "listen_addresses=127.0.0.1", "-c", "max_connections=\(maxConnections)", "-c", "fsync=off", "-c", "synchronous_commit=off",
             ])
         let deadline = Date().addingTimeInterval(30)
         while (try? command("\(bin)/pg_isready", ["-q", "-h", directory + "/socket", "-p", "\(port)"])) == nil {

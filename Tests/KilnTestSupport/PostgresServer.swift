@@ -114,6 +114,12 @@ public actor PostgresServer {
         try start(listen: address, wrapper: [NetworkLab.ip, "netns", "exec", namespace])
     }
 
+    /// A server of its own on 127.0.0.1 that takes at most `maxConnections` (superusers
+    /// included, as the tests connect), to fill it.
+    public static func start(maxConnections: Int) throws -> Isolated {
+        try start(listen: "127.0.0.1", wrapper: [], maxConnections: maxConnections)
+    }
+
     /// A server that is not the shared one.
     public struct Isolated: Sendable {
         public let address: String
@@ -132,7 +138,7 @@ public actor PostgresServer {
         }
     }
 
-    private static func start(listen: String, wrapper: [String]) throws -> Isolated {
+    private static func start(listen: String, wrapper: [String], maxConnections: Int = 300) throws -> Isolated {
         let bin = try binaries()
         stopAbandoned()
         let base = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-postgres-\(UUID().uuidString.prefix(8))").path
@@ -169,7 +175,7 @@ public actor PostgresServer {
             let postgres =
                 ["\(bin)/postgres", "-D", data, "-p", "\(port)", "-k", socketDirectory]
                 + [
-                    "listen_addresses=\(listen)", "fsync=off", "max_connections=300", "synchronous_commit=off",
+                    "listen_addresses=\(listen)", "fsync=off", "max_connections=\(maxConnections)", "synchronous_commit=off",
                 ].flatMap { ["-c", $0] }
             let command = wrapper + (asRoot ? ["/usr/sbin/runuser", "-u", "postgres", "--"] + postgres : postgres)
             server.executableURL = URL(fileURLWithPath: command[0])

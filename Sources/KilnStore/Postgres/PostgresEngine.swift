@@ -20,23 +20,33 @@ public final class PostgresEngine: StoreEngine {
     public let logsDirectory: String?
     public let hub = ChangeHub { _ in nil }
     let logger: Logger
-    private let work: PostgresLane
-    private let control: PostgresLane
+    let work: PostgresLane
+    let control: PostgresLane
 
     public var logsInDatabase: Bool { true }
     public var sharedByHosts: Bool { true }
 
     /// The connections a `kiln serve` host holds unless `database.max-connections` says fewer.
     public static let defaultConnections = 4
+    /// The connections this engine may hold at most (`database.max-connections` for a server).
+    let configured: Int
+    /// How often a server's engine takes its share of the database again (`ConnectionBudget`).
+    static let budgetInterval = Duration.seconds(5)
 
-    init(configuration: PostgresConnection.Configuration, connections: Int, location: String, logsDirectory: String?, logger: Logger) {
+    init(
+        configuration: PostgresConnection.Configuration, connections: Int, location: String, logsDirectory: String?, logger: Logger,
+        notices: Logger
+    ) {
         var configuration = configuration
         configuration.options.connectTimeout = .seconds(5)
         self.location = location
         self.logsDirectory = logsDirectory
         self.logger = logger
-        control = PostgresLane(name: "control", size: 1, configuration: configuration, logger: logger)
-        work = connections > 1 ? PostgresLane(name: "work", size: connections - 1, configuration: configuration, logger: logger) : control
+        configured = connections
+        control = PostgresLane(name: "control", size: 1, configuration: configuration, logger: logger, notices: notices)
+        work =
+            connections > 1
+            ? PostgresLane(name: "work", size: connections - 1, configuration: configuration, logger: logger, notices: notices) : control
     }
 
     /// Closes the engine's connections; the store cannot be used afterwards.
@@ -51,6 +61,8 @@ public final class PostgresEngine: StoreEngine {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.listen() }
             group.addTask { await self.followLogs() }
+            // A command's one or two connections are below any share.
+            if configured > 2 { group.addTask { await self.keepBudget() } }
         }
     }
 
@@ -222,7 +234,7 @@ public final class PostgresEngine: StoreEngine {
     /// It is not canceled with the caller, only by `limit` (`TransactionOutcome`): then the
     /// caller hears the database is unreachable. The limit runs from when a thread of the lane
     /// takes the transaction: waiting behind this host's own work says nothing of the database.
-    private func transaction<T: Sendable>(
+    func transaction<T: Sendable>(
         _ what: String, on lane: PostgresLane, begin: String?, notify: ChangeKind?, limit: Duration,
         _ body: @escaping @Sendable (any SQLConnection) throws -> T
     ) async throws(StoreError) -> T {

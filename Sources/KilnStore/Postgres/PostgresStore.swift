@@ -26,7 +26,8 @@ extension DatabaseStore where Engine == PostgresEngine {
         var background = logger
         background.logLevel = .error
         let engine = PostgresEngine(
-            configuration: configuration, connections: max(1, connections), location: location, logsDirectory: logsDirectory, logger: background)
+            configuration: configuration, connections: max(1, connections), location: location, logsDirectory: logsDirectory, logger: background,
+            notices: logger)
         do {
             try await engine.write("migrating the database", lane: .control, notify: .data, limit: .seconds(300)) { db in
                 try migrate(db)

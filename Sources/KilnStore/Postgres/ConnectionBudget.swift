@@ -1,0 +1,16 @@
+/// Each host's share of PostgreSQL's connections, so that a crowd of hosts never fills the
+/// server: the server's limit (`SHOW max_connections`), less the slots it reserves for
+/// superusers and roles, less a headroom for the command line (`kiln trigger`, `kiln status`,
+/// `psql`), split between the live hosts; within 2 (a control connection and one for work) and
+/// the host's `database.max-connections`. Each host takes its share again as hosts join and
+/// leave (`PostgresEngine`).
+public enum ConnectionBudget {
+    /// Connections left for commands and tools: a tenth of the server's limit, at least 5.
+    public static func headroom(limit: Int) -> Int { max(5, limit / 10) }
+
+    /// How many connections one of `hosts` live hosts may hold.
+    public static func share(limit: Int, reserved: Int, hosts: Int, configured: Int) -> Int {
+        let usable = limit - reserved - headroom(limit: limit)
+        return min(configured, max(2, usable / max(1, hosts)))
+    }
+}
