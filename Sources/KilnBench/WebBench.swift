@@ -80,14 +80,14 @@ struct WebBench {
                 "\(name), 100,000 integrations stored", target: "> 5,000 req/s, p99 < 20 ms",
                 measured: String(format: "%.0f req/s, p99 %@", rate, Measure.format(p99)), comparison: "wrk -t2 -c32 -d8s on the same 2 cores")
         }
-        // The same list for a token's holder: the access check looks the token up in the store on
-        // every request (so that a revoked one fails on its next), by its hash.
+        // The same list for a token's holder: the access check answers from memory while the
+        // store's change feed vouches that no token was made or revoked since (`TokenMemory`).
         let made = try command(kiln, ["token", "add", "bench", "--role", "viewer"], in: home)
         let token = made.split(separator: "\n").last.map(String.init) ?? ""
         let (anonymous, _) = try wrk(base + "/api/bots")
         let (withToken, tokenP99) = try wrk(base + "/api/bots", header: "Authorization: Bearer \(token)")
         table.add(
-            "GET /api/bots with a viewer token", target: "> 5,000 req/s (the token read from the store each time)",
+            "GET /api/bots with a viewer token", target: "≥ 80 % of the anonymous' rate",
             measured: String(format: "%.0f req/s, p99 %@", withToken, Measure.format(tokenP99)),
             comparison: String(format: "%.0f req/s without a token, just before (%+.1f %%)", anonymous, 100 * (withToken / anonymous - 1)))
 

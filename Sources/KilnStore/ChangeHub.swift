@@ -22,6 +22,7 @@ public final class ChangeHub: Sendable {
 
     private let start: StartSource
     private let state = Mutex(State())
+    private let accessChanges = Atomic<Int>(0)
 
     init(start: @escaping StartSource) {
         self.start = start
@@ -43,8 +44,22 @@ public final class ChangeHub: Sendable {
         return stream
     }
 
+    /// A number that moves, before any subscriber wakes, with every change that may concern
+    /// access: a token made or revoked (`.access`), a change the engine cannot tell apart
+    /// (SQLite's `.stop` for every commit; PostgreSQL's on reconnecting), or changes gone unheard.
+    var accessEpoch: Int { accessChanges.load(ordering: .acquiring) }
+
+    /// Says that access may have changed unheard (the connection that hears changes was lost).
+    func accessMayHaveChanged() {
+        accessChanges.add(1, ordering: .releasing)
+    }
+
+    /// Whether a source of changes runs (it does while anyone subscribes).
+    var isListening: Bool { state.withLock { $0.source != nil } }
+
     /// Wakes every subscriber to `kind`.
     func broadcast(_ kind: ChangeKind = .data) {
+        if kind == .access || kind == .stop { accessMayHaveChanged() }
         let subscribers = state.withLock { $0.subscribers.values.filter { $0.kind.hears(kind) }.map(\.continuation) }
         for subscriber in subscribers { subscriber.yield() }
     }

@@ -9,7 +9,7 @@ extension DatabaseStore {
     }
 
     public func addToken(_ token: AccessToken, hash: String) async throws(StoreError) {
-        let added = try await write("adding the token '\(token.name)'", notify: nil) { db in
+        let added = try await write("adding the token '\(token.name)'", notify: .access) { db in
             try db.execute(
                 "INSERT INTO access_token (name, role, bots, hash, created_at) VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING", token.name,
                 token.role.rawValue, JSON.encode(token.bots), hash, token.createdAt)
@@ -41,9 +41,15 @@ extension DatabaseStore {
 
     @discardableResult
     public func revokeToken(named name: String) async throws(StoreError) -> Bool {
-        try await write("revoking the token '\(name)'", notify: nil) { db in
+        try await write("revoking the token '\(name)'", notify: .access) { db in
             try db.execute("DELETE FROM access_token WHERE name = ?", name) > 0
         }
+    }
+
+    public var accessEpoch: Int? {
+        // The epoch first: a loss of the feed moves it before it says it no longer hears.
+        let epoch = engine.hub.accessEpoch
+        return engine.hearsChanges ? epoch : nil
     }
 
     public func tokenUsed(named name: String, at now: Date) async throws(StoreError) {

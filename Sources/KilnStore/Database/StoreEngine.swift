@@ -30,6 +30,11 @@ public protocol StoreEngine: Sendable {
     /// Where changes from this process and every other are heard.
     var hub: ChangeHub { get }
 
+    /// Whether this process hears every change of the database now: SQLite's watch on its file
+    /// runs; PostgreSQL's `LISTEN` connection answered within the last second. When false, what
+    /// was read earlier may be stale without anyone having said so.
+    var hearsChanges: Bool { get }
+
     /// Where this host keeps integration logs as files: the logs themselves, or local copies of
     /// logs kept in the database (what scripts read as `KILN_LOG`); nil for none.
     var logsDirectory: String? { get }
@@ -69,19 +74,21 @@ let operationLimit = Duration.seconds(15)
 /// stop (`Store.stopChanges()`: a cancel, a superseding commit, a closed pull request, a lost
 /// claim); or an integration's log (`Store.logChanges()`; on PostgreSQL heard only where someone
 /// follows a log, `PostgresEngine.followLogs`). A stop is a change of the queue, and both are
-/// changes of the data.
+/// changes of the data. A token made or revoked is a change of the data, and of access (what
+/// `AccessRecords.accessEpoch` counts).
 public enum ChangeKind: String, Sendable {
     case data = ""
     case queue
     case stop
     case log
+    case access
 
     /// Whether a subscriber to `self` hears of a change of `kind`.
     func hears(_ kind: ChangeKind) -> Bool {
         switch self {
         case .data: kind != .log
         case .queue: kind == .queue || kind == .stop
-        case .stop, .log: kind == self
+        case .stop, .log, .access: kind == self
         }
     }
 }

@@ -26,6 +26,28 @@ public final class PostgresEngine: StoreEngine {
     public var logsInDatabase: Bool { true }
     public var sharedByHosts: Bool { true }
 
+    /// When the connection that listens last proved alive: it connected and listens, a
+    /// notification arrived, or a transaction on it ended (`keepHearing` asks every
+    /// `Self.hearingInterval`). Nil while it is lost.
+    private let heardAt = Mutex<ContinuousClock.Instant?>(nil)
+    /// How long a proof of the listening connection holds.
+    static let hearingFreshness = Duration.seconds(1)
+    static let hearingInterval = Duration.milliseconds(250)
+
+    public var hearsChanges: Bool {
+        heardAt.withLock { $0.map { ContinuousClock.now - $0 < Self.hearingFreshness } ?? false }
+    }
+
+    /// Whether `LISTEN kiln` is in place on the control connection.
+    private let listening = Atomic<Bool>(false)
+
+    /// The listening connection answered just now; `proof` only counts while it listens (a
+    /// statement on the control lane may have opened a new connection that does not, yet).
+    func heard(proof: Bool = false) {
+        if proof, !listening.load(ordering: .acquiring) { return }
+        heardAt.withLock { $0 = .now }
+    }
+
     /// The connections a `kiln serve` host holds unless `database.max-connections` says fewer.
     public static let defaultConnections = 4
     /// The connections this engine may hold at most (`database.max-connections` for a server).
@@ -61,6 +83,7 @@ public final class PostgresEngine: StoreEngine {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.listen() }
             group.addTask { await self.followLogs() }
+            group.addTask { await self.keepHearing() }
             // A command's one or two connections are below any share.
             if configured > 2 { group.addTask { await self.keepBudget() } }
         }
@@ -75,8 +98,11 @@ public final class PostgresEngine: StoreEngine {
             try await withTaskCancellationHandler {
                 try await connection.listen(on: "kiln") { notifications in
                     connected()
+                    listening.store(true, ordering: .releasing)
+                    heard()
                     hub.broadcast(.stop)
                     for try await notification in notifications {
+                        heard()
                         if notification.payload == Self.following {
                             logsFollowedUntil.withLock { $0 = .now + Self.followingLapse }
                         } else {
@@ -87,17 +113,26 @@ public final class PostgresEngine: StoreEngine {
             } onCancel: {
                 connection.closeQuietly()
             }
+        } lost: {
+            // Whatever was heard may be stale from now on, until the connection is back.
+            listening.store(false, ordering: .releasing)
+            heardAt.withLock { $0 = nil }
+            hub.accessMayHaveChanged()
         }
     }
 
     /// Runs `session` until canceled, again after each end or failure: after a pause that
     /// doubles from 100 ms to 5 s while it fails, and starts over once it calls `connected`.
-    private func reconnecting(_ what: String, _ session: (_ connected: () -> Void) async throws -> Void) async {
+    private func reconnecting(
+        _ what: String, _ session: (_ connected: () -> Void) async throws -> Void, lost: () -> Void = {}
+    ) async {
         var delay = Duration.milliseconds(100)
         while !Task.isCancelled {
             do {
                 try await session { delay = .milliseconds(100) }
+                lost()
             } catch {
+                lost()
                 if Task.isCancelled { break }
                 logger.warning("\(what): \(error.reason); trying again in \(delay)")
             }
@@ -165,48 +200,6 @@ public final class PostgresEngine: StoreEngine {
                 }
             }
         }
-    }
-
-    /// Checks that a notification sent on a work connection reaches the control connection's
-    /// `LISTEN` within `limit`. Behind a pooler in transaction or statement mode (PgBouncer's
-    /// `pool_mode = transaction`) it does not: the server session that ran `LISTEN` goes back to
-    /// the pool when the statement ends, and what it hears goes to whichever client holds it next.
-    /// A host there would never hear the others' changes, so it refuses to start.
-    func checkNotificationsArrive(within limit: Duration) async throws(StoreError) {
-        let token = StoreRules.newToken()
-        let heard: Bool
-        do {
-            let connection = try await control.sharedConnection()
-            heard = try await withThrowingTaskGroup(of: Bool.self) { group in
-                group.addTask {
-                    try await connection.listen(on: "kiln_probe") { notifications in
-                        _ = try await self.write("sending a test notification", lane: .work, notify: nil, limit: limit) { db in
-                            try db.execute("SELECT pg_notify('kiln_probe', ?)", token)
-                        }
-                        for try await notification in notifications where notification.payload == token { return true }
-                        return false
-                    }
-                }
-                group.addTask {
-                    try await Task.sleep(for: limit)
-                    return false
-                }
-                defer { group.cancelAll() }
-                return try await group.next() ?? false
-            }
-        } catch let error as StoreError {
-            throw error
-        } catch LaneError.connecting(let reason) {
-            throw .unreachable(url: location, reason: reason)
-        } catch {
-            throw .unreachable(url: location, reason: error.reason)
-        }
-        guard !heard else { return }
-        throw .unsuitable(
-            url: location,
-            reason: "a notification sent on one of this host's connections did not reach its LISTEN on another within \(limit): "
-                + "the database is behind a pooler in transaction or statement mode (PgBouncer's pool_mode = transaction), "
-                + "where LISTEN loses its session; give Kiln a pool in session mode (pool_mode = session) or connect to PostgreSQL directly")
     }
 
     public func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws(StoreError) -> T {

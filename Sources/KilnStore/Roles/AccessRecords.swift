@@ -29,4 +29,10 @@ public protocol AccessRecords: Sendable {
 
     /// Records that the token `name` was used at `now`.
     func tokenUsed(named name: String, at now: Date) async throws(StoreError)
+
+    /// A number that moves whenever a token may have been made or revoked, on this host or any
+    /// other, before the change is visible to any later request: tokens read while it held one
+    /// value may be used while it holds it. Nil while this process cannot hear changes (its
+    /// database connection is down): then nothing read earlier may be trusted.
+    var accessEpoch: Int? { get }
 }

@@ -18,6 +18,8 @@ public struct SQLiteEngine: StoreEngine {
 
     public var logsInDatabase: Bool { false }
     public var sharedByHosts: Bool { false }
+    /// The inotify watch runs while anyone subscribes to changes (a server's page cache does).
+    public var hearsChanges: Bool { hub.isListening }
 
     public func read<T: Sendable>(_ what: String, _ body: @escaping @Sendable (any SQLConnection) throws -> T) async throws(StoreError) -> T {
         let result: Result<T, any Error> = await withCheckedContinuation { continuation in

@@ -2,17 +2,20 @@ import Foundation
 import Hummingbird
 import KilnCore
 import KilnStore
+import Synchronization
 
 /// Who a request is, from its token: `Authorization: Bearer`, else the session cookie of the
-/// sign-in page, else nobody. Tokens are compared by hash, in constant time, against the store on
-/// every request that presents one (one indexed read), so a revoked token fails on its next
-/// request. A wrong token is a failed sign-in: recorded in the audit trail and counted against
+/// sign-in page, else nobody. Tokens are looked up by hash and compared in constant time, from
+/// memory while the store's change feed vouches for it (`TokenMemory`), so a revoked token fails
+/// on its next request on every host, and a host that cannot hear the database reads the store
+/// (and refuses when it cannot). A wrong token is a failed sign-in: recorded in the audit trail and counted against
 /// its address (`SignInThrottle`), which is refused for a while after too many.
 struct AccessGate: Sendable {
     let store: any AccessRecords & AuditTrail
     let anonymous: AnonymousAccess
     let cache: ResponseCache
     let usage = TokenUsage()
+    let memory = TokenMemory()
     let throttle = SignInThrottle()
     let clock: WallClock
 
@@ -60,7 +63,7 @@ struct AccessGate: Sendable {
         // Looked up by its hash (a SHA-256 of 256 random bits: how long an index takes to miss
         // says nothing of any token), then compared in constant time.
         let hash = TokenSecret.hash(value)
-        guard let (stored, token) = try await store.token(hash: hash), TokenSecret.same(stored, hash) else { return nil }
+        guard let (stored, token) = try await memory.token(hash: hash, store: store), TokenSecret.same(stored, hash) else { return nil }
         await usage.used(token.name, at: clock.now, store: store)
         return token
     }
@@ -93,15 +96,19 @@ struct AccessGate: Sendable {
 }
 
 /// When each token was last used, recorded in the store at most once a minute per token: a
-/// stamp for `kiln token list`, not a write on every request.
-actor TokenUsage {
-    private var recorded: [String: Date] = [:]
+/// stamp for `kiln token list`, not a write on every request. Deciding costs a lock, not a hop.
+final class TokenUsage: Sendable {
+    private let recorded = Mutex<[String: Date]>([:])
 
     func used(_ name: String, at now: Date, store: any AccessRecords) async {
-        if let last = recorded[name], now.timeIntervalSince(last) < 60 { return }
-        recorded[name] = now
+        let due = recorded.withLock { recorded in
+            if let last = recorded[name], now.timeIntervalSince(last) < 60 { return false }
+            recorded[name] = now
+            return true
+        }
+        guard due else { return }
         // Best effort: a stamp the store refuses now is written on a later use.
-        do { try await store.tokenUsed(named: name, at: now) } catch { recorded[name] = nil }
+        do { try await store.tokenUsed(named: name, at: now) } catch { recorded.withLock { $0[name] = nil } }
     }
 }
 

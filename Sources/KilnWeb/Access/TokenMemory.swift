@@ -1,0 +1,35 @@
+import Foundation
+import KilnCore
+import KilnStore
+import Synchronization
+
+/// The tokens, by the hash of their value, as the store last said: a request with a token is
+/// answered from memory, at the anonymous speed, while the store's change feed vouches that no
+/// token was made or revoked since (`AccessRecords.accessEpoch`, which moves before any request
+/// can see the change: SQLite's watch on its file, PostgreSQL's `LISTEN` on every host). When it
+/// has moved, the tokens are read again, once; when the feed is down (a database connection
+/// lost), every request reads the store, and fails with it: a revoked token is never let in
+/// from a stale memory.
+final class TokenMemory: Sendable {
+    private struct Snapshot {
+        var epoch: Int
+        var tokens: [String: (hash: String, token: AccessToken)]
+    }
+
+    private let snapshot = Mutex<Snapshot?>(nil)
+
+    /// The token whose value hashes to `hash`, with its stored hash.
+    func token(hash: String, store: any AccessRecords) async throws -> (hash: String, token: AccessToken)? {
+        let epoch = store.accessEpoch
+        if let epoch, let known = snapshot.withLock({ $0?.epoch == epoch ? $0 : nil }) { return known.tokens[hash] }
+        guard let epoch else {
+            // Nobody vouches for a memory: the store alone answers, as before there was one.
+            return try await store.token(hash: hash)
+        }
+        // Read after the epoch: a change during the read moves it, and the next request reads again.
+        let rows = try await store.tokenHashes()
+        let tokens = Dictionary(rows.map { ($0.hash, $0) }) { first, _ in first }
+        snapshot.withLock { $0 = Snapshot(epoch: epoch, tokens: tokens) }
+        return tokens[hash]
+    }
+}
