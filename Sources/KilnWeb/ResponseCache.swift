@@ -28,16 +28,18 @@ actor ResponseCache: Service {
     private var renders: [String: Render] = [:]
     private var generation = 0
     private var visibility: (generation: Int, madeAt: ContinuousClock.Instant, bots: [String: Bool])?
-    private let store: any ChangeFeed
     private let maximumAge: Duration
+    /// Subscribed when made, so that a change between a render before the listener opens
+    /// (`warmUp`) and `run` is heard.
+    private let changes: AsyncStream<Void>
 
     init(store: any ChangeFeed, maximumAge: Duration = .seconds(1)) {
-        self.store = store
         self.maximumAge = maximumAge
+        changes = store.changes()
     }
 
     func run() async throws {
-        let changes = store.changes()
+        let changes = changes
         await cancelWhenGracefulShutdown {
             for await _ in changes { await self.changed() }
         }
@@ -68,6 +70,15 @@ actor ResponseCache: Service {
             }
         }
         return try await render(key, make: make).value
+    }
+
+    /// Makes every copy old, as made `maximumAge` ago: the copies rendered before the server
+    /// listens (`warmUp`) are then answered at once while nothing changed (and renewed behind
+    /// them), but after a change the first request waits for a new copy, as it would have with
+    /// none.
+    func age() {
+        let old = ContinuousClock.now - maximumAge
+        for key in entries.keys { entries[key]?.madeAt = old }
     }
 
     /// Every bot and whether it is private, as the store said since its latest change (and

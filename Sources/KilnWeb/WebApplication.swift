@@ -82,11 +82,44 @@ public func buildWebApplication(
     let cache = ResponseCache(store: web.store)
     let router = webRouter(web, cache: cache, metrics: metrics, logger: logger)
     let listen = web.listen
-    return Application(
+    let application = Application(
         router: router,
         configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "kiln"),
         services: [cache],
         onServerRunning: { channel in await onListening(channel.localAddress?.port ?? listen.port) },
         logger: logger
     )
+    return WarmStart(application: application) { await warmUp(web, cache: cache, logger: logger) }
+}
+
+/// The web application, listening only once `warm` has run.
+struct WarmStart<Inner: Service>: Service {
+    let application: Inner
+    let warm: @Sendable () async -> Void
+
+    func run() async throws {
+        await warm()
+        try await application.run()
+    }
+}
+
+/// Renders into the cache what the first requests after a start ask for (the front page and
+/// `/api/bots` as the anonymous see them, or as a token for every bot does where they see
+/// nothing, and which bots are private), before the listener opens. The start's own writes
+/// (bots loaded, integrations recovered) are in the store by then. The first second's requests
+/// then find them made, instead of all waiting on one first render that pays the store's first
+/// reads and the templates' first use.
+func warmUp(_ web: WebDependencies, cache: ResponseCache, logger: Logger) async {
+    let access: Access =
+        web.anonymous == .read ? .anonymous(.read) : .token(AccessToken(name: "warm-up", role: .viewer, createdAt: web.clock.now))
+    let pages = PagesController(store: web.store, assets: web.assets, cache: cache, notice: web.notice, clock: web.clock)
+    do {
+        _ = try await cache.botVisibility(from: web.store)
+        _ = try await pages.frontPage(for: access, bigscreen: false)
+        _ = try await APIController(store: web.store, cache: cache).botList(for: access)
+        await cache.age()
+    } catch {
+        // The first requests render them, as they would have.
+        logger.warning("cannot render the front page before listening: \(error)")
+    }
 }

@@ -11,16 +11,19 @@ struct APIController {
     /// Most integrations one history request returns.
     static let maximumLimit = 200
 
+    /// `/api/bots` as `access` may see it, from the cache.
+    func botList(for access: Access) async throws -> ByteBuffer {
+        // The anonymous' key is a constant: nothing is built for the most common request.
+        let key = access.role == nil && access.anonymousRead ? "api/bots|public" : "api/bots|" + access.scope
+        return try await cache.body(for: key) {
+            ByteBuffer(bytes: try API.encode(try await API.bots(from: store, visibleTo: access)))
+        }
+    }
+
     func addRoutes(to router: Router<KilnRequestContext>) {
         let api = router.group("api")
         api.get("bots") { _, context in
-            let access = context.access
-            // The anonymous' key is a constant: nothing is built for the most common request.
-            let key = access.role == nil && access.anonymousRead ? "api/bots|public" : "api/bots|" + access.scope
-            let body = try await cache.body(for: key) {
-                ByteBuffer(bytes: try API.encode(try await API.bots(from: store, visibleTo: access)))
-            }
-            return Self.json(body)
+            Self.json(try await botList(for: context.access))
         }
         api.get("hosts") { _, _ in
             Self.json(try API.encode(try await API.hosts(from: store)))

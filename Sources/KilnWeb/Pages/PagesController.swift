@@ -24,16 +24,7 @@ struct PagesController {
 
     func addRoutes(to router: Router<KilnRequestContext>) {
         router.get("/") { request, context in
-            let bigscreen = request.uri.queryParameters.get("bigscreen") != nil
-            // One copy per set of bots a request may see: everyone anonymous shares one.
-            let access = context.access
-            let key =
-                access.role == nil && access.anonymousRead
-                ? (bigscreen ? "page/bigscreen|public" : "page/index|public") : (bigscreen ? "page/bigscreen|" : "page/index|") + access.scope
-            let body = try await cache.body(for: key) {
-                ByteBuffer(string: try await indexPage(bigscreen: bigscreen, access: access))
-            }
-            return Self.html(body)
+            Self.html(try await frontPage(for: context.access, bigscreen: request.uri.queryParameters.get("bigscreen") != nil))
         }
         router.get("style.css") { _, _ in
             Response(
@@ -79,6 +70,17 @@ struct PagesController {
     static func actions(_ context: KilnRequestContext, on bot: BotState) -> String? {
         guard let hash = context.sessionTokenHash, context.access.mayAct(on: bot.name, isPrivate: bot.isPrivate) else { return nil }
         return TokenSecret.formToken(forTokenHash: hash)
+    }
+
+    /// The front page as `access` may see it, from the cache: one copy per set of bots a request
+    /// may see, and everyone anonymous shares one.
+    func frontPage(for access: Access, bigscreen: Bool) async throws -> ByteBuffer {
+        let key =
+            access.role == nil && access.anonymousRead
+            ? (bigscreen ? "page/bigscreen|public" : "page/index|public") : (bigscreen ? "page/bigscreen|" : "page/index|") + access.scope
+        return try await cache.body(for: key) {
+            ByteBuffer(string: try await indexPage(bigscreen: bigscreen, access: access))
+        }
     }
 
     func indexPage(bigscreen: Bool, access: Access) async throws -> String {
