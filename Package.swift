@@ -64,6 +64,7 @@ let package = Package(
             dependencies: [
                 "KilnCore", "KilnPresentation", "KilnGit", "KilnStore", "KilnBuild", "KilnMail", "KilnWeb",
                 .product(name: "Logging", package: "swift-log"), .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ],

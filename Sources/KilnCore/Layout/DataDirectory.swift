@@ -52,6 +52,9 @@ public struct DataDirectory: Sendable, Hashable {
     /// Held (flock) by the `kiln serve` that uses this directory; says which one it is.
     public var serveLock: String { "\(path)/serve.lock" }
 
+    /// Where the `kiln serve` of this directory takes `kiln trigger`'s requests (a Unix socket).
+    public var triggerSocket: String { "\(path)/serve.sock" }
+
     /// The bot's checkout; with `fork`, the one for pull requests from forks; with a `slot` above
     /// 0, one where a bisection integrates a commit, or a matrix runs a cell, beside the bot's
     /// own (slot 0).

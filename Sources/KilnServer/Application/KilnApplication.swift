@@ -109,6 +109,7 @@ public struct KilnApplication: Sendable {
         let statuses = StatusPublisher(store: store, registry: registry, publicURL: publicURL, logger: logger, clock: clock)
         let reviews = ReviewPublisher(store: store, publicURL: publicURL, logger: logger, clock: clock)
         let audit = AuditRetention(store: store, retention: config.auditRetention, logger: logger, clock: clock)
+        let triggers = TriggerSocket(path: layout.triggerSocket, registry: registry, store: store, logger: logger, clock: clock)
         var dependencies = WebDependencies(
             store: store, bots: { await registry.catalog.bots.map(\.bot) }, assets: try webAssets(settings),
             webhookSecret: try webhookSecret(config), listen: config.listen, host: config.host, notice: sandbox.sentence, clock: clock)
@@ -121,7 +122,7 @@ public struct KilnApplication: Sendable {
         }
         return KilnApplication(
             settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler,
-            services: [StoreService(store: store), web, scheduler, keeper, mailer, statuses, reviews, audit],
+            services: [StoreService(store: store), web, scheduler, keeper, mailer, statuses, reviews, audit, triggers],
             lock: lock, recovered: recovered, logger: logger, clock: clock)
     }
 

@@ -56,20 +56,12 @@ extension ServerLocation {
         }
     }
 
-    /// The server config, the bots, and the valid bot named `name`; prints one clear line and
-    /// exits 1 when there is no such bot or its file is broken.
-    /// The bot named `name` alone: its own file when that settles it (`BotCatalog.quickBot`), or
-    /// else every file, so that errors name the bots there are.
-    func loadOneBot(named name: String) throws -> (config: ServerConfig, bot: Bot) {
-        let config: ServerConfig
-        do {
-            config = try serverConfig()
-        } catch {
-            throw fail(with: error)
-        }
-        if let bot = BotCatalog.quickBot(named: name, directory: config.bots) { return (config, bot) }
-        let (_, _, bot) = try loadBot(named: name)
-        return (config, bot)
+    /// The valid bot named `name` in `config`'s bots directory: its own file when that settles it
+    /// (`BotCatalog.quickBot`), or else every file, so that errors name the bots there are; prints
+    /// one clear line and exits 1 when there is no such bot or its file is broken.
+    func loadOneBot(named name: String, config: ServerConfig) throws -> Bot {
+        if let bot = BotCatalog.quickBot(named: name, directory: config.bots) { return bot }
+        return try loadBot(named: name).bot
     }
 
     func loadBot(named name: String) throws -> (config: ServerConfig, catalog: BotCatalog, bot: Bot) {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import KilnCore
+import KilnServer
 import KilnStore
 
 struct Trigger: AsyncParsableCommand {
@@ -30,17 +31,29 @@ struct Trigger: AsyncParsableCommand {
         try await Self.queue(bot, at: location)
     }
 
-    /// Queues an integration of `bot` in the store of the server at `location`.
+    /// Queues an integration of `bot` in the store of the server at `location`: through the
+    /// server's trigger socket when one runs on the data directory (it queues with its own store
+    /// connection, and this command reads neither the bot's file nor the store), else in the
+    /// store, which the server hears change.
     static func queue(_ bot: String, at location: some ServerLocation) async throws {
-        let (config, found) = try location.loadOneBot(named: bot)
+        let config = try location.loadServerConfig()
+        switch TriggerSocket.ask(bot, layout: config.dataDirectory) {
+        case .queued(let number): return Console.out(queued(bot, number, joined: false))
+        case .joined(let number): return Console.out(queued(bot, number, joined: true))
+        case .refused, nil: break
+        }
+        let found = try location.loadOneBot(named: bot, config: config)
         do {
             let store = try await StoreLocation.open(config)
             let outcome = try await store.enqueue(QueueRequest(found, cause: .manual), now: Date())
-            let number = outcome.integration.number
-            Console.out(outcome.coalesced ? "\(found.name) #\(number) was already queued; the trigger joins it" : "queued \(found.name) #\(number)")
+            Console.out(queued(found.name, outcome.integration.number, joined: outcome.coalesced))
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure
         }
+    }
+
+    private static func queued(_ bot: String, _ number: Int, joined: Bool) -> String {
+        joined ? "\(bot) #\(number) was already queued; the trigger joins it" : "queued \(bot) #\(number)"
     }
 }
