@@ -77,4 +77,22 @@ struct TriggerSocketTests {
         }
         _ = try await next.terminate()
     }
+
+    @Test("kiln.yml's data directory is where the command finds the server; without one, the default")
+    func dataDirectoryFromTheConfig() async throws {
+        let repo = try ServerTests.quickRepository()
+        let bot = "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"
+        let served = try await ServedHome(bots: ["quick": bot], config: "executors: 1\ndata: state\n")
+        #expect(FileManager.default.fileExists(atPath: served.home.url("state/serve.sock")))
+        // A socket of no server at the default place must not be asked instead.
+        try served.home.write(".kiln/serve.sock", "")
+        // Bots the command cannot read: only the server at state/ can queue it.
+        let queued = try await runProcess(Executables.kiln, ["trigger", "quick", "--bots", served.home.url("none")], in: served.home.path)
+        #expect(queued.standardOutput == "queued quick #1\n", "\(queued.standardError)")
+        let store = try SQLiteStore.open(dataDirectory: served.home.url("state"))
+        try await served.eventually("quick #1 to be integrated") {
+            try await store.integrations(bot: "quick", limit: 10, before: nil).first?.step == .completed
+        }
+        _ = try await served.server.terminate()
+    }
 }

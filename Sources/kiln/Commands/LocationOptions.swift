@@ -47,6 +47,22 @@ extension ServerLocation {
         return config
     }
 
+    /// The data directory, when it is settled without parsing the config file: given, or the
+    /// default because the file names no `data` (a YAML key is spelt out, or escaped with a
+    /// backslash). Nil when the file must be read.
+    var dataDirectoryUnparsed: DataDirectory? {
+        var path = data
+        if path == nil {
+            if let file = configFile {
+                guard let text = try? String(contentsOfFile: file, encoding: .utf8), !text.contains("data"), !text.contains("\\") else {
+                    return nil
+                }
+            }
+            path = ServerConfig().data
+        }
+        return path.map { DataDirectory(URL(fileURLWithPath: $0).standardizedFileURL.path) }
+    }
+
     /// The server config; prints its problems like a compiler and exits 1 when it has any.
     func loadServerConfig() throws -> ServerConfig {
         do {

@@ -36,12 +36,15 @@ struct Trigger: AsyncParsableCommand {
     /// connection, and this command reads neither the bot's file nor the store), else in the
     /// store, which the server hears change.
     static func queue(_ bot: String, at location: some ServerLocation) async throws {
-        let config = try location.loadServerConfig()
-        switch TriggerSocket.ask(bot, layout: config.dataDirectory) {
+        // The server's bots and store settle everything else: kiln.yml is read for its data
+        // directory alone, and not at all when it names none.
+        let layout = try location.dataDirectoryUnparsed ?? location.loadServerConfig().dataDirectory
+        switch TriggerSocket.ask(bot, layout: layout) {
         case .queued(let number): return Console.out(queued(bot, number, joined: false))
         case .joined(let number): return Console.out(queued(bot, number, joined: true))
         case .refused, nil: break
         }
+        let config = try location.loadServerConfig()
         let found = try location.loadOneBot(named: bot, config: config)
         do {
             let store = try await StoreLocation.open(config)
