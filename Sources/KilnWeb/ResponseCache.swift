@@ -16,6 +16,9 @@ actor ResponseCache: Service {
         var generation: Int
         var madeAt: ContinuousClock.Instant
         var body: ByteBuffer
+        /// Whether it is answered for a second after a change, while a new copy is made. Not a
+        /// copy made at start (`expireOnChange`).
+        var graceAfterChange = true
     }
 
     /// A render under way, which every request that must wait for a new copy shares.
@@ -64,7 +67,7 @@ actor ResponseCache: Service {
         if let entry = entries[key] {
             let age = ContinuousClock.now - entry.madeAt
             if entry.generation == generation, age < maximumAge { return entry.body }
-            if entry.generation == generation || age < maximumAge || renders[key] != nil {
+            if entry.generation == generation || (entry.graceAfterChange && age < maximumAge) || renders[key] != nil {
                 _ = render(key, make: make)
                 return entry.body
             }
@@ -72,13 +75,17 @@ actor ResponseCache: Service {
         return try await render(key, make: make).value
     }
 
-    /// Makes every copy old, as made `maximumAge` ago: the copies rendered before the server
-    /// listens (`warmUp`) are then answered at once while nothing changed (and renewed behind
-    /// them), but after a change the first request waits for a new copy, as it would have with
-    /// none.
-    func age() {
-        let old = ContinuousClock.now - maximumAge
-        for key in entries.keys { entries[key]?.madeAt = old }
+    /// Takes every copy's grace after a change: the copies made at start (`warmUp`, the
+    /// server's own first requests) are answered while nothing changed, but after a change the
+    /// first request waits for a new copy, as it would have with none. Renders under way are
+    /// waited for first, so that none files a copy with grace after this.
+    func expireOnChange() async {
+        while let render = renders.values.first {
+            _ = try? await render.task.value
+            // `finish` removes a render as it ends; one still here after it ended is done with.
+            if let key = renders.first(where: { $0.value.task == render.task })?.key { renders[key] = nil }
+        }
+        for key in entries.keys { entries[key]?.graceAfterChange = false }
     }
 
     /// Every bot and whether it is private, as the store said since its latest change (and

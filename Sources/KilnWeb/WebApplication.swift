@@ -82,24 +82,48 @@ public func buildWebApplication(
     let cache = ResponseCache(store: web.store)
     let router = webRouter(web, cache: cache, metrics: metrics, logger: logger)
     let listen = web.listen
+    let (ports, listening) = AsyncStream.makeStream(of: Int.self)
     let application = Application(
         router: router,
         configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "kiln"),
         services: [cache],
-        onServerRunning: { channel in await onListening(channel.localAddress?.port ?? listen.port) },
+        onServerRunning: { channel in
+            // Returning is what lets the server accept: the first requests are asked beside it.
+            listening.yield(channel.localAddress?.port ?? listen.port)
+            listening.finish()
+        },
         logger: logger
     )
-    return WarmStart(application: application) { await warmUp(web, cache: cache, logger: logger) }
+    return WarmStart(
+        application: application, warm: { await warmUp(web, cache: cache, logger: logger) }, ports: ports, listening: listening
+    ) { port in
+        await FirstRequests.ask(listen, port: port, logger: logger)
+        // What they rendered, like the warm copies, is not answered after a change.
+        await cache.expireOnChange()
+        await onListening(port)
+    }
 }
 
-/// The web application, listening only once `warm` has run.
+/// The web application, listening only once `warm` has run; once it listens, `started` runs
+/// beside it with the port.
 struct WarmStart<Inner: Service>: Service {
     let application: Inner
     let warm: @Sendable () async -> Void
+    let ports: AsyncStream<Int>
+    let listening: AsyncStream<Int>.Continuation
+    let started: @Sendable (Int) async -> Void
 
     func run() async throws {
         await warm()
-        try await application.run()
+        try await withThrowingDiscardingTaskGroup { group in
+            group.addTask {
+                defer { listening.finish() }
+                try await application.run()
+            }
+            group.addTask {
+                for await port in ports { await started(port) }
+            }
+        }
     }
 }
 
@@ -117,7 +141,7 @@ func warmUp(_ web: WebDependencies, cache: ResponseCache, logger: Logger) async 
         _ = try await cache.botVisibility(from: web.store)
         _ = try await pages.frontPage(for: access, bigscreen: false)
         _ = try await APIController(store: web.store, cache: cache).botList(for: access)
-        await cache.age()
+        await cache.expireOnChange()
     } catch {
         // The first requests render them, as they would have.
         logger.warning("cannot render the front page before listening: \(error)")
