@@ -41,11 +41,18 @@ public struct TriggerSocket: Service {
         defer { unlink(path) }
         await withGracefulShutdownHandler {
             await withTaskCancellationHandler {
-                try? await withThrowingDiscardingTaskGroup { connections in
-                    try await server.executeThenClose { inbound in
-                        for try await connection in inbound {
-                            connections.addTask { await answer(connection) }
+                do {
+                    try await withThrowingDiscardingTaskGroup { connections in
+                        try await server.executeThenClose { inbound in
+                            for try await connection in inbound {
+                                connections.addTask { await answer(connection) }
+                            }
                         }
+                    }
+                } catch {
+                    // Nothing is lost: `kiln trigger` queues through the store from now on.
+                    if !Task.isCancelled {
+                        logger.warning("the trigger socket stopped listening", metadata: ["path": "\(path)", "error": "\(error)"])
                     }
                 }
             } onCancel: {
