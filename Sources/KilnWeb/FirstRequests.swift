@@ -34,7 +34,7 @@ enum FirstRequests {
     /// after `patience`.
     private static func get(_ path: String, host: String, port: Int, patience: Duration) async throws {
         let channel = try await ClientBootstrap(group: .singletonMultiThreadedEventLoopGroup)
-            .connectTimeout(.milliseconds(patience.components.seconds * 1000))
+            .connectTimeout(.nanoseconds(Int64(patience / .nanoseconds(1))))
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture { try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel) }
             }

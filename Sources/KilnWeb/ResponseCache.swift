@@ -80,11 +80,9 @@ actor ResponseCache: Service {
     /// first request waits for a new copy, as it would have with none. Renders under way are
     /// waited for first, so that none files a copy with grace after this.
     func expireOnChange() async {
-        while let render = renders.values.first {
-            _ = try? await render.task.value
-            // `finish` removes a render as it ends; one still here after it ended is done with.
-            if let key = renders.first(where: { $0.value.task == render.task })?.key { renders[key] = nil }
-        }
+        // Each render's task files its copy and leaves `renders` (`finish`) before it ends; one
+        // that fails files nothing, and the next request renders again.
+        while let render = renders.values.first { _ = try? await render.task.value }
         for key in entries.keys { entries[key]?.graceAfterChange = false }
     }
 

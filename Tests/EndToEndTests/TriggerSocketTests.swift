@@ -10,10 +10,12 @@ struct TriggerSocketTests {
     /// finds one queued behind it), and a bot that integrates at once; and their repository.
     static func served() async throws -> (ServedHome, GitFixture) {
         let repo = try ServerTests.quickRepository()
-        let waiting = "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\nsandbox: none\n"
+        let bot = "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"
         let served = try await ServedHome(bots: [
-            "held": waiting + "triggers: [{name: wait, phase: before, run: 'while [ ! -e ../../../go ]; do sleep 0.05; done'}]\n",
-            "quick": waiting,
+            // Unsandboxed: the file it waits for is outside the workspace, in the test's /tmp.
+            "held": bot + "sandbox: none\ntriggers: [{name: wait, phase: before, run: 'while [ ! -e ../../../go ]; do sleep 0.05; done'}]\n",
+            // Under the default sandbox, as users run it.
+            "quick": bot,
         ])
         return (served, repo)
     }
