@@ -226,7 +226,14 @@ struct WarmWorkspaceHostsTests {
                 try await store.integration(bot: "app", number: number)?.integration.step == .completed
             }
             let detail = try #require(try await store.integration(bot: "app", number: number))
-            #expect(detail.integration.result == .succeeded, "#\(number): \(detail.integration) \(detail.cells)")
+            var problems: [String] = []
+            for cell in detail.cells where cell.result != .succeeded {
+                let issues = try await store.integration(bot: "app", number: cell.number)?.issues ?? []
+                problems.append("cell \(cell.number): " + issues.map(\.message).joined(separator: " | "))
+            }
+            // Once, under a full run's load, a cold cell on build-2 ended with a build error in a
+            // second: its issues say what the build said, should it happen again.
+            #expect(detail.integration.result == .succeeded, "#\(number): \(problems) \(detail.integration) \(detail.cells)")
             return detail
         }
 
