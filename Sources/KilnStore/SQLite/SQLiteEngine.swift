@@ -35,23 +35,28 @@ public struct SQLiteEngine: StoreEngine {
         try await read(what, body)
     }
 
-    /// `lane`, `notify` and `limit` need nothing here: one host has nobody to heartbeat to, the
-    /// watcher hears every commit, and SQLite's busy timeout bounds the wait for the write lock.
+    /// `lane` and `limit` need nothing here: one host has nobody to heartbeat to, and SQLite's
+    /// busy timeout bounds the wait for the write lock. The watcher hears every commit, as a
+    /// change of any kind, once its writes reach the file; a commit that queues or stops work
+    /// (`notify` `.queue`, `.stop`, `.access`) is also told in this process as soon as it is made:
+    /// a `kiln trigger`'s integration is claimed without waiting for the watcher's thread.
     public func write<T: Sendable>(
         _ what: String, lane: TransactionLane, notify: ChangeKind?, limit: Duration, _ body: @escaping @Sendable (any SQLConnection) throws -> T
     ) async throws(StoreError) -> T {
+        let hub = hub
         let result: Result<T, any Error> = await withCheckedContinuation { continuation in
             pool.asyncWriteWithoutTransaction { db in
-                continuation.resume(
-                    returning: Result {
-                        var value: T?
-                        try db.inTransaction(.immediate) {
-                            value = try body(GRDBConnection(db: db))
-                            return .commit
-                        }
-                        guard let value else { throw StoreError.query(what: what, reason: "the transaction returned nothing") }
-                        return value
-                    })
+                let result = Result { () throws -> T in
+                    var value: T?
+                    try db.inTransaction(.immediate) {
+                        value = try body(GRDBConnection(db: db))
+                        return .commit
+                    }
+                    guard let value else { throw StoreError.query(what: what, reason: "the transaction returned nothing") }
+                    return value
+                }
+                if case .success = result, let notify, notify != .data, notify != .log { hub.broadcast(notify) }
+                continuation.resume(returning: result)
             }
         }
         return try Self.unwrap(result, what)
