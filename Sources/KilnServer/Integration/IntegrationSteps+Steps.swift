@@ -17,7 +17,7 @@ extension IntegrationSteps {
         } else {
             await log.header("checkout: \(bot.repository.url.redacted) \(bot.repository.branch)")
         }
-        let mirrors = context.mirrors
+        let (mirrors, store, claim, repository) = (context.mirrors, store, claim, bot.repository)
         do {
             wiped = try workspace.prepare(now: context.clock.now)
             let notes = NoteCollector()
@@ -27,25 +27,37 @@ extension IntegrationSteps {
             let previous: String?
             let target: String
             if let pullRequest {
-                let (base, head) = try await mirrors.update(bot.repository, pullRef: pullRequest.ref, log: notes.add)
+                let (base, head) = try await mirrors.update(repository, pullRef: pullRequest.ref, log: notes.add)
                 (previous, target) = (base, commit ?? head)
             } else {
+                // From the integration its issues are compared with: the commits of one that was
+                // canceled or ended before building are still this one's to be blamed for. Read
+                // while the mirror is brought up to date.
+                async let predecessor = store.predecessor(.built, bot: bot.name, before: integration.shownNumber)
                 if let commit {
-                    try await mirrors.ensureMirror(of: bot.repository, contains: commit, log: notes.add)
+                    try await mirrors.ensureMirror(of: repository, contains: commit, log: notes.add)
                     target = commit
                 } else {
-                    target = try await mirrors.update(bot.repository, log: notes.add)
+                    target = try await mirrors.update(repository, log: notes.add)
                 }
-                // From the integration its issues are compared with: the commits of one that was
-                // canceled or ended before building are still this one's to be blamed for.
-                previous = try await store.predecessor(.built, bot: bot.name, before: integration.shownNumber)?.commit
+                previous = try await predecessor?.commit
             }
             for note in notes.notes { await log.note(note) }
-            // The queued row has the commit already when it was known.
-            if target != integration.commit { try await store.setCommit(claim, commit: target) }
+            // The commit is recorded (unless the queued row has it), the workspace checked out and
+            // the new commits listed at once: the store, the workspace and the mirror are apart.
+            async let recorded: Void = target == integration.commit ? () : store.setCommit(claim, commit: target)
+            async let listed = mirrors.commits(of: repository, from: previous, to: target)
+            // A checkout that fails still leaves the commit recorded, as it did when it came first.
+            var checkoutFailure: GitError?
+            do {
+                try await mirrors.checkout(target, of: repository, into: workspace.directory)
+            } catch {
+                checkoutFailure = error
+            }
+            try await recorded
+            if let checkoutFailure { throw checkoutFailure }
             commit = target
-            try await mirrors.checkout(target, of: bot.repository, into: workspace.directory)
-            commits = try await mirrors.commits(of: bot.repository, from: previous, to: target)
+            commits = try await listed
             baseline = previous
             await log.append(Array("checked out \(target) (\(commits.count) new commit\(commits.count == 1 ? "" : "s"))\n".utf8))
         } catch let error as GitError {
@@ -66,7 +78,23 @@ extension IntegrationSteps {
             return script
         }
         guard !scripts.isEmpty || phase == .before else { return }
-        try await enter(phase == .before ? .beforeTriggers : .afterTriggers)
+        // The step is recorded while its first script starts, not before: a trigger's process
+        // starts a write sooner. A lost claim or a failed record still ends the integration, once
+        // the scripts have run.
+        let (step, claim, store, clock) = (phase == .before ? IntegrationStep.beforeTriggers : .afterTriggers, claim, store, context.clock)
+        async let recording = Self.record(step, of: claim, in: store, now: clock.now)
+        var stopped: Stop?
+        do throws(Stop) {
+            try await enter(step, recordedHere: false)
+            try await run(scripts, phase: phase, result: result)
+        } catch {
+            stopped = error
+        }
+        try recorded(step, await recording)
+        if let stopped { throw stopped }
+    }
+
+    private mutating func run(_ scripts: [ScriptTrigger], phase: TriggerPhase, result: IntegrationResult?) async throws(Stop) {
         for script in scripts {
             let start = ContinuousClock.now
             let end = try ended(

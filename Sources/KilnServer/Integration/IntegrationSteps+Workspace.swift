@@ -5,21 +5,39 @@ import KilnStore
 
 extension IntegrationSteps {
     /// After the checkout: a workspace without a `.build` starts from a snapshot of the same bot
-    /// and cell when there is one (`WarmWorkspaces`); the log and the store say where it came
-    /// from. Then `.build` is made to hold where the build sees it (`Workspace.settleSeenPath`).
-    mutating func startWorkspace() async throws(Stop) {
+    /// and cell when there is one (`WarmWorkspaces`); the log says where it came from. Then
+    /// `.build` is made to hold where the build sees it (`Workspace.settleSeenPath`). Returns
+    /// where it came from, for the store (`recordOrigin`); nil without warm workspaces.
+    func startWorkspace() async -> WorkspaceOrigin? {
         guard let warm else {
             await settleSeenPath()
-            return
+            return nil
         }
         let origin = await warm.workspaces.start(workspace, cell: warm.cell, swiftVersion: warm.swiftVersion, wiped: wiped)
         await log.note("workspace: \(origin.sentence)")
         await settleSeenPath()
+        return origin
+    }
+
+    /// Records where the workspace came from, for its page; run beside the before triggers, which
+    /// do not wait for it. Only a lost claim stops the integration.
+    static func recordOrigin(_ origin: WorkspaceOrigin?, of claim: Claim, in warm: Warming?) async -> StoreError? {
+        guard let origin, let warm else { return nil }
         do {
             try await warm.workspaces.catalog.setWorkspace(claim, origin: origin)
-        } catch .claimLost(_, let reason) {
-            throw .lost("this host no longer holds the integration (\(reason))")
+            return nil
         } catch {
+            return error
+        }
+    }
+
+    /// Says what a failure of `recordOrigin` means: a lost claim ends the integration here; any
+    /// other leaves the workspace's origin off its page, and the server log says why.
+    func recordedOrigin(_ failure: StoreError?) throws(Stop) {
+        switch failure {
+        case nil: return
+        case .claimLost(_, let reason)?: throw .lost("this host no longer holds the integration (\(reason))")
+        case let error?:
             context.logger.warning(
                 "recording where a workspace came from failed: its page does not say", metadata: ["bot": "\(bot.name)", "error": "\(error)"])
         }

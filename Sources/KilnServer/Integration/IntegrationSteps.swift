@@ -72,8 +72,16 @@ struct IntegrationSteps {
     mutating func run() async -> IntegrationOutcome? {
         do throws(Stop) {
             try await checkout()
-            try await startWorkspace()
-            try await runTriggers(.before, result: nil)
+            let origin = await startWorkspace()
+            async let recorded = Self.recordOrigin(origin, of: claim, in: warm)
+            var stopped: Stop?
+            do throws(Stop) {
+                try await runTriggers(.before, result: nil)
+            } catch {
+                stopped = error
+            }
+            try recordedOrigin(await recorded)
+            if let stopped { throw stopped }
             let package = PackageBuild(workspace: workspace, layout: context.layout)
             let built = try await build(package)
             var tested = try await test(package, built: built)
@@ -107,23 +115,39 @@ struct IntegrationSteps {
         .ended(IntegrationOutcome(result: result, reason: reason, commits: commits, triggers: triggers))
     }
 
-    mutating func enter(_ step: IntegrationStep) async throws(Stop) {
+    /// Moves on to `step`. The store records it (not the checkout: the claim is its record) unless
+    /// `recordedHere` is false, for a caller that records it beside the step's first process
+    /// (`record`, `recorded`).
+    mutating func enter(_ step: IntegrationStep, recordedHere: Bool = true) async throws(Stop) {
         let now = ContinuousClock.now
         if step != .checkout { progress(.stepEnded(currentStep, seconds: (now - stepStart).seconds)) }
         currentStep = step
         stepStart = now
         progress(.step(step))
-        if step != .checkout {
-            do {
-                try await store.advance(claim, to: step, now: context.clock.now)
-            } catch .claimLost(_, let reason) {
-                throw .lost("this host no longer holds the integration (\(reason))")
-            } catch {
-                throw stop(.internalError, "recording step \(step.rawValue): \(error)")
-            }
+        if step != .checkout, recordedHere {
+            try recorded(step, await Self.record(step, of: claim, in: store, now: context.clock.now))
         }
         if Task.isCancelled { throw stop(.canceled, "canceled") }
         if ContinuousClock.now >= workspace.deadline { throw timedOut() }
+    }
+
+    /// Records that the integration `claim` holds is at `step`; the failure, if it failed.
+    static func record(_ step: IntegrationStep, of claim: Claim, in store: any IntegrationQueue, now: Date) async -> StoreError? {
+        do {
+            try await store.advance(claim, to: step, now: now)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Ends the integration if recording `step` failed: a lost claim stops it without a result.
+    func recorded(_ step: IntegrationStep, _ failure: StoreError?) throws(Stop) {
+        switch failure {
+        case nil: return
+        case .claimLost(_, let reason)?: throw .lost("this host no longer holds the integration (\(reason))")
+        case let error?: throw stop(.internalError, "recording step \(step.rawValue): \(error)")
+        }
     }
 
     func timedOut() -> Stop {
