@@ -107,7 +107,9 @@ public struct KilnApplication: Sendable {
         let mailer = Mailer(store: store, registry: registry, delivery: try mailDelivery(settings, store: store), logger: logger, clock: clock)
         let publicURL = config.publicURL ?? "http://\(config.listen)"
         let statuses = StatusPublisher(store: store, registry: registry, publicURL: publicURL, logger: logger, clock: clock)
-        let reviews = ReviewPublisher(store: store, publicURL: publicURL, logger: logger, clock: clock)
+        let reviews = ReviewPublisher(
+            store: store, publicURL: publicURL, logger: logger, clock: clock,
+            reviewing: { await registry.forgeBots.contains { $0.forge?.review == true } })
         let audit = AuditRetention(store: store, retention: config.auditRetention, logger: logger, clock: clock)
         let triggers = TriggerSocket(path: layout.triggerSocket, registry: registry, store: store, logger: logger, clock: clock)
         var dependencies = WebDependencies(

@@ -32,13 +32,20 @@ public actor ReviewPublisher: Service {
     let settings: Settings
     let logger: Logger
     let clock: WallClock
+    /// Whether a bot of this host posts reviews (`forge.review`). Without one, only reviews a
+    /// bot composed before it changed, or another host's, can be due: a round then looks once a
+    /// tick, not at every change of the store.
+    let reviewing: @Sendable () async -> Bool
+    private var lastIdleLook: ContinuousClock.Instant?
     private let wakeups: AsyncStream<Void>
     private let wakeup: AsyncStream<Void>.Continuation
 
     public init(
-        store: any ReviewOutbox & ChangeFeed, publicURL: String, settings: Settings = Settings(), logger: Logger, clock: WallClock = .system
+        store: any ReviewOutbox & ChangeFeed, publicURL: String, settings: Settings = Settings(), logger: Logger, clock: WallClock = .system,
+        reviewing: @escaping @Sendable () async -> Bool = { true }
     ) {
         self.store = store
+        self.reviewing = reviewing
         self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
         self.settings = settings
         self.logger = logger
@@ -54,6 +61,10 @@ public actor ReviewPublisher: Service {
     /// Delivers what is due; returns how many reviews the forges took whole.
     @discardableResult
     public func round() async -> Int {
+        if await !reviewing() {
+            if let last = lastIdleLook, ContinuousClock.now - last < settings.tick { return 0 }
+            lastIdleLook = .now
+        }
         var delivered = 0
         do {
             // A read first: claiming is a write, which the scheduler's writes would wait behind.
