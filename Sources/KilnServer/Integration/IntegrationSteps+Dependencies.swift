@@ -71,8 +71,9 @@ extension IntegrationSteps {
         let config = context.dependencies.gitConfig { locations?.contains($0) ?? true }
         let path = workspace.home + "/.gitconfig"
         do {
-            try FileManager.default.createDirectory(atPath: workspace.home, withIntermediateDirectories: true)
-            try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+            // Replaced whole, never rewritten in place: the other cells of a matrix share this
+            // HOME, and their SwiftPM may be reading it now.
+            try FileReplacement.replace(path, with: Data(config.utf8))
             return nil
         } catch {
             let message = "cannot write \(path), which sends SwiftPM to Kiln's dependency mirrors: \(error.localizedDescription)"
