@@ -127,6 +127,28 @@ struct OutputParserTests {
             ])
     }
 
+    @Test(
+        "XCTest: an outcome after a piece of standard error on its line (swift test relays chunks) is still the test's; a message quoting one is not")
+    func xctestAfterStandardError() {
+        // As `swift test` gave it in 1 of 40 runs of a package with a data race under TSan.
+        let frame = "    #5 $s8LibTests05CountB0C021RacyPackageDiscoveredB0E05__allb2__cB033_6175B9E93830F650F64DD5B6524BB561LLSaySS_y"
+        let output = """
+            Test Case 'CountTests.testCounts' started at 2026-11-27 14:07:03.031
+            \(frame)Test Case 'CountTests.testCounts' passed (0.094 seconds)
+            Test Case 'CountTests.testQuotes' started at 2026-11-27 14:07:03.200
+            /work/app/Tests/LibTests/LibTests.swift:9: error: CountTests.testQuotes : XCTAssertEqual failed: ("Test Case 'A.b' passed (1.0 seconds)") is not equal to ("")
+            Test Case 'CountTests.testQuotes' failed (0.001 seconds)
+            """
+        #expect(
+            XCTestOutputParser.parse(output, root: "/work/app") == [
+                TestCase(suite: "CountTests", name: "testCounts", status: .passed, duration: 0.094),
+                TestCase(
+                    suite: "CountTests", name: "testQuotes", status: .failed, duration: 0.001,
+                    message: "XCTAssertEqual failed: (\"Test Case 'A.b' passed (1.0 seconds)\") is not equal to (\"\")",
+                    file: "Tests/LibTests/LibTests.swift", line: 9),
+            ])
+    }
+
     @Test("XCTest: a test running when the process crashed is failed, with the crash's own words")
     func xctestCrash() {
         var parser = XCTestOutputParser(root: "/work/app")

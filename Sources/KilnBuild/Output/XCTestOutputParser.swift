@@ -34,6 +34,23 @@ public struct XCTestOutputParser: Sendable {
         self.root = root.hasSuffix("/") ? String(root.dropLast()) : root
     }
 
+    /// What follows `Test Case '` in a test's `started`, `passed`, `failed` or `skipped` line.
+    /// Usually the line begins with it; but `swift test` relays the test process's standard output
+    /// and error in chunks, not lines, so a line can begin with a piece of standard error: a
+    /// sanitizer's report, written while the test ends, put a stack frame's first half before
+    /// `Test Case 'CountTests.testCounts' passed` in 1 of 40 runs. Found after such a piece only
+    /// when the rest reads as such a line.
+    static func testCaseLine(in line: Substring) -> Substring? {
+        let marker = "Test Case '"
+        if line.hasPrefix(marker) { return line.dropFirst(marker.count) }
+        guard let start = line.range(of: marker, options: .backwards) else { return nil }
+        let rest = line[start.upperBound...]
+        guard let quote = rest.firstIndex(of: "'") else { return nil }
+        let tail = rest[rest.index(after: quote)...]
+        let isOutcome = [" passed (", " failed (", " skipped ("].contains { tail.hasPrefix($0) } && tail.hasSuffix(" seconds)")
+        return isOutcome || tail.hasPrefix(" started at ") ? rest : nil
+    }
+
     public static func parse(_ output: String, root: String) -> [TestCase] {
         var parser = XCTestOutputParser(root: root)
         for line in output.split(separator: "\n", omittingEmptySubsequences: true) { parser.consume(line) }
@@ -54,8 +71,7 @@ public struct XCTestOutputParser: Sendable {
             measured = Self.values(in: line[marker.upperBound...])
             return
         }
-        if line.hasPrefix("Test Case '") {
-            let rest = line.dropFirst("Test Case '".count)
+        if let rest = Self.testCaseLine(in: line) {
             guard let quote = rest.firstIndex(of: "'") else { return }
             let identifier = Self.identifier(rest[..<quote])
             let tail = rest[rest.index(after: quote)...]
