@@ -8,7 +8,8 @@ public enum IssueBuilder {
     /// A diagnostic's fingerprint is its type, file and message, plus its position among identical
     /// ones in that file (the second "unused variable 'x'" in a file stays the second): no line
     /// numbers, so code moving up or down keeps the issue the same. A sanitizer report's is its
-    /// summary, file and function, for the same reason.
+    /// kind (`SanitizerReport.kind`: a race however TSan words it), file and functions, for the
+    /// same reason.
     public static func issues(
         diagnostics: [Diagnostic], findings: [Diagnostic] = [], tests: [TestCase], sanitizerReports: [SanitizerReport] = []
     ) -> [IntegrationIssue] {
@@ -39,7 +40,7 @@ public enum IssueBuilder {
             issues.append(
                 IntegrationIssue(
                     type: .sanitizer, message: report.message, file: report.file, line: report.line,
-                    fingerprint: hash("sanitizer|\(report.summary)|\(report.file ?? "")|\(report.symbol ?? "")")))
+                    fingerprint: hash("sanitizer|\(report.kind)|\(report.file ?? "")|\(report.symbol ?? "")")))
         }
         return issues
     }
