@@ -1,0 +1,53 @@
+import KilnBuild
+import KilnCore
+import KilnStore
+
+extension IntegrationSteps {
+    // MARK: Triggers
+
+    /// Runs the bot's script triggers of `phase` in the workspace, in order (an after trigger only
+    /// when its `on` lists `result`); a before trigger that fails ends the integration.
+    mutating func runTriggers(_ phase: TriggerPhase, result: IntegrationResult?) async throws(Stop) {
+        let scripts = bot.triggers.compactMap { trigger -> ScriptTrigger? in
+            guard case .script(let script) = trigger, script.phase == phase else { return nil }
+            if let result, !script.on.contains(result) { return nil }
+            return script
+        }
+        guard !scripts.isEmpty || phase == .before else { return }
+        // The step is recorded while its first script starts, not before: a trigger's process
+        // starts a write sooner. A lost claim or a failed record still ends the integration, once
+        // the scripts have run.
+        let (step, claim, store, clock) = (phase == .before ? IntegrationStep.beforeTriggers : .afterTriggers, claim, store, context.clock)
+        async let recording = Self.record(step, of: claim, in: store, now: clock.now)
+        var stopped: Stop?
+        do throws(Stop) {
+            try await enter(step, recordedHere: false)
+            try await run(scripts, phase: phase, result: result)
+        } catch {
+            stopped = error
+        }
+        try recorded(step, await recording)
+        if let stopped { throw stopped }
+    }
+
+    private mutating func run(_ scripts: [ScriptTrigger], phase: TriggerPhase, result: IntegrationResult?) async throws(Stop) {
+        for script in scripts {
+            let start = ContinuousClock.now
+            let end = try ended(
+                try await attempt { [workspace, commit, currentStep] in
+                    try await workspace.run(.shell(script.run), step: currentStep, commit: commit, result: result)
+                })
+            let status: Int
+            switch end {
+            case .exited(let code): status = Int(code)
+            case .signaled(let signal): status = 128 + Int(signal)
+            case .timedOut, .canceled: status = -1
+            }
+            triggers.append(TriggerRun(name: script.name, phase: phase, exitStatus: status, duration: (ContinuousClock.now - start).seconds))
+            if status != 0 {
+                await log.note("trigger '\(script.name)' failed with exit status \(status)")
+                if phase == .before { throw stop(.triggerError, "before trigger '\(script.name)' failed with exit status \(status)") }
+            }
+        }
+    }
+}
