@@ -33,7 +33,8 @@ struct Kiln: AsyncParsableCommand {
         }
         do {
             if arguments.count == 2, let bot = arguments.last, !bot.hasPrefix("-") {
-                try await Trigger.queue(bot, at: DefaultLocation())
+                if Trigger.queuedByServer(bot, at: DefaultLocation()) { return }
+                try await Trigger.queueInStore(bot, at: DefaultLocation())
             } else if let trigger = try? Trigger.parseAsRoot(Array(arguments.dropFirst())) as? Trigger {
                 try await trigger.run()
             } else {

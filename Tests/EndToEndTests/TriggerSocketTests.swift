@@ -35,6 +35,8 @@ struct TriggerSocketTests {
         try await served.eventually("held #1 to wait in its before trigger") {
             try await served.integrations("held").first?.step == .beforeTriggers
         }
+        // Pushed while #1 runs: #2, triggered after, checks it out.
+        let pushed = try repo.commit("second", files: ["README.md": "still not a package\n"])
         let second = try await runProcess(Executables.kiln, ["trigger", "held"] + options, in: elsewhere.path)
         #expect(second.standardOutput == "queued held #2\n")
         let third = try await runProcess(Executables.kiln, ["trigger", "held"] + options, in: elsewhere.path)
@@ -47,6 +49,7 @@ struct TriggerSocketTests {
         // Built: the repository is no package, so the build is what fails, after the checkout.
         #expect(try await served.integrations("held").map(\.result) == [.buildErrors, .buildErrors])
         #expect(try await served.integrations("held").map(\.cause) == [.manual, .manual])
+        #expect(try await served.integrations("held").map(\.commit) == [pushed, try repo.head("HEAD~1")])
         // The same without a server's bots: the command's own lookup, and its own words.
         let unknown = try await runProcess(Executables.kiln, ["trigger", "nobody"], in: home.path)
         #expect(unknown.status == 1)
@@ -91,6 +94,12 @@ struct TriggerSocketTests {
         // Bots the command cannot read: only the server at state/ can queue it.
         let queued = try await runProcess(Executables.kiln, ["trigger", "quick", "--bots", served.home.url("none")], in: served.home.path)
         #expect(queued.standardOutput == "queued quick #1\n", "\(queued.standardError)")
+        // Without `data` in kiln.yml, the default data directory's socket, named from the working
+        // directory without reading the config; the bots again only the server can read.
+        let byDefault = try await ServedHome(bots: ["quick": bot])
+        let joined = try await runProcess(Executables.kiln, ["trigger", "quick", "--bots", byDefault.home.url("none")], in: byDefault.home.path)
+        #expect(joined.standardOutput == "queued quick #1\n", "\(joined.standardError)")
+        _ = try await byDefault.server.terminate()
         let store = try SQLiteStore.open(dataDirectory: served.home.url("state"))
         try await served.eventually("quick #1 to be integrated") {
             try await store.integrations(bot: "quick", limit: 10, before: nil).first?.step == .completed

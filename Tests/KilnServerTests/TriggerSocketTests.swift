@@ -40,11 +40,11 @@ struct TriggerSocketTests {
             group.addTask { try await socket.run() }
             try await eventually { FileManager.default.fileExists(atPath: layout.triggerSocket) }
 
-            #expect(await offPool { TriggerSocket.ask("app", layout: layout) } == .queued(1))
-            #expect(await offPool { TriggerSocket.ask("app", layout: layout) } == .joined(1))
+            #expect(await offPool { TriggerSocket.ask("app", socket: layout.triggerSocket) } == .queued(1))
+            #expect(await offPool { TriggerSocket.ask("app", socket: layout.triggerSocket) } == .joined(1))
             let queued = try await store.integrations(bot: "app", limit: 10, before: nil)
             #expect(queued.map(\.cause) == [.manual])
-            #expect(await offPool { TriggerSocket.ask("nobody", layout: layout) } == .refused("this server has no bot named nobody"))
+            #expect(await offPool { TriggerSocket.ask("nobody", socket: layout.triggerSocket) } == .refused("this server has no bot named nobody"))
 
             let wrong = await offPool { Self.exchange(layout.triggerSocket, sending: "status\n") }
             #expect(wrong.received == "refused not a request this server knows\n")
@@ -62,9 +62,9 @@ struct TriggerSocketTests {
     func nobodyListening() throws {
         let directory = try TemporaryDirectory()
         let layout = DataDirectory(directory.path)
-        #expect(TriggerSocket.ask("app", layout: layout) == nil)
+        #expect(TriggerSocket.ask("app", socket: layout.triggerSocket) == nil)
         try directory.write("serve.sock", "")
-        #expect(TriggerSocket.ask("app", layout: layout) == nil)
+        #expect(TriggerSocket.ask("app", socket: layout.triggerSocket) == nil)
         #expect(TriggerSocket.socketAddress("/" + String(repeating: "d", count: 120)) == nil, "too long for a socket's address")
     }
 

@@ -42,6 +42,9 @@ public struct ServerConfig: Sendable, Hashable {
     /// password, so a build may not read it.
     public var file: String? = nil
 
+    /// `data` when kiln.yml names none.
+    public static let defaultData = ".kiln"
+
     /// The paths under `data`.
     public var dataDirectory: DataDirectory { DataDirectory(data) }
 
@@ -54,7 +57,7 @@ public struct ServerConfig: Sendable, Hashable {
 
     public init(
         listen: ListenAddress = ListenAddress(host: "127.0.0.1", port: 8080),
-        data: String = ".kiln",
+        data: String = defaultData,
         bots: String = "Bots",
         executors: Int = 2,
         publicURL: String? = nil,

@@ -53,12 +53,13 @@ extension TriggerSocket {
         }
     }
 
-    /// Asks the server listening on `layout`'s trigger socket to queue `bot`. Nil when no server
-    /// listens there (none runs, or it is older, or the path is too long for a socket), or it said
-    /// nothing within `timeout`: the command then queues through the store, where a request the
-    /// server did take is joined, not doubled. Blocks the calling thread: for a command.
-    public static func ask(_ bot: String, layout: DataDirectory, timeout: Int = 10) -> Answer? {
-        guard !bot.contains("\n"), let address = socketAddress(layout.triggerSocket) else { return nil }
+    /// Asks the server listening on the trigger socket at `path` (`DataDirectory.triggerSocket`)
+    /// to queue `bot`. Nil when no server listens there (none runs, or it is older, or the path is
+    /// too long for a socket), or it said nothing within `timeout`: the command then queues
+    /// through the store, where a request the server did take is joined, not doubled. Blocks the
+    /// calling thread: for a command.
+    public static func ask(_ bot: String, socket path: String, timeout: Int = 10) -> Answer? {
+        guard !bot.contains("\n"), let address = socketAddress(path) else { return nil }
         let descriptor = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }

@@ -4,10 +4,23 @@ import Foundation
 /// long-running command reaches systemd's journal or a test as it happens.
 enum Console {
     static func out(_ line: String) {
-        FileHandle.standardOutput.write(Data((line + "\n").utf8))
+        write(line, to: STDOUT_FILENO)
     }
 
     static func error(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        write(line, to: STDERR_FILENO)
+    }
+
+    /// One `write` for a line, as many as a pipe takes it in; what a closed pipe refuses is lost,
+    /// as it is to any program.
+    private static func write(_ line: String, to descriptor: Int32) {
+        let bytes = Array((line + "\n").utf8)
+        var written = 0
+        while written < bytes.count {
+            let count = bytes[written...].withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return }
+            written += count
+        }
     }
 }
