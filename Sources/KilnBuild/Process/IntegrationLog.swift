@@ -36,9 +36,14 @@ public actor IntegrationLog {
         var opened: FileHandle?
         do {
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-            opened = FileHandle(forWritingAtPath: path)
-            try opened?.seekToEnd()
+            // One open(2), appending to what is there: creating the file through Foundation wrote
+            // an empty temporary file, renamed it into place and opened it again.
+            let descriptor = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o666)
+            if descriptor >= 0 {
+                opened = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+            } else {
+                loss = LogLoss(path: path, bytes: 0, reason: String(cString: strerror(errno)))
+            }
         } catch {
             loss = LogLoss(path: path, bytes: 0, reason: error.localizedDescription)
         }

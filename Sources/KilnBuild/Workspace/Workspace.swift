@@ -96,7 +96,11 @@ public struct Workspace: Sendable {
     @discardableResult
     public func prepare(now: Date) throws -> Bool {
         let marker = layout.cleanMarker(of: bot.name, fork: fromFork, slot: slot)
-        let last = (try? FileManager.default.attributesOfItem(atPath: marker)[.modificationDate] as? Date) ?? .distantPast
+        // stat(2): Foundation's attributes would read /etc/passwd and /etc/group for the owner.
+        var status = stat()
+        let last =
+            stat(marker, &status) == 0
+            ? Date(timeIntervalSince1970: Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9) : .distantPast
         let age = now.timeIntervalSince(last)
         let due: Bool
         switch bot.clean {
