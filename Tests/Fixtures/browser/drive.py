@@ -45,6 +45,11 @@ def main():
         driver.get(base + "/login")
         driver.find_element(By.ID, "token").send_keys(token)
         driver.find_element(By.CSS_SELECTOR, "form.signin button").click()
+        # click() returns once the click is dispatched, not once the form's answer has loaded:
+        # wait for the browser to leave /login (or give up after 15 s and report where it is).
+        deadline = time.time() + 15
+        while time.time() < deadline and driver.current_url.endswith("/login"):
+            time.sleep(0.1)
         seen["afterSignIn"] = driver.current_url
 
         driver.get("%s/bots/%s/integrations/%s" % (base, bot, number))
