@@ -41,6 +41,10 @@ struct BrowserTests {
         #expect(seen["afterSignIn"] as? String == "http://127.0.0.1:\(port)/", "signed in and sent to the front page: \(seen)")
         let (atLoad, later) = (seen["linesAtLoad"] as? Int ?? 0, seen["linesLater"] as? Int ?? 0)
         #expect(later >= atLoad + 3, "the live log follows the integration: \(atLoad) lines, then \(later)")
+        #expect(seen["followedToEnd"] as? Bool == true, "the page keeps to the growing log's end: \(seen)")
+        #expect(
+            seen["scrolledUpLines"] as? Int ?? 0 >= 3 && seen["scrollAfterLines"] as? Int == 0,
+            "scrolled up, the page stays there while lines arrive (Cancel stays under the pointer): \(seen)")
         #expect(seen["canceledShown"] as? Bool == true, "the Cancel form posted and the page says so: \(seen)")
         let console = seen["console"] as? [String] ?? []
         #expect(!console.contains { $0.contains("Content Security Policy") || $0.contains("Refused to") }, "\(console)")

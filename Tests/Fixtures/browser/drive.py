@@ -1,9 +1,11 @@
 """Drives headless Chromium through Kiln's pages as a person would (BrowserTests).
 
 Signs in at /login with a member's token, opens a running integration's page, watches its
-live log grow, presses "Cancel", and prints what it saw as one JSON object: the log's lines at
-load and later, the page after the cancel, and every message Chromium's console had (a
-Content-Security-Policy violation is one).
+live log grow (the page keeping to its end), scrolls back up (the page then staying there while
+lines arrive), presses "Cancel", and prints what it saw as one JSON object: the log's lines at
+load and later, where the page was, the page after the cancel, and every message Chromium's
+console had (a Content-Security-Policy violation is one). The window is short, so that the log
+runs past its end.
 
 Usage: drive.py BASE_URL TOKEN BOT NUMBER
 """
@@ -13,19 +15,27 @@ import sys
 import time
 
 from selenium import webdriver
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+from selenium.common.exceptions import WebDriverException
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
 
 def text(driver, by, name):
-    """The element's text; the page may be reloading (the live log reloads it when the log ends)."""
+    """The element's text; the page may be reloading (the live log reloads it when the log ends).
+
+    Found during a reload, the element may be missing, stale, or (Chromium's words for a node of
+    the document being replaced) "Node with given id does not belong to the document": all are
+    WebDriverException, and all mean ask again.
+    """
     for _ in range(50):
         try:
             return driver.find_element(by, name).text
-        except (NoSuchElementException, StaleElementReferenceException):
+        except WebDriverException:
             time.sleep(0.1)
     return ""
+
+
+AT_END = "return window.scrollY > 0 && window.innerHeight + window.scrollY >= document.documentElement.scrollHeight - 40"
 
 
 def lines(driver):
@@ -35,7 +45,7 @@ def lines(driver):
 def main():
     base, token, bot, number = sys.argv[1:5]
     options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,300"):
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     service = Service(executable_path="/usr/bin/chromedriver")
@@ -60,6 +70,16 @@ def main():
             time.sleep(0.2)
         seen["linesLater"] = lines(driver)
         seen["pageURL"] = driver.current_url
+        seen["followedToEnd"] = driver.execute_script(AT_END)
+
+        # The reader scrolls up; while three more lines arrive, the page stays where they put it.
+        driver.execute_script("window.scrollTo(0, 0)")
+        before = lines(driver)
+        deadline = time.time() + 15
+        while time.time() < deadline and lines(driver) < before + 3:
+            time.sleep(0.2)
+        seen["scrolledUpLines"] = lines(driver) - before
+        seen["scrollAfterLines"] = driver.execute_script("return window.scrollY")
 
         driver.find_element(By.CSS_SELECTOR, "form.act button").click()
         deadline = time.time() + 15
