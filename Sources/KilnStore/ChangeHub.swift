@@ -11,7 +11,12 @@ protocol ChangeSource: Sendable {
 /// stream keeps only the newest wake-up: a subscriber that is busy when several commits land
 /// hears of them once, and looks at the store afresh.
 public final class ChangeHub: Sendable {
-    typealias StartSource = @Sendable (_ onChange: @escaping @Sendable (ChangeKind) -> Void) -> (any ChangeSource)?
+    /// Starts the source, which tells the hub what changed, and (at once, before it can tell
+    /// what) that access may have changed.
+    typealias StartSource =
+        @Sendable (
+            _ onChange: @escaping @Sendable (ChangeKind) -> Void, _ accessMayHaveChanged: @escaping @Sendable () -> Void
+        ) -> (any ChangeSource)?
 
     private struct State {
         var subscribers: [Int: (kind: ChangeKind, continuation: AsyncStream<Void>.Continuation)] = [:]
@@ -35,7 +40,7 @@ public final class ChangeHub: Sendable {
             state.nextID += 1
             state.subscribers[id] = (kind, continuation)
             if state.source == nil {
-                state.source = start { [weak self] kind in self?.broadcast(kind) }
+                state.source = start({ [weak self] kind in self?.broadcast(kind) }, { [weak self] in self?.accessMayHaveChanged() })
             }
             return (id, Array(state.watchers.values))
         }
@@ -46,7 +51,7 @@ public final class ChangeHub: Sendable {
 
     /// A number that moves, before any subscriber wakes, with every change that may concern
     /// access: a token made or revoked (`.access`), a change the engine cannot tell apart
-    /// (SQLite's `.stop` for every commit; PostgreSQL's on reconnecting), or changes gone unheard.
+    /// (every commit SQLite's watcher hears; PostgreSQL's reconnecting), or changes gone unheard.
     var accessEpoch: Int { accessChanges.load(ordering: .acquiring) }
 
     /// Says that access may have changed unheard (the connection that hears changes was lost).

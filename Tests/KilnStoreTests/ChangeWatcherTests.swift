@@ -50,7 +50,7 @@ struct ChangeWatcherTests {
     }
 
     @Test(
-        "Queue subscribers hear queueing and completing, stop subscribers a cancel; on PostgreSQL a claim, a step or a mail wakes only page caches",
+        "Queue subscribers hear queueing and completing, stop subscribers a cancel; a claim, a step or a mail wakes only page caches",
         arguments: Engine.allCases)
     func kindsOfChange(engine: Engine) async throws {
         let test = try await TestStore(engine)
@@ -74,22 +74,58 @@ struct ChangeWatcherTests {
             try await Task.sleep(for: .milliseconds(100))
             return zip([stop.value, queue.value, data.value], before).map { $0 > $1 }
         }
-        // SQLite's watcher hears commits, not what they were: there, everyone hears everything.
-        let sqlite = engine == .sqlite
+        // On SQLite too: this process's commits say what they were, and its watcher hears them
+        // as data (`ForeignCommits`).
         let queueing = try await heard { _ = try await test.store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date()) }
-        #expect(queueing == [sqlite, true, true])
+        #expect(queueing == [false, true, true])
         var claim: Claim?
-        #expect(try await heard { claim = try await test.store.claimNext(owner: "build-1 1 1", now: Date()) } == [sqlite, sqlite, true])
+        #expect(try await heard { claim = try await test.store.claimNext(owner: "build-1 1 1", now: Date()) } == [false, false, true])
         let claimed = try #require(claim)
-        #expect(try await heard { try await test.store.advance(claimed, to: .building, now: Date()) } == [sqlite, sqlite, true])
+        #expect(try await heard { try await test.store.advance(claimed, to: .building, now: Date()) } == [false, false, true])
         let mail = try await heard {
             try await test.store.queueMail(OutgoingMail(dedupeKey: "m", recipients: ["a@example.com"], subject: "s", message: []), now: Date())
         }
-        #expect(mail == [sqlite, sqlite, true])
+        #expect(mail == [false, false, true])
         #expect(try await heard { try await test.store.requestCancel(claimed.id, reason: "asked") } == [true, true, true])
         #expect(
             try await heard { try await test.store.complete(claimed, outcome: IntegrationOutcome(result: .canceled), now: Date()) } == [
-                sqlite, true, true,
+                false, true, true,
             ])
+    }
+
+    @Test(
+        "A push that supersedes a running integration wakes the stop subscribers; on SQLite another process's commit wakes every kind",
+        arguments: Engine.allCases)
+    func stopsAndOtherProcesses(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        let (stop, queue) = (Calls(), Calls())
+        let listeners = [(test.store.stopChanges(), stop), (test.store.queueChanges(), queue)].map { changes, calls in
+            Task { for await _ in changes { calls.add() } }
+        }
+        defer { for listener in listeners { listener.cancel() } }
+        func waitFor(_ calls: Calls, above count: Int) async throws -> Bool {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while calls.value <= count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+            return calls.value > count
+        }
+        if engine == .postgres { _ = try await waitFor(queue, above: 0) }
+        _ = try await test.store.enqueue(
+            QueueRequest(bot: "app", cause: .webhook, commit: String(repeating: "a", count: 40), branch: "main"), now: Date())
+        let claimed = try #require(try await test.store.claimNext(owner: "build-1 1 1", now: Date()))
+        try await Task.sleep(for: .milliseconds(300))
+        let stops = stop.value
+        let push = QueueRequest(bot: "app", cause: .webhook, commit: String(repeating: "b", count: 40), branch: "main")
+        #expect(try await test.store.enqueue(push, now: Date()).superseded == [claimed.id])
+        #expect(try await waitFor(stop, above: stops), "the running integration's scheduler hears at once that it must stop")
+
+        guard engine == .sqlite else { return }
+        // `kiln trigger` without a server's socket, or `kiln token revoke`: the watcher cannot tell
+        // what another process's commit was, so everyone hears of it.
+        try await Task.sleep(for: .milliseconds(300))
+        let (stopsBefore, queuesBefore) = (stop.value, queue.value)
+        let other = try await test.another()
+        _ = try await other.enqueue(QueueRequest(bot: "other", cause: .manual, branch: "main"), now: Date())
+        #expect(try await waitFor(queue, above: queuesBefore), "the scheduler hears of another process's queueing")
+        #expect(try await waitFor(stop, above: stopsBefore), "and of what it may have asked to stop")
     }
 }

@@ -187,12 +187,10 @@ extension DatabaseStore {
 
     /// Throws `claimLost` unless `claim` still holds its integration (not completed, same token),
     /// whose row it locks.
-    /// Tells the other hosts of `kind` at commit, besides what the transaction's own `notify`
-    /// says: a queueing that also asked running work to stop. SQLite's watcher tells everyone of
-    /// everything already.
+    /// Tells this process and the others of `kind` at commit, besides what the transaction's own
+    /// `notify` says: a queueing that also asked running work to stop.
     static func announce(_ db: any SQLConnection, _ kind: ChangeKind) throws {
-        guard db.dialect == .postgres else { return }
-        try db.execute("SELECT pg_notify('kiln', ?)", kind.rawValue)
+        try db.announce(kind)
     }
 
     static func checkClaim(_ db: any SQLConnection, _ claim: Claim) throws {

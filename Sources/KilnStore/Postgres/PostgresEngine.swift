@@ -18,7 +18,7 @@ public final class PostgresEngine: StoreEngine {
     /// The URL as messages may show it (password redacted).
     public let location: String
     public let logsDirectory: String?
-    public let hub = ChangeHub { _ in nil }
+    public let hub = ChangeHub { _, _ in nil }
     let logger: Logger
     let work: PostgresLane
     let control: PostgresLane

@@ -18,6 +18,11 @@ final class PostgresSQLConnection: SQLConnection {
 
     var dialect: SQLDialect { .postgres }
 
+    /// `NOTIFY kiln`, sent by PostgreSQL at commit to every host, this one included.
+    func announce(_ kind: ChangeKind) throws {
+        try execute("SELECT pg_notify('kiln', ?)", kind.rawValue)
+    }
+
     func rows(_ sql: String, _ arguments: [any SQLBindable]) throws -> [SQLRow] {
         let result = try run(sql, arguments)
         guard let first = result.rows.first else { return [] }

@@ -72,6 +72,9 @@ public protocol SQLConnection {
     /// Runs a statement for its effect; returns how many rows it changed.
     @discardableResult
     func execute(_ sql: String, _ arguments: [any SQLBindable]) throws -> Int
+
+    /// Says `kind` at commit, to this process and the others, besides the transaction's `notify`.
+    func announce(_ kind: ChangeKind) throws
 }
 
 extension SQLConnection {

@@ -36,26 +36,31 @@ public struct SQLiteEngine: StoreEngine {
     }
 
     /// `lane` and `limit` need nothing here: one host has nobody to heartbeat to, and SQLite's
-    /// busy timeout bounds the wait for the write lock. The watcher hears every commit, as a
-    /// change of any kind, once its writes reach the file; a commit that queues or stops work
-    /// (`notify` `.queue`, `.stop`, `.access`) is also told in this process as soon as it is made:
-    /// a `kiln trigger`'s integration is claimed without waiting for the watcher's thread.
+    /// busy timeout bounds the wait for the write lock. A commit that queues or stops work
+    /// (`notify` `.queue`, `.stop`, `.access`) is told in this process as soon as it is made: a
+    /// `kiln trigger`'s integration is claimed without waiting for the watcher's thread. The
+    /// watcher then hears it as `.data`, and another process's commit as a change of any kind
+    /// (`ForeignCommits`).
     public func write<T: Sendable>(
         _ what: String, lane: TransactionLane, notify: ChangeKind?, limit: Duration, _ body: @escaping @Sendable (any SQLConnection) throws -> T
     ) async throws(StoreError) -> T {
         let hub = hub
         let result: Result<T, any Error> = await withCheckedContinuation { continuation in
             pool.asyncWriteWithoutTransaction { db in
+                let announced = Announcements()
                 let result = Result { () throws -> T in
                     var value: T?
                     try db.inTransaction(.immediate) {
-                        value = try body(GRDBConnection(db: db))
+                        value = try body(GRDBConnection(db: db, announced: announced))
                         return .commit
                     }
                     guard let value else { throw StoreError.query(what: what, reason: "the transaction returned nothing") }
                     return value
                 }
-                if case .success = result, let notify, notify != .data, notify != .log { hub.broadcast(notify) }
+                if case .success = result {
+                    if let notify, notify != .data, notify != .log { hub.broadcast(notify) }
+                    for kind in announced.kinds { hub.broadcast(kind) }
+                }
                 continuation.resume(returning: result)
             }
         }
@@ -80,6 +85,11 @@ public struct SQLiteEngine: StoreEngine {
             throw .query(what: what, reason: "\(error)")
         }
     }
+}
+
+/// The kinds a write transaction announced (`GRDBConnection.announce`), on the writer's thread.
+final class Announcements {
+    var kinds: [ChangeKind] = []
 }
 
 extension DatabaseStore where Engine == SQLiteEngine {
@@ -109,7 +119,17 @@ extension DatabaseStore where Engine == SQLiteEngine {
                 }
             }
             try migrate(pool)
-            let hub = ChangeHub { onChange in ChangeWatcher(databasePath: path, onChange: { onChange(.stop) }) }
+            let hub = ChangeHub { onChange, accessMayHaveChanged in
+                let commits = ForeignCommits(writer: pool)
+                return ChangeWatcher(
+                    databasePath: path,
+                    onChange: {
+                        // A token revoked by `kiln token revoke` fails its next request: before
+                        // the commit's kind is known, and whoever made it.
+                        accessMayHaveChanged()
+                        commits.classify(onChange)
+                    })
+            }
             return SQLiteStore(engine: SQLiteEngine(pool: pool, path: path, logsDirectory: logsDirectory, hub: hub))
         } catch {
             throw .cannotOpen(path: path, reason: "\(error)")
@@ -194,6 +214,13 @@ extension DatabaseStore where Engine == SQLiteEngine {
 /// per connection and kept (GRDB's statement cache).
 struct GRDBConnection: SQLConnection {
     let db: Database
+    /// What a write transaction announces, told in this process once it commits (another
+    /// process's watcher hears the commit as a change of any kind); nil in a read.
+    var announced: Announcements?
+
+    func announce(_ kind: ChangeKind) throws {
+        announced?.kinds.append(kind)
+    }
 
     var dialect: SQLDialect { .sqlite }
 
