@@ -21,7 +21,7 @@ extension DatabaseStore {
         let active = Dictionary(
             grouping: try batches(requests.map(\.bot)).flatMap { chunk in
                 try db.rows(
-                    "SELECT * FROM integration WHERE bot IN (\(placeholders(chunk.count))) AND step <> 'completed' AND bisection_id IS NULL AND cell_of IS NULL ORDER BY id",
+                    "SELECT * FROM integration WHERE bot IN (\(placeholders(chunk.count))) AND step IN \(unfinishedSteps) AND step <> 'completed' AND bisection_id IS NULL AND cell_of IS NULL ORDER BY id",
                     bindable(chunk))
             }
         ) { $0["bot"] as String }

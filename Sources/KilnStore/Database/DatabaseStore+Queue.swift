@@ -52,7 +52,7 @@ extension DatabaseStore {
         let stopping = try db.rows(
             """
             UPDATE integration SET cancel_requested = ?
-            WHERE bot = ? AND step NOT IN ('pending', 'completed') AND step <> 'completed' AND pull_number = ? AND cancel_requested IS NULL
+            WHERE bot = ? AND step IN \(runningSteps) AND step <> 'completed' AND pull_number = ? AND cancel_requested IS NULL
             RETURNING *
             """, closing.reason, closing.bot, closing.number
         ).map(Integration.init(row:))
@@ -120,7 +120,7 @@ extension DatabaseStore {
         """
         queued.step = 'pending' AND queued.step <> 'completed' AND NOT EXISTS (
             SELECT 1 FROM integration AS running
-            WHERE running.bot = queued.bot AND running.step NOT IN ('pending', 'completed') AND running.step <> 'completed'
+            WHERE running.bot = queued.bot AND running.step IN \(runningSteps) AND running.step <> 'completed'
                 AND (queued.bisection_id IS NULL OR running.bisection_id IS NULL OR running.bisection_id <> queued.bisection_id)
                 AND (queued.cell_of IS NULL OR (running.number <> queued.cell_of AND (running.cell_of IS NULL OR running.cell_of <> queued.cell_of))))
         """
@@ -144,7 +144,7 @@ extension DatabaseStore {
             // and one another executor claims must not both take the same free one.
             _ = try db.rows("SELECT name FROM bot WHERE name = ?\(db.dialect.lock())", bot)
             let running =
-                "SELECT workspace_slot FROM integration WHERE bot = ? AND host = ? AND step NOT IN ('pending', 'completed') AND step <> 'completed'"
+                "SELECT workspace_slot FROM integration WHERE bot = ? AND host = ? AND step IN \(runningSteps) AND step <> 'completed'"
             let used =
                 try (row["cell_of"] as Int?).map { try db.rows(running + " AND number <> ?", bot, host, $0) } ?? db.rows(running, bot, host)
             let taken = Set(used.map { $0["workspace_slot"] as Int? ?? 0 })
