@@ -229,10 +229,15 @@ struct WarmWorkspaceHostsTests {
             var problems: [String] = []
             for cell in detail.cells where cell.result != .succeeded {
                 let issues = try await store.integration(bot: "app", number: cell.number)?.issues ?? []
-                problems.append("cell \(cell.number): " + issues.map(\.message).joined(separator: " | "))
+                // Its log's end too: the one time it happened, the error's message was empty.
+                let log = try await store.readLog(bot: "app", number: cell.number, from: 0, limit: 1 << 20) ?? []
+                problems.append(
+                    "cell \(cell.number): " + issues.map(\.message).joined(separator: " | ") + "\n"
+                        + String(decoding: log.suffix(3000), as: UTF8.self))
             }
-            // Once, under a full run's load, a cold cell on build-2 ended with a build error in a
-            // second: its issues say what the build said, should it happen again.
+            // Twice, under a full run's load, a cold cell on build-2 ended with a build error in a
+            // second, its message empty: its issues and log say what the build said, should it
+            // happen again.
             #expect(detail.integration.result == .succeeded, "#\(number): \(problems) \(detail.integration) \(detail.cells)")
             return detail
         }

@@ -181,6 +181,28 @@ struct QueueTests {
         #expect(a2.step == .completed && a2.result == .succeeded)
     }
 
+    @Test(
+        "Queueing for a free executor claims, in its transaction, what the queue gives next: the oldest, this one, or nothing while its bot runs",
+        arguments: Engine.allCases)
+    func queueingForAFreeExecutor(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        let toolchains = [Matrix.defaultToolchain]
+        _ = try await test.store.enqueue(QueueRequest(bot: "early", cause: .manual, branch: "main"), now: test.at(0))
+        let first = try await test.store.enqueue(
+            QueueRequest(bot: "app", cause: .manual, branch: "main"), claimingFor: "build-1 1 1", toolchains: toolchains, now: test.at(1))
+        #expect(!first.outcome.coalesced && first.outcome.integration.bot == "app")
+        #expect(first.claim?.bot == "early", "the integration queued first is claimed first")
+        let second = try await test.store.enqueue(
+            QueueRequest(bot: "app", cause: .manual, branch: "main"), claimingFor: "build-1 1 2", toolchains: toolchains, now: test.at(2))
+        #expect(second.outcome.coalesced && second.claim?.id == first.outcome.integration.id, "then the one just queued")
+        let third = try await test.store.enqueue(
+            QueueRequest(bot: "app", cause: .manual, branch: "main"), claimingFor: "build-1 1 2", toolchains: toolchains, now: test.at(3))
+        #expect(!third.outcome.coalesced && third.claim == nil, "its bot runs: it waits")
+        let app = try await test.store.integrations(bot: "app", limit: 10, before: nil)
+        #expect(app.map(\.number) == [2, 1] && app.map(\.step) == [.pending, .checkout])
+        #expect(app.last?.host == "build-1", "claimed for the host that queued it")
+    }
+
     @Test("A second trigger while one is queued coalesces into it, moving it to the newest commit", arguments: Engine.allCases)
     func coalescing(engine: Engine) async throws {
         let test = try await TestStore(engine)

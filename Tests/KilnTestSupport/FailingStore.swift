@@ -33,6 +33,13 @@ public struct FailingStore: IntegrationQueue, IntegrationRecords, LogsAndAssets 
         return try await base.enqueue(request, now: now)
     }
 
+    public func enqueue(
+        _ request: QueueRequest, claimingFor owner: String, toolchains: [String], now: Date
+    ) async throws(StoreError) -> (outcome: QueueOutcome, claim: Claim?) {
+        try fail("enqueue")
+        return try await base.enqueue(request, claimingFor: owner, toolchains: toolchains, now: now)
+    }
+
     public func claimNext(owner: String, toolchains: [String], now: Date) async throws(StoreError) -> Claim? {
         try fail("claimNext")
         return try await base.claimNext(owner: owner, toolchains: toolchains, now: now)

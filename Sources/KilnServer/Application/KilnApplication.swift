@@ -111,7 +111,8 @@ public struct KilnApplication: Sendable {
             store: store, publicURL: publicURL, logger: logger, clock: clock,
             reviewing: { await registry.forgeBots.contains { $0.forge?.review == true } })
         let audit = AuditRetention(store: store, retention: config.auditRetention, logger: logger, clock: clock)
-        let triggers = TriggerSocket(path: layout.triggerSocket, registry: registry, store: store, logger: logger, clock: clock)
+        let triggers = TriggerSocket(
+            path: layout.triggerSocket, registry: registry, store: store, scheduler: scheduler, logger: logger, clock: clock)
         var dependencies = WebDependencies(
             store: store, bots: { await registry.catalog.bots.map(\.bot) }, assets: try webAssets(settings),
             webhookSecret: try webhookSecret(config), listen: config.listen, host: config.host, notice: sandbox.sentence, clock: clock)

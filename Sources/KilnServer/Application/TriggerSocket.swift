@@ -23,6 +23,8 @@ public struct TriggerSocket: Service {
     let path: String
     let registry: BotRegistry
     let store: any IntegrationQueue
+    /// A server's scheduler, which claims the integration in its queueing when an executor is free.
+    var scheduler: Scheduler?
     let logger: Logger
     let clock: WallClock
     var patience = Duration.seconds(10)
@@ -88,7 +90,9 @@ public struct TriggerSocket: Service {
         guard case .trigger(let name) = request else { return .refused("not a request this server knows") }
         guard let bot = await registry.catalog.bot(named: name) else { return .refused("this server has no bot named \(name)") }
         do {
-            let outcome = try await store.enqueue(QueueRequest(bot, cause: .manual), now: clock.now)
+            let request = QueueRequest(bot, cause: .manual)
+            let outcome =
+                if let scheduler { try await scheduler.queueAndStart(request, of: bot) } else { try await store.enqueue(request, now: clock.now) }
             return outcome.coalesced ? .joined(outcome.integration.number) : .queued(outcome.integration.number)
         } catch {
             logger.error("cannot queue a kiln trigger", metadata: ["bot": "\(name)", "error": "\(error)"])

@@ -63,6 +63,11 @@ public actor Scheduler: Service {
     private var running: [Int64: (claim: Claim, stop: AsyncStream<Void>.Continuation)] = [:]
     /// Whether something may have asked running work to stop since the scheduler last looked.
     private var stopsToCheck = true
+    /// Claims made in a queueing's transaction (`queueAndStart`), for the dispatch loop to run;
+    /// executors promised to such a queueing under way; the dispatch loop's wake-up while it runs.
+    private var handedOver: [(claim: Claim, bot: Bot?, stops: AsyncStream<Void>)] = []
+    private var promised = 0
+    private var wake: AsyncStream<Void>.Continuation?
     /// Whether this host holds the schedule lease (polls and periodic schedules run on one host),
     /// and when it looks again.
     var leadership: (held: Bool, until: ContinuousClock.Instant)?
@@ -120,6 +125,29 @@ public actor Scheduler: Service {
 
     // MARK: Running
 
+    /// Queues `request` (of `bot`) and, when an executor is free, claims in the same transaction
+    /// what `claimNext` would take (`IntegrationQueue.enqueue(_:claimingFor:toolchains:now:)`) and
+    /// starts it: `kiln trigger`'s integration skips a transaction and the change feed's round
+    /// trip to this scheduler.
+    public func queueAndStart(_ request: QueueRequest, of bot: Bot) async throws(StoreError) -> QueueOutcome {
+        guard let wake, running.count + promised < settings.executors else { return try await store.enqueue(request, now: clock.now) }
+        // Promised across the awaits, so that the dispatch loop does not claim for it meanwhile.
+        promised += 1
+        defer { promised -= 1 }
+        let (outcome, claim) = try await store.enqueue(request, claimingFor: owner, toolchains: sequencer.offeredToolchains, now: clock.now)
+        guard let claim else { return outcome }
+        let claimed = claim.bot == bot.name ? bot : await registry.catalog.bot(named: claim.bot)
+        guard self.wake != nil else {
+            _ = await sequencer.record(claim, outcome: IntegrationOutcome(result: .canceled, reason: Self.stoppedFirst))
+            return outcome
+        }
+        let (stops, stop) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        running[claim.id] = (claim, stop)
+        handedOver.append((claim, claimed, stops))
+        wake.yield()
+        return outcome
+    }
+
     /// Claims queued integrations while an executor is free and runs each in a child task. The
     /// queue is looked at whenever it changes (in any process or host) and when an executor frees
     /// up; the cancel requests whenever someone asks work to stop; both once a tick in case a
@@ -145,26 +173,42 @@ public actor Scheduler: Service {
                     wake.yield()
                 }
             }
+            func start(_ claim: Claim, of bot: Bot?, until stops: AsyncStream<Void>) {
+                group.addTask {
+                    await self.execute(claim, of: bot, until: stops)
+                    await self.executorFreed(claim.id)
+                    wake.yield()
+                    // Housekeeping once the executor is free: the next claim does not wait for it.
+                    if let bot { await self.applyRetention(bot: bot.name) }
+                }
+            }
+            self.wake = wake
             wake.yield()
             for await _ in wakeups {
+                for handed in handedOver { start(handed.claim, of: handed.bot, until: handed.stops) }
+                handedOver.removeAll()
                 if stopsToCheck {
                     stopsToCheck = false
                     await stopCanceled()
                 }
-                while running.count < settings.executors, let (claim, bot) = await claim() {
+                while running.count + promised < settings.executors, let (claim, bot) = await claim() {
                     let (stops, stop) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
                     running[claim.id] = (claim, stop)
-                    group.addTask {
-                        await self.execute(claim, of: bot, until: stops)
-                        await self.executorFreed(claim.id)
-                        wake.yield()
-                        // Housekeeping once the executor is free: the next claim does not wait for it.
-                        if let bot { await self.applyRetention(bot: bot.name) }
-                    }
+                    start(claim, of: bot, until: stops)
                 }
             }
         }
+        // Stopping: a queueing claims no more, and what it claimed but the loop did not start
+        // ends as canceled, as the running integrations did.
+        self.wake = nil
+        for handed in handedOver {
+            _ = await sequencer.record(handed.claim, outcome: IntegrationOutcome(result: .canceled, reason: Self.stoppedFirst))
+            executorFreed(handed.claim.id)
+        }
+        handedOver.removeAll()
     }
+
+    static let stoppedFirst = "the server stopped before it started"
 
     private func stopsMayHaveChanged() {
         stopsToCheck = true

@@ -61,42 +61,56 @@ extension DatabaseStore {
     }
 
     public func claimNext(owner: String, toolchains: [String], now: Date) async throws(StoreError) -> Claim? {
-        // A cell runs only where its toolchain is.
-        let offered = "(queued.cell_of IS NULL OR queued.toolchain IN (\(placeholders(toolchains.count))))"
-        // Where hosts share the queue, every free one hears of each integration queued, and all
-        // but one lose the race to claim it. A look outside any transaction comes first, taking
-        // and skipping the claim's locks (for itself alone): the losers learn that they lost in
-        // one round trip instead of a transaction's three (24 hosts draining 432 integrations
-        // queued one at a time: 9,700 claims, all but 432 empty, became 7,900 looks and 1,450
-        // claims).
-        if engine.sharedByHosts {
-            let free = try await engine.statement("looking for a queued integration") { db in
-                try !db.rows(
-                    """
-                    SELECT queued.id FROM integration AS queued JOIN bot ON bot.name = queued.bot
-                    WHERE \(Self.startable) AND \(offered) LIMIT 1\(db.dialect.lockSkippingLocked(of: "queued, bot"))
-                    """, toolchains
-                ).isEmpty
-            }
-            guard free else { return nil }
+        // A look outside any transaction comes first. Where hosts share the queue, every free one
+        // hears of each integration queued, and all but one lose the race to claim it: taking and
+        // skipping the claim's locks (for itself alone), the losers learn that they lost in one
+        // round trip instead of a transaction's three (24 hosts draining 432 integrations queued
+        // one at a time: 9,700 claims, all but 432 empty, became 7,900 looks and 1,450 claims).
+        // On SQLite the look reads beside the writer, where an empty claim took the write lock
+        // from the integration it had just started (a free executor looks again after each claim).
+        let free = try await engine.statement("looking for a queued integration") { db in
+            try !db.rows(
+                """
+                SELECT queued.id FROM integration AS queued JOIN bot ON bot.name = queued.bot
+                WHERE \(Self.startable) AND \(Self.offered(toolchains)) LIMIT 1\(db.dialect.lockSkippingLocked(of: "queued, bot"))
+                """, toolchains
+            ).isEmpty
         }
-        return try await write("claiming a queued integration") { db in
-            // The queued row and its bot's row are locked together, skipping those another host
-            // holds: a bot being queued or claimed elsewhere waits for the next look. A matrix's
-            // cells come first (their integration holds an executor, waiting for them); bisect
-            // integrations come after every other: they only use executors nothing else wants.
-            guard
-                let row = try db.rows(
-                    """
-                    SELECT queued.id FROM integration AS queued JOIN bot ON bot.name = queued.bot
-                    WHERE \(Self.startable) AND \(offered)
-                    ORDER BY queued.cell_of IS NULL, queued.bisection_id IS NOT NULL, queued.queued_at, queued.id
-                    LIMIT 1\(db.dialect.lockSkippingLocked(of: "queued, bot"))
-                    """, toolchains
-                ).first
-            else { return nil }
-            return try Self.start(db, row, owner: owner, now: now)
+        guard free else { return nil }
+        return try await write("claiming a queued integration") { db in try Self.claimNext(db, owner: owner, toolchains: toolchains, now: now) }
+    }
+
+    public func enqueue(
+        _ request: QueueRequest, claimingFor owner: String, toolchains: [String], now: Date
+    ) async throws(StoreError) -> (outcome: QueueOutcome, claim: Claim?) {
+        try await write("queueing an integration of '\(request.bot)' for a free executor", notify: .queue) { db in
+            let outcome = try Self.enqueue(db, request, now: now)
+            return (outcome, try Self.claimNext(db, owner: owner, toolchains: toolchains, now: now))
         }
+    }
+
+    /// `claimNext` within the caller's transaction.
+    static func claimNext(_ db: any SQLConnection, owner: String, toolchains: [String], now: Date) throws -> Claim? {
+        // The queued row and its bot's row are locked together, skipping those another host
+        // holds: a bot being queued or claimed elsewhere waits for the next look. A matrix's
+        // cells come first (their integration holds an executor, waiting for them); bisect
+        // integrations come after every other: they only use executors nothing else wants.
+        guard
+            let row = try db.rows(
+                """
+                SELECT queued.id FROM integration AS queued JOIN bot ON bot.name = queued.bot
+                WHERE \(Self.startable) AND \(offered(toolchains))
+                ORDER BY queued.cell_of IS NULL, queued.bisection_id IS NOT NULL, queued.queued_at, queued.id
+                LIMIT 1\(db.dialect.lockSkippingLocked(of: "queued, bot"))
+                """, toolchains
+            ).first
+        else { return nil }
+        return try Self.start(db, row, owner: owner, now: now)
+    }
+
+    /// A cell runs only where its toolchain is.
+    static func offered(_ toolchains: [String]) -> String {
+        "(queued.cell_of IS NULL OR queued.toolchain IN (\(placeholders(toolchains.count))))"
     }
 
     public func claim(_ id: Int64, owner: String, now: Date) async throws(StoreError) -> Claim? {
@@ -185,14 +199,14 @@ extension DatabaseStore {
         return free.first { _ in true } ?? 0
     }
 
-    /// Throws `claimLost` unless `claim` still holds its integration (not completed, same token),
-    /// whose row it locks.
     /// Tells this process and the others of `kind` at commit, besides what the transaction's own
     /// `notify` says: a queueing that also asked running work to stop.
     static func announce(_ db: any SQLConnection, _ kind: ChangeKind) throws {
         try db.announce(kind)
     }
 
+    /// Throws `claimLost` unless `claim` still holds its integration (not completed, same token),
+    /// whose row it locks.
     static func checkClaim(_ db: any SQLConnection, _ claim: Claim) throws {
         let row = try db.row("SELECT step, claim_token, reason FROM integration WHERE id = ?\(db.dialect.lock())", claim.id)
         if let refusal = StoreRules.refusal(of: claim, row: row) {

@@ -21,6 +21,14 @@ public protocol IntegrationQueue: Sendable {
     /// those whose toolchain is among `toolchains` (what this host offers).
     func claimNext(owner: String, toolchains: [String], now: Date) async throws(StoreError) -> Claim?
 
+    /// Queues as `enqueue` does and, in the same transaction, claims as `claimNext` does: for a
+    /// host with a free executor, whose next claim would otherwise take a transaction of its own
+    /// after hearing of this one through the change feed. The claim is usually the integration
+    /// just queued; it is whatever `claimNext` would have taken.
+    func enqueue(
+        _ request: QueueRequest, claimingFor owner: String, toolchains: [String], now: Date
+    ) async throws(StoreError) -> (outcome: QueueOutcome, claim: Claim?)
+
     /// Claims one particular queued integration (for `kiln run`), if its bot has none running;
     /// nil when it is not queued any more or must wait.
     func claim(_ id: Int64, owner: String, now: Date) async throws(StoreError) -> Claim?
