@@ -27,6 +27,9 @@ public final class ChangeHub: Sendable {
 
     private let start: StartSource
     private let state = Mutex(State())
+    /// Held while the source starts, which may wait for the engine (SQLite's first look at its
+    /// writer, `ForeignCommits`): not `state`, which the engine's commits take to broadcast.
+    private let starting = Mutex(())
     private let accessChanges = Atomic<Int>(0)
 
     init(start: @escaping StartSource) {
@@ -35,14 +38,19 @@ public final class ChangeHub: Sendable {
 
     func subscribe(to kind: ChangeKind = .data) -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
-        let (id, watchers) = state.withLock { state in
-            let id = state.nextID
-            state.nextID += 1
-            state.subscribers[id] = (kind, continuation)
-            if state.source == nil {
-                state.source = start({ [weak self] kind in self?.broadcast(kind) }, { [weak self] in self?.accessMayHaveChanged() })
+        let (id, watchers) = starting.withLock { _ in
+            let (id, idle) = state.withLock { state in
+                let id = state.nextID
+                state.nextID += 1
+                state.subscribers[id] = (kind, continuation)
+                return (id, state.source == nil)
             }
-            return (id, Array(state.watchers.values))
+            // Running before the first subscriber hears back, as for every later one.
+            if idle {
+                let source = start({ [weak self] kind in self?.broadcast(kind) }, { [weak self] in self?.accessMayHaveChanged() })
+                state.withLock { $0.source = source }
+            }
+            return (id, state.withLock { Array($0.watchers.values) })
         }
         for watcher in watchers { watcher.yield() }
         continuation.onTermination = { [weak self] _ in self?.unsubscribe(id) }

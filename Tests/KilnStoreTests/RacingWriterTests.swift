@@ -1,6 +1,7 @@
 import Foundation
 import KilnCore
 import KilnTestSupport
+import Synchronization
 import Testing
 
 @testable import KilnStore
@@ -26,5 +27,36 @@ struct RacingWriterTests {
             let next = try #require(try await store.claimNext(owner: "build-1 1 1", now: Date()))
             try await store.complete(next, outcome: IntegrationOutcome(result: .succeeded), now: Date())
         }
+    }
+
+    @Test("On SQLite the first subscriber starts the watch while a commit is under way, and neither waits for the other")
+    func subscribingDuringACommit() async throws {
+        let directory = try TemporaryDirectory()
+        let store = try SQLiteStore.open(path: directory.url("kiln.sqlite"))
+        // The watch's first look waits for the writer; the commit, once made, tells the hub. The
+        // hub held its lock while it started the watch, and the two waited for each other: each
+        // runs on a thread of its own here, so that a deadlock fails the test instead of hanging it.
+        let done = Mutex((committed: false, changes: AsyncStream<Void>?.none))
+        Task {
+            _ = try await store.write("a slow commit", notify: .queue) { _ in usleep(300_000) }
+            done.withLock { $0.committed = true }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        Thread.detachNewThread {
+            let changes = store.queueChanges()
+            done.withLock { $0.changes = changes }
+        }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while done.withLock({ !$0.committed || $0.changes == nil }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let changes = try #require(done.withLock { $0.changes }, "subscribing waited for the commit, and the commit for it")
+        #expect(done.withLock { $0.committed })
+        let heard = Task { () -> Bool in
+            for await _ in changes { return true }
+            return false
+        }
+        _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
+        #expect(await heard.value, "the watch started runs")
     }
 }

@@ -19,7 +19,8 @@ final class ForeignCommits: Sendable {
     private let version: Mutex<Int?>
 
     /// Takes the writer's current version, before the watch starts: a commit made after this is
-    /// told apart whenever the watch wakes next.
+    /// told apart whenever the watch wakes next. It waits for the writer's queue, whose commits
+    /// broadcast: the hub starts its source outside the lock that broadcasts take.
     init(writer: any DatabaseWriter) {
         self.writer = writer
         version = Mutex(try? writer.writeWithoutTransaction { try Self.dataVersion($0) })
