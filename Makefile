@@ -1,3 +1,15 @@
+##===----------------------------------------------------------------------===##
+##
+## This source file is part of the Kiln open source project
+##
+## Copyright (c) 2026 the Kiln project authors
+## Licensed under Apache License v2.0
+##
+## See LICENSE for license information
+##
+## SPDX-License-Identifier: Apache-2.0
+##
+##===----------------------------------------------------------------------===##
 # Kiln: `make run` serves the example bots; `make test` runs every test. Both install what they need.
 
 SWIFT ?= swift
@@ -38,7 +50,7 @@ run: build
 	mkdir -p .kiln
 	.build/debug/kiln serve --bots Bots --data .kiln --listen 127.0.0.1:8080
 
-# The reliability suite at full size (make test runs it smaller): a server killed with SIGKILL
+# The reliability suite at full size (make test runs it smaller): a server stopped with SIGKILL
 # mid-integration, hostile builds, and 10,000 fuzzed bot files and webhooks per endpoint.
 test-reliability: deps
 	$(SWIFT) build --build-tests

@@ -1,4 +1,18 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
+import KilnCore
 
 /// A PostgreSQL server of the benchmark's own (Debian's `postgresql`), on 127.0.0.1 with its data
 /// in the benchmark's directory; as root it runs as the `postgres` user.
@@ -50,7 +64,7 @@ final class BenchPostgres: @unchecked Sendable {
                 Int32($0)
             })
         else { return }
-        kill(pid, SIGQUIT)
+        sendSignal(SIGQUIT, to: pid)
         server.waitUntilExit()
     }
 

@@ -1,4 +1,18 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
+import KilnCore
 import KilnStore
 
 /// package-benchmark's counters: Kiln's cost beyond `swift package benchmark` itself, and false
@@ -20,12 +34,12 @@ struct BenchmarksBench {
         busy.executableURL = URL(fileURLWithPath: "/usr/bin/yes")
         busy.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
         try busy.run()
-        defer { if busy.isRunning { kill(busy.processIdentifier, SIGKILL) } }
+        defer { if busy.isRunning { sendSignal(SIGKILL, to: busy.processIdentifier) } }
         var kilnTimes: [Double] = []
         for _ in 0..<20 {
             kilnTimes.append(try DependenciesBench.timed { try command(kiln, ["run", "lib"], in: home) })
         }
-        kill(busy.processIdentifier, SIGKILL)
+        sendSignal(SIGKILL, to: busy.processIdentifier)
         let store = try SQLiteStore.open(dataDirectory: home + "/.kiln")
         var (counters, times) = (0, 0)
         for number in 2...21 {

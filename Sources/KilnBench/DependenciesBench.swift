@@ -1,4 +1,18 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
+import KilnCore
 
 /// Dependencies from Kiln's mirrors: a real package's resolution with them against SwiftPM alone
 /// fetching from the same upstream over loopback, fetches from upstream for three bots sharing
@@ -23,7 +37,7 @@ struct DependenciesBench {
         let port = Int.random(in: 30_000..<60_000)
         let requests = work.url("deps-daemon.log")
         _ = FileManager.default.createFile(atPath: requests, contents: nil)
-        // The daemon itself rather than the `git daemon` wrapper, killed with SIGKILL: a child
+        // The daemon itself rather than the `git daemon` wrapper, stopped with SIGKILL: a child
         // started from a Swift concurrency thread may have SIGTERM blocked.
         let execPath = try command("/usr/bin/git", ["--exec-path"]).trimmingCharacters(in: .whitespacesAndNewlines)
         let daemon = Process()
@@ -33,7 +47,7 @@ struct DependenciesBench {
         ]
         daemon.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: requests))
         try daemon.run()
-        defer { if daemon.isRunning { kill(daemon.processIdentifier, SIGKILL) } }
+        defer { if daemon.isRunning { sendSignal(SIGKILL, to: daemon.processIdentifier) } }
         try await Task.sleep(for: .milliseconds(300))
         let repository = try package(port: port)
 
@@ -76,7 +90,7 @@ struct DependenciesBench {
         try "repository: {url: '\(repository)'}\nnetwork: none\n".write(toFile: warm + "/Bots/offline.yml", atomically: false, encoding: .utf8)
         try command(kiln, ["run", "open"], in: warm)
         try command(kiln, ["run", "offline"], in: warm)
-        kill(daemon.processIdentifier, SIGKILL)
+        sendSignal(SIGKILL, to: daemon.processIdentifier)
         daemon.waitUntilExit()
         var open: [Double] = []
         var offline: [Double] = []

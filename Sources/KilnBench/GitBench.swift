@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 import KilnGit
@@ -136,7 +149,7 @@ final class GitDaemon {
     func url(_ relative: String) -> String { "git://127.0.0.1:\(port)/\(relative)" }
 
     func stop() {
-        kill(process.processIdentifier, SIGKILL)
+        sendSignal(SIGKILL, to: process.processIdentifier)
         process.waitUntilExit()
     }
 }

@@ -1,10 +1,23 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 import KilnStore
 
 /// Several hosts on one PostgreSQL database (a server of the benchmark's own, on 127.0.0.1):
 /// drain time of 300 integrations on 1 and on 3 hosts, claim latency with 3 hosts competing, a
-/// webhook to its first process, recovery after `kill -9` of a host, and `kiln migrate`.
+/// webhook to its first process, recovery after `SIGKILL` of a host, and `kiln migrate`.
 struct HostsBench {
     let kiln: String
     let work: Workspace
@@ -41,9 +54,9 @@ struct HostsBench {
         repository: {url: '\(repository)'}
         schedule: {poll: 0}
         test: {enabled: false}
-        triggers: [{name: hang, phase: before, run: 'sleep 600'}]
+        triggers: [{name: stall, phase: before, run: 'sleep 600'}]
 
-        """.write(toFile: bots + "/hang.yml", atomically: false, encoding: .utf8)
+        """.write(toFile: bots + "/stall.yml", atomically: false, encoding: .utf8)
         try WebBench.secret.write(toFile: work.url("hosts-secret"), atomically: false, encoding: .utf8)
 
         // Drain time, 1 host then 3.
@@ -75,31 +88,31 @@ struct HostsBench {
             comparison: "9 signed generic pushes to the 3 hosts in turn; to 1 host: \(Measure.format(webhookAlone))")
         three.stop()
 
-        // Recovery after kill -9 of the host running an integration.
+        // Recovery after SIGKILL of the host running an integration.
         var recoveries: [Double] = []
         for round in 1...3 {
             let pair = try await cluster(postgres, database: "recovery_\(round)", hosts: 2, bots: bots, executors: 1, lease: "5s")
             defer { pair.stop() }
-            _ = try await pair.store.enqueue(QueueRequest(bot: "hang", cause: .manual, branch: "main"), now: Date())
+            _ = try await pair.store.enqueue(QueueRequest(bot: "stall", cause: .manual, branch: "main"), now: Date())
             var running: Integration?
             while running == nil {
-                running = try await pair.store.integrations(bot: "hang", limit: 1, before: nil).first.flatMap { $0.isRunning ? $0 : nil }
+                running = try await pair.store.integrations(bot: "stall", limit: 1, before: nil).first.flatMap { $0.isRunning ? $0 : nil }
                 try await Task.sleep(for: .milliseconds(20))
             }
             guard let host = running?.host, let victim = pair.servers.first(where: { $0.name == host }) else {
-                throw BenchError.unexpected("the hanging integration names no host of the benchmark")
+                throw BenchError.unexpected("the stalling integration names no host of the benchmark")
             }
             victim.server.stop()
-            let killed = ContinuousClock.now
+            let stopped = ContinuousClock.now
             let deadline = Date().addingTimeInterval(60)
-            while try await pair.store.integrations(bot: "hang", limit: 10, before: nil).last?.step != .completed, Date() < deadline {
+            while try await pair.store.integrations(bot: "stall", limit: 10, before: nil).last?.step != .completed, Date() < deadline {
                 try await Task.sleep(for: .milliseconds(20))
             }
-            recoveries.append(Measure.milliseconds(ContinuousClock.now - killed))
+            recoveries.append(Measure.milliseconds(ContinuousClock.now - stopped))
         }
         recoveries.sort()
         table.add(
-            "recovery after kill -9 of a host (lease 5 s)", target: "≤ lease + 5 s", measured: Measure.format(recoveries[1]),
+            "recovery after SIGKILL of a host (lease 5 s)", target: "≤ lease + 5 s", measured: Measure.format(recoveries[1]),
             comparison: "until another host ended its integration; median of 3")
 
         try await migrate(postgres, into: table)

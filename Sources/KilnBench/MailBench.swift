@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 import KilnMail
@@ -23,7 +36,7 @@ struct MailBench {
         server.standardInput = Pipe()
         try server.run()
         defer {
-            kill(server.processIdentifier, SIGKILL)
+            sendSignal(SIGKILL, to: server.processIdentifier)
             server.waitUntilExit()
         }
         var port: Int?

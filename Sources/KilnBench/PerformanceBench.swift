@@ -1,4 +1,18 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
+import KilnCore
 
 /// Performance: whether run-to-run noise on a loaded machine passes for a regression, and whether
 /// a real 30 % slowdown is caught in the first integration that has it, with the bot's defaults
@@ -37,7 +51,7 @@ struct PerformanceBench {
         load.arguments = ["-c", "while :; do :; done"]
         try load.run()
         defer {
-            kill(load.processIdentifier, SIGKILL)
+            sendSignal(SIGKILL, to: load.processIdentifier)
             load.waitUntilExit()
         }
         var falseRegressions = 0

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 import KilnStore
@@ -21,7 +34,7 @@ struct PullRequestBench {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         }
         let repository = try WebBench.makeRepository(work.url("pulls-repo"))
-        try command("/usr/bin/git", ["branch", "-m", "main", "master"], in: repository)
+        try command("/usr/bin/git", ["branch", "-m", "main", "trunk"], in: repository)
         try "bench-token".write(toFile: home + "/token", atomically: false, encoding: .utf8)
 
         let forge = Process()
@@ -35,7 +48,7 @@ struct PullRequestBench {
 
         try "executors: 1\npublic-url: https://ci.example.com\n".write(toFile: home + "/kiln.yml", atomically: false, encoding: .utf8)
         try """
-        repository: {url: '\(repository)', branch: master}
+        repository: {url: '\(repository)', branch: trunk}
         schedule: {poll: 0}
         test: {enabled: false}
         pull-requests: true
@@ -56,7 +69,7 @@ struct PullRequestBench {
         for round in 1...9 {
             try command("/usr/bin/git", ["checkout", "-q", "-B", "feature"], in: repository)
             let head = try WebBench.commitTo(repository, round: round)
-            try command("/usr/bin/git", ["checkout", "-q", "master"], in: repository)
+            try command("/usr/bin/git", ["checkout", "-q", "trunk"], in: repository)
             try command("/usr/bin/git", ["update-ref", "refs/pull/2/head", head], in: repository)
             let start = Date().timeIntervalSince1970
             let status = try await Self.post(base, repository: repository, head: head, action: round == 1 ? "opened" : "synchronize")
@@ -91,7 +104,7 @@ struct PullRequestBench {
     ) async throws {
         try FileManager.default.removeItem(atPath: home + "/Bots/timed.yml")
         try """
-        repository: {url: '\(repository)', branch: master}
+        repository: {url: '\(repository)', branch: trunk}
         schedule: {poll: 0}
         test: {enabled: false}
         pull-requests: true
@@ -103,7 +116,7 @@ struct PullRequestBench {
         for round in 1...9 {
             try command("/usr/bin/git", ["checkout", "-q", "-B", "feature"], in: repository)
             let head = try WebBench.commitTo(repository, round: 100 + round)
-            try command("/usr/bin/git", ["checkout", "-q", "master"], in: repository)
+            try command("/usr/bin/git", ["checkout", "-q", "trunk"], in: repository)
             try command("/usr/bin/git", ["update-ref", "refs/pull/2/head", head], in: repository)
             let status = try await Self.post(base, repository: repository, head: head, action: "synchronize")
             guard status == 202 else { throw BenchError.unexpected("the pull request webhook answered \(status)") }
@@ -170,7 +183,7 @@ struct PullRequestBench {
             "pull_request": [
                 "number": 2, "title": "Bench", "user": ["login": "bench"], "html_url": "https://github.com/o/r/pull/2",
                 "head": ["ref": "feature", "sha": head, "repo": ["full_name": "o/r"]],
-                "base": ["ref": "master", "repo": ["full_name": "o/r", "clone_url": repository]],
+                "base": ["ref": "trunk", "repo": ["full_name": "o/r", "clone_url": repository]],
             ],
             "repository": ["full_name": "o/r", "clone_url": repository],
         ]

@@ -1,4 +1,18 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
+import KilnCore
 import KilnStore
 
 /// Server: `kiln trigger` to the first process of the integration (against `kiln --version`), and an
@@ -169,7 +183,7 @@ final class Server {
 
     func stop() {
         guard process.isRunning else { return }
-        kill(process.processIdentifier, SIGKILL)
+        sendSignal(SIGKILL, to: process.processIdentifier)
         process.waitUntilExit()
     }
 }

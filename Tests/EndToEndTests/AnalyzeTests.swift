@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 import KilnStore
@@ -85,10 +98,10 @@ struct AnalyzeTests {
         let home = try TemporaryDirectory()
         let package = try FixturePackage()
         let repo = package.repository
-        try repo.git("branch", "-m", "master")
+        try repo.git("branch", "-m", "trunk")
         try repo.git("rm", "-q", "-r", "Tests/LibSwiftTests")
         try repo.commit("A library of three", files: Self.library(["sub", "mul"]))
-        let bot = "repository: {url: '\(repo.url)', branch: master}\ntest: {enabled: false}\nanalyze: {api-breakage: %@}\n"
+        let bot = "repository: {url: '\(repo.url)', branch: trunk}\ntest: {enabled: false}\nanalyze: {api-breakage: %@}\n"
         try home.write("Bots/app.yml", bot.replacingOccurrences(of: "%@", with: "true"))
 
         // 1. Nothing to compare with yet.
@@ -118,7 +131,7 @@ struct AnalyzeTests {
         // 4. A pull request that removes add(_:_:) is compared with its base: the break is its own.
         try repo.git("checkout", "-q", "-b", "topic")
         let head = try repo.commit("Drop add", files: ["Sources/Lib/Lib.swift": "public func other() {}\n"], author: .bob)
-        try repo.git("checkout", "-q", "master")
+        try repo.git("checkout", "-q", "trunk")
         try repo.git("update-ref", "refs/pull/2/head", head)
         let pull = try await runProcess(Executables.kiln, ["run", "app", "--pull", "2"], in: home.path)
         #expect(pull.standardOutput.contains("result: build-errors"), "\(pull.standardOutput)\(pull.standardError)")

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 import KilnStore
@@ -98,7 +111,7 @@ struct ManyHostsTests {
         for host in hosts { _ = try await host.server.terminate() }
     }
 
-    @Test("Three hosts whose every core is busy for three leases are not taken as gone; one killed with SIGKILL is recovered within the lease")
+    @Test("Three hosts whose every core is busy for three leases are not taken as gone; one stopped with SIGKILL is recovered within the lease")
     func busyHosts() async throws {
         let database = try await PostgresServer.shared.database()
         let repo = try ServerTests.quickRepository()
@@ -106,9 +119,9 @@ struct ManyHostsTests {
         let spin = "timeout 9 sh -c 'while :; do :; done'"
         let busy =
             "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers: [{name: spin, phase: before, run: \"\(spin) & \(spin); wait\"}]\n"
-        let hang =
-            "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers: [{name: hang, phase: before, run: 'sleep 120'}]\n"
-        var bots = ["hang": hang]
+        let stall =
+            "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers: [{name: stall, phase: before, run: 'sleep 120'}]\n"
+        var bots = ["stall": stall]
         for index in 1...6 { bots["busy\(index)"] = busy }
         let hosts = try await Self.hosts(3, database: database, bots: bots, executors: 2, lease: "3s")
         let store = try await PostgresStore.open(DatabaseSettings(url: database))
@@ -126,20 +139,20 @@ struct ManyHostsTests {
         }
         #expect(try await store.hosts().allSatisfy { !$0.gone }, "no host was taken as gone")
 
-        _ = try await store.enqueue(QueueRequest(bot: "hang", cause: .manual, branch: "main"), now: Date())
-        try await eventually("a host to run hang #1", timeout: .seconds(30)) {
-            try await store.integrations(bot: "hang", limit: 1, before: nil).first?.isRunning == true
+        _ = try await store.enqueue(QueueRequest(bot: "stall", cause: .manual, branch: "main"), now: Date())
+        try await eventually("a host to run stall #1", timeout: .seconds(30)) {
+            try await store.integrations(bot: "stall", limit: 1, before: nil).first?.isRunning == true
         }
-        let running = try #require(try await store.integrations(bot: "hang", limit: 1, before: nil).first)
+        let running = try #require(try await store.integrations(bot: "stall", limit: 1, before: nil).first)
         let victim = try #require(hosts.first { $0.name == running.host })
-        victim.server.kill()
+        victim.server.sigkill()
         let killedAt = ContinuousClock.now
         try await eventually("another host to end it", timeout: .seconds(30)) {
-            try await store.integrations(bot: "hang", limit: 10, before: nil).last?.step == .completed
+            try await store.integrations(bot: "stall", limit: 10, before: nil).last?.step == .completed
         }
         let recovered = ContinuousClock.now - killedAt
-        #expect(recovered < .seconds(8), "recovered \(recovered) after kill -9, lease 3 s")
-        let ended = try #require(try await store.integrations(bot: "hang", limit: 10, before: nil).last)
+        #expect(recovered < .seconds(8), "recovered \(recovered) after SIGKILL, lease 3 s")
+        let ended = try #require(try await store.integrations(bot: "stall", limit: 10, before: nil).last)
         #expect(ended.result == .internalError && ended.reason?.contains("host '\(victim.name)' stopped answering") == true, "\(ended.reason ?? "")")
         for host in hosts where host.name != victim.name { _ = try await host.server.terminate() }
     }

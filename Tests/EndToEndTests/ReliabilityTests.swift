@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Crypto
 import Foundation
 import KilnCore
@@ -22,10 +35,10 @@ func pushWebhook(port: Int, secret: String, repository: String, commit: String) 
     return (response as? HTTPURLResponse)?.statusCode ?? 0
 }
 
-@Suite("Reliability: a server killed with SIGKILL mid-integration")
+@Suite("Reliability: a server stopped with SIGKILL mid-integration")
 struct KillRecoveryTests {
     @Test(
-        "kill -9 during an integration: on restart it ends as internal-error with the reason, its processes are gone, answered webhooks are integrated, the store is sound"
+        "SIGKILL during an integration: on restart it ends as internal-error with the reason, its processes are gone, answered webhooks are integrated, the store is sound"
     )
     func killNine() async throws {
         let repo = try ServerTests.quickRepository()
@@ -42,7 +55,7 @@ struct KillRecoveryTests {
             schedule: {poll: 0}
             test: {enabled: false}
             sandbox: none  # its trigger waits for a file the test makes outside the workspace
-            triggers: [{name: hang, phase: before, run: 'test -f \(flag) || sleep 4242'}]
+            triggers: [{name: stall, phase: before, run: 'test -f \(flag) || sleep 4242'}]
 
             """)
         try home.write("Bots/next.yml", "repository: {url: '\(other.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n")
@@ -50,23 +63,23 @@ struct KillRecoveryTests {
         let port = try await first.waitForPort()
         #expect(try await pushWebhook(port: port, secret: "s3cret", repository: repo.url, commit: try repo.head()) == 202)
         let served = ServedHome(home: home, server: first)
-        try await served.eventually("the slow integration to hang in its trigger") {
+        try await served.eventually("the slow integration to stall in its trigger") {
             try await served.integrations("slow").first?.step == .beforeTriggers
         }
         // Queued behind it on the one executor, answered 202: must not be lost.
         #expect(try await pushWebhook(port: port, secret: "s3cret", repository: other.url, commit: try other.head()) == 202)
-        first.kill()
+        first.sigkill()
         #expect(try await leftoverProcesses(matching: "sleep 4242", timeout: .milliseconds(200)) != "", "the trigger outlives a SIGKILLed server")
 
         try home.write("go", "")
         let second = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
         _ = try await second.waitForPort()
         let restarted = ServedHome(home: home, server: second)
-        let killed = try #require(try await restarted.integrations("slow").first)
-        #expect(killed.number == 1 && killed.result == .internalError)
-        #expect(killed.reason?.contains("stopped during step 'before-triggers'") == true)
-        #expect(try await leftoverProcesses(matching: "sleep 4242") == "", "the killed integration's processes are killed on restart")
-        try await restarted.eventually("the webhook queued before the kill to be integrated") {
+        let stopped = try #require(try await restarted.integrations("slow").first)
+        #expect(stopped.number == 1 && stopped.result == .internalError)
+        #expect(stopped.reason?.contains("stopped during step 'before-triggers'") == true)
+        #expect(try await leftoverProcesses(matching: "sleep 4242") == "", "the stopped integration's processes are stopped on restart")
+        try await restarted.eventually("the webhook queued before the stop to be integrated") {
             try await restarted.integrations("next").first?.step == .completed
         }
         _ = try await runProcess(Executables.kiln, ["trigger", "slow"], in: home.path)
@@ -111,7 +124,7 @@ struct HostileBuildTests {
             let integration = try #require(try await served.integrations(bot).first)
             #expect(integration.result != nil && integration.result != .internalError, "\(bot): \(String(describing: integration.result))")
         }
-        #expect(try await leftoverProcesses(matching: "sleep 434[3-6]") == "", "the daemons were killed with their integrations")
+        #expect(try await leftoverProcesses(matching: "sleep 434[3-6]") == "", "the daemons were stopped with their integrations")
         #expect(!FileManager.default.fileExists(atPath: "/tmp/fill"), "the sandbox's /tmp is private")
         // The server carries on: the workspace that deleted itself integrates again.
         _ = try await runProcess(Executables.kiln, ["trigger", "suicide"], in: served.home.path)
@@ -132,12 +145,12 @@ struct BotFileFuzzTests {
         } + ["repository: {url: https://example.com/app.git}\n"]
     }
 
-    @Test("10,000 random and mutated bot files: each is a bot or diagnostics with file:line:col, never a crash or a hang")
+    @Test("10,000 random and mutated bot files: each is a bot or diagnostics with file:line:col, never a crash or a stall")
     func fuzz() async throws {
         var generator = SplitMix(seed: 0x4b494c4e)
         let seeds = try Self.seeds()
         let alphabet = Array(" \n\t:-[]{}#'\"&*!|>%@`,?0123456789abcxyz_.\\é😀".unicodeScalars)
-        // A hang is one file that takes seconds; the whole run's time depends on the machine's load.
+        // A stall is one file that takes seconds; the whole run's time depends on the machine's load.
         var slowest = Duration.zero
         var valid = 0
         for index in 0..<10_000 {

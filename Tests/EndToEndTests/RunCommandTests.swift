@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 import KilnStore
@@ -113,7 +126,7 @@ struct RunCommandTests {
             repository: {url: '\(repo.url)'}
             timeout: 2s
             triggers:
-              - {name: hang, phase: before, run: 'sleep 311 & sleep 312'}
+              - {name: stall, phase: before, run: 'sleep 311 & sleep 312'}
 
             """)
         var environment = ProcessInfo.processInfo.environment
@@ -166,7 +179,7 @@ struct RunCommandTests {
         #expect(Set(integration.tests.map(\.suite)) == ["MathTests", "LibSwiftTests.SwiftMath"])
     }
 
-    @Test("A test that crashes still yields the tests that ran; a test that hangs is killed at the timeout with its children")
+    @Test("A test that crashes still yields the tests that ran; a test that hangs is stopped at the timeout with its children")
     func crashAndHang() async throws {
         let home = try TemporaryDirectory()
         let package = try FixturePackage()
@@ -218,11 +231,11 @@ struct RunCommandTests {
             ])
         try home.write("Bots/app.yml", "repository: {url: '\(repo.url)'}\ntimeout: 40s\n")
         let start = ContinuousClock.now
-        let hung = try await runProcess(Executables.kiln, ["run", "app"], in: home.path)
-        #expect(hung.standardOutput.contains("result: timeout"), "\(hung.standardOutput)")
-        #expect(hung.standardOutput.contains("ran longer than its timeout of 40s"))
+        let stalled = try await runProcess(Executables.kiln, ["run", "app"], in: home.path)
+        #expect(stalled.standardOutput.contains("result: timeout"), "\(stalled.standardOutput)")
+        #expect(stalled.standardOutput.contains("ran longer than its timeout of 40s"))
         #expect(ContinuousClock.now - start < .seconds(60))
-        #expect(try await leftoverProcesses(matching: "sleep 333").isEmpty, "the test's child was killed too")
+        #expect(try await leftoverProcesses(matching: "sleep 333").isEmpty, "the test's child was stopped too")
     }
 
     @Test("A build that prints 200 MiB: the log is capped and kiln's memory stays bounded")

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnTestSupport
 import Testing
@@ -28,7 +41,7 @@ struct ServeCommandTests {
         #expect(output.standardOutput.contains("Bots/broken.yml:2:1: error: unknown key 'shedule' (did you mean 'schedule'?)"))
     }
 
-    @Test("A second kiln serve on a data directory in use is refused, naming the running one; after a kill -9 the directory is free")
+    @Test("A second kiln serve on a data directory in use is refused, naming the running one; after a SIGKILL the directory is free")
     func oneServerPerDataDirectory() async throws {
         let home = try TemporaryDirectory()
         try home.write("Bots/app.yml", "repository: {url: /srv/git/app.git}\nschedule: {poll: 0}\n")
@@ -42,7 +55,7 @@ struct ServeCommandTests {
         #expect(second.standardError.contains("listening on 127.0.0.1:0"))
         // kiln trigger and kiln status run beside the server.
         #expect(try await runProcess(Executables.kiln, ["trigger", "app"], in: home.path).status == 0)
-        first.kill()
+        first.sigkill()
         try await Task.sleep(for: .milliseconds(300))
         let third = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
         _ = try await third.waitForPort()
@@ -55,7 +68,7 @@ struct ServeCommandTests {
         try busy.write("Bots/app.yml", "repository: {url: /srv/git/app.git}\nschedule: {poll: 0}\n")
         let holder = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: busy.path)
         let port = try await holder.waitForPort()
-        defer { holder.kill() }
+        defer { holder.sigkill() }
         let home = try TemporaryDirectory()
         try home.write("Bots/app.yml", "repository: {url: /srv/git/app.git}\nschedule: {poll: 0}\n")
         let result = try await runProcess(Executables.kiln, ["serve", "--listen", "127.0.0.1:\(port)"], in: home.path)

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Crypto
 import Foundation
 import KilnCore
@@ -159,7 +172,7 @@ struct ServerTests {
     func gracefulShutdown() async throws {
         let repo = try Self.quickRepository()
         let served = try await ServedHome(bots: [
-            "app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntriggers: [{name: hang, phase: before, run: 'sleep 321'}]\n"
+            "app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntriggers: [{name: stall, phase: before, run: 'sleep 321'}]\n"
         ])
         _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
         try await served.eventually("the trigger to run", timeout: .seconds(10)) {

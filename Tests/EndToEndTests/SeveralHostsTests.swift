@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 import KilnStore
@@ -141,16 +154,16 @@ struct SeveralHostsTests {
         for host in hosts { _ = try await host.server.terminate() }
     }
 
-    @Test("kill -9 of a host mid-integration: another ends it naming the host within the lease, and integrates its commit again")
+    @Test("SIGKILL of a host mid-integration: another ends it naming the host within the lease, and integrates its commit again")
     func killedHost() async throws {
-        // The first run hangs (the host is killed meanwhile); the second goes through.
+        // The first run hangs (the host is stopped meanwhile); the second goes through.
         let held = try await Self.firstRunHeld { _ in "sleep 60" }
         let (first, second, store) = (held.first, held.second, held.store)
         let running = try #require(try await store.integrations(bot: "app", limit: 1, before: nil).first)
         #expect(running.number == 1 && running.host == "build-1" && running.isRunning)
         let commit = try #require(running.commit)
 
-        first.server.kill()
+        first.server.sigkill()
         let killedAt = ContinuousClock.now
         try await eventually("build-2 to end it", timeout: .seconds(20)) {
             try await store.integrations(bot: "app", limit: 10, before: nil).last?.step == .completed
@@ -161,7 +174,7 @@ struct SeveralHostsTests {
         #expect(ended.reason?.contains("host 'build-1' stopped answering") == true, "\(ended.reason ?? "")")
         let log = String(decoding: try await store.readLog(bot: "app", number: 1, from: 0, limit: 1 << 20) ?? [], as: UTF8.self)
         #expect(log.contains("*** host 'build-1' stopped answering"))
-        print("recovered \(recoveredAfter) after kill -9 (lease 3s)")
+        print("recovered \(recoveredAfter) after SIGKILL (lease 3s)")
 
         try await eventually("the commit integrated again on build-2", timeout: .seconds(30)) {
             try await store.integrations(bot: "app", limit: 10, before: nil).first { $0.number == 2 }?.step == .completed
@@ -176,7 +189,7 @@ struct SeveralHostsTests {
     }
 
     @Test(
-        "A host cut off mid-integration is recovered like a killed one; when its link returns, its late writes are refused, it says so in its log, and it takes new work"
+        "A host cut off mid-integration is recovered like a stopped one; when its link returns, its late writes are refused, it says so in its log, and it takes new work"
     )
     func cutOff() async throws {
         // The first run waits for the test's word; later runs go through.
@@ -229,10 +242,10 @@ struct SeveralHostsTests {
         let database = try await Cluster.shared.database()
         let repo = try ServerTests.quickRepository()
         let other = try ServerTests.quickRepository()
-        let hang =
-            "repository: {url: '\(other.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers:\n  - name: hang\n    phase: before\n    run: sleep 120\n"
+        let stall =
+            "repository: {url: '\(other.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers:\n  - name: stall\n    phase: before\n    run: sleep 120\n"
         let bots = [
-            "busy1": hang, "busy2": hang,
+            "busy1": stall, "busy2": stall,
             "app":
                 "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\ntriggers:\n  - name: progress\n    phase: before\n    run: for i in 1 2 3 4 5 6; do echo progress-$i; sleep 0.5; done\n",
         ]

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 import KilnStore
@@ -14,7 +27,7 @@ struct StatusAndTriggerTests {
         return home
     }
 
-    @Test("kiln status marks a running integration whose process was killed, before any server has ended it")
+    @Test("kiln status marks a running integration whose process was stopped, before any server has ended it")
     func goneProcess() async throws {
         let home = try home()
         let database = home.url(".kiln/kiln.sqlite")
@@ -23,7 +36,7 @@ struct StatusAndTriggerTests {
         try await holder.waitForOutput("claimed 1")
         let alive = try await runProcess(Executables.kiln, ["status"], in: home.path)
         #expect(alive.standardOutput.contains("running #1 (building)\n"), "\(alive.standardOutput)")
-        holder.kill()
+        holder.sigkill()
         let status = try await runProcess(Executables.kiln, ["status"], in: home.path)
         #expect(
             status.standardOutput.contains("running #1 (building) — its process is gone; a server ends it when it starts"), "\(status.standardOutput)"

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 import KilnStore
@@ -59,14 +72,14 @@ struct TriggerSocketTests {
         #expect(!FileManager.default.fileExists(atPath: home.url(".kiln/serve.sock")))
     }
 
-    @Test("A socket left by a killed server is passed by: kiln trigger queues in the store, and the next server integrates it")
+    @Test("A socket left by a stopped server is passed by: kiln trigger queues in the store, and the next server integrates it")
     func staleSocket() async throws {
         let (served, repo) = try await Self.served()
         defer { withExtendedLifetime(repo) {} }
         let home = served.home
         try await served.eventually("the server to have recorded its bots") { try await served.store().botOverviews().count == 2 }
-        served.server.kill()
-        #expect(FileManager.default.fileExists(atPath: home.url(".kiln/serve.sock")), "a killed server leaves its socket")
+        served.server.sigkill()
+        #expect(FileManager.default.fileExists(atPath: home.url(".kiln/serve.sock")), "a stopped server leaves its socket")
         let queued = try await runProcess(Executables.kiln, ["trigger", "quick"], in: home.path)
         #expect(queued.status == 0, "\(queued.standardError)")
         #expect(queued.standardOutput == "queued quick #1\n")

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 import KilnStore
@@ -314,9 +327,9 @@ struct WarmWorkspaceHostsTests {
                 #expect(status == 200 && body.count == served.snapshot.bytes, "\(String(describing: status)) \(body.count)")
             }
         }
-        // build-1 gone (killed: its lease still runs) when build-2 starts new workspaces: the
+        // build-1 gone (stopped: its lease still runs) when build-2 starts new workspaces: the
         // fetch fails, and costs only the seed.
-        one.server.kill()
+        one.server.sigkill()
         let layoutTwo = DataDirectory(buildTwo.url(".kiln"))
         for path in [layoutTwo.snapshots, layoutTwo.workspace(of: "app"), layoutTwo.workspace(of: "app", slot: 1)] {
             try FileManager.default.removeItem(atPath: path)

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnBuild
 import KilnTestSupport
@@ -74,7 +87,7 @@ struct ProcessRunnerTests {
         #expect(output.last == "end", "stdin is empty, so cat returns at once")
     }
 
-    @Test("At the deadline the whole process group is killed, children included")
+    @Test("At the deadline the whole process group is stopped, children included")
     func timeout() async throws {
         let directory = try TemporaryDirectory()
         let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
@@ -84,7 +97,7 @@ struct ProcessRunnerTests {
             .shell("sleep 300 & echo child $!; sleep 301 & echo child $!; sleep 302"), in: directory.path, environment: environment, log: log,
             deadline: .now + .seconds(5), onLine: lines.append)
         #expect(end == .timedOut)
-        // Killed at the deadline, not when `sleep 302` ends: any bound under 302 s shows it, and a
+        // Stopped at the deadline, not when `sleep 302` ends: any bound under 302 s shows it, and a
         // loose one holds when the whole suite (and a compiler) share two cores.
         #expect(ContinuousClock.now - start < .seconds(240))
         // The children by their own PIDs, not by a pattern that any process of the machine (or a
@@ -110,7 +123,7 @@ struct ProcessRunnerTests {
         return String(decoding: commandLine, as: UTF8.self).hasPrefix("sleep\u{0}30")
     }
 
-    @Test("Children left in the group after the step ends are killed with it")
+    @Test("Children left in the group after the step ends are stopped with it")
     func leftoverChildren() async throws {
         let directory = try TemporaryDirectory()
         let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
@@ -120,7 +133,7 @@ struct ProcessRunnerTests {
         #expect(try await leftoverProcesses(matching: "sleep 303").isEmpty)
     }
 
-    @Test("A child moved to a process group of its own (as swift test does with the test runner) is killed too")
+    @Test("A child moved to a process group of its own (as swift test does with the test runner) is stopped too")
     func ownProcessGroup() async throws {
         let directory = try TemporaryDirectory()
         let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
@@ -131,7 +144,7 @@ struct ProcessRunnerTests {
         #expect(try await leftoverProcesses(matching: "sleep 305").isEmpty)
     }
 
-    @Test("Processes that left the step's session are killed by its mark; in a PID namespace of its own, by the namespace's end")
+    @Test("Processes that left the step's session are stopped by its mark; in a PID namespace of its own, by the namespace's end")
     func escapedSession() async throws {
         let directory = try TemporaryDirectory()
         let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
@@ -142,7 +155,7 @@ struct ProcessRunnerTests {
         #expect(end == .exited(0))
         #expect(try await leftoverProcesses(matching: "sleep 30[67]").isEmpty, "the sweep by mark kills them")
 
-        // Isolated, no sweep runs: the namespace ending with its first process must kill them.
+        // Isolated, no sweep runs: the namespace ending with its first process must stop them.
         let bubblewrap = "/usr/bin/bwrap"
         try #require(FileManager.default.isExecutableFile(atPath: bubblewrap), "install bubblewrap (apt-get install bubblewrap)")
         let isolated = try await ProcessRunner.run(
@@ -171,7 +184,7 @@ struct ProcessRunnerTests {
         #expect(try await leftoverProcesses(matching: "sleep 304").isEmpty)
     }
 
-    @Test("A process that closes its output before it exits ends as it chose, not killed")
+    @Test("A process that closes its output before it exits ends as it chose, not stopped")
     func closesOutputFirst() async throws {
         let directory = try TemporaryDirectory()
         let log = IntegrationLog(path: directory.url("1.log"), secrets: [])

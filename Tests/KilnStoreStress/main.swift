@@ -1,8 +1,21 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 // A helper process for the store's tests: several real processes writing one store, a SQLite file
 // (logs in `logs/` beside it) or a PostgreSQL database (a postgres:// URL).
 //
 //   kiln-store-stress cycle STORE BOT COUNT   queue, claim and complete COUNT integrations; print each number
-//   kiln-store-stress hold STORE BOT          queue and claim one integration, print "claimed N", then wait to be killed
+//   kiln-store-stress hold STORE BOT          queue and claim one integration, print "claimed N", then wait to be stopped
 //
 // With KILN_STRESS_START set (seconds since 1970), it waits for that instant before opening the
 // store, so that processes started milliseconds apart open a new store together.

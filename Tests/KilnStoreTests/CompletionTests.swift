@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 import KilnStore
@@ -106,7 +119,7 @@ struct CompletionTests {
         #expect(detail.steps.map(\.duration) == [2, 7, 5])
     }
 
-    @Test("An integration left running by a killed process is ended as internal-error, with the reason in its log", arguments: Engine.allCases)
+    @Test("An integration left running by a stopped process is ended as internal-error, with the reason in its log", arguments: Engine.allCases)
     func recoveryAfterKill(engine: Engine) async throws {
         let test = try await TestStore(engine)
         let holder = try ServerProcess(executable: Executables.storeStress, arguments: ["hold", test.location, "app"], in: test.directory.path)
@@ -122,7 +135,7 @@ struct CompletionTests {
         #expect(
             try await store.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: ProcessInfo.processInfo.hostName) }, now: Date()).isEmpty,
             "a live process keeps its integration")
-        holder.kill()
+        holder.sigkill()
         let recovered = try await store.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: ProcessInfo.processInfo.hostName) }, now: Date())
         #expect(recovered.map(\.number) == [1])
         #expect(recovered.first?.result == .internalError)

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 import KilnTestSupport
@@ -35,7 +48,7 @@ struct RacingWriterTests {
         let store = try SQLiteStore.open(path: directory.url("kiln.sqlite"))
         // The watch's first look waits for the writer; the commit, once made, tells the hub. The
         // hub held its lock while it started the watch, and the two waited for each other: each
-        // runs on a thread of its own here, so that a deadlock fails the test instead of hanging it.
+        // runs on a thread of its own here, so that a deadlock fails the test instead of stalling it.
         let done = Mutex((committed: false, changes: AsyncStream<Void>?.none))
         Task {
             _ = try await store.write("a slow commit", notify: .queue) { _ in usleep(300_000) }

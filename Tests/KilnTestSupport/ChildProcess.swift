@@ -1,10 +1,24 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
+import KilnCore
 import Synchronization
 
 /// A process a test started: its output collected as it comes, its end awaited within a deadline.
 ///
 /// Every wait here is bounded. A test that waited for a child without one (Foundation's
-/// `waitUntilExit`, `readDataToEndOfFile`) hung the whole suite until CI gave up when the child
+/// `waitUntilExit`, `readDataToEndOfFile`) stalled the whole suite until CI gave up when the child
 /// never ended, or when something else held its pipes; now the test fails saying which command
 /// did not end and what it printed.
 public final class ChildProcess: Sendable {
@@ -74,20 +88,20 @@ public final class ChildProcess: Sendable {
 
     public var processIdentifier: Int32 { process.processIdentifier }
     public var isRunning: Bool { exitStatus == nil }
-    /// Whether Foundation has reaped it: no zombie is left that `kill(pid, 0)` would still find.
+    /// Whether Foundation has reaped it: no zombie is left that `sendSignal(0, to: pid)` would still find.
     public var isReaped: Bool { !process.isRunning }
     public var standardOutput: String { collected.withLock { String(decoding: $0.output, as: UTF8.self) } }
     public var standardError: String { collected.withLock { String(decoding: $0.errors, as: UTF8.self) } }
 
     /// Sends `signal` to the child.
     public func send(_ signal: Int32) {
-        if process.isRunning { kill(process.processIdentifier, signal) }
+        if process.isRunning { sendSignal(signal, to: process.processIdentifier) }
     }
 
     /// SIGKILL to the child's process group (Foundation starts every child in a group of its own),
     /// so that what it started goes too.
     public func killGroup() {
-        if process.isRunning { kill(-process.processIdentifier, SIGKILL) }
+        if process.isRunning { sendSignal(SIGKILL, to: -process.processIdentifier) }
     }
 
     /// The exit status (or the signal that ended it, as Foundation reports it), once it has ended.
@@ -154,7 +168,7 @@ public final class ChildProcess: Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(-process.processIdentifier, SIGKILL) }
+        if process.isRunning { sendSignal(SIGKILL, to: -process.processIdentifier) }
     }
 }
 
@@ -166,7 +180,7 @@ public enum ChildProcessError: Error, CustomStringConvertible {
         case .timedOut(let command, let after, let stillRunning, let output):
             let what =
                 stillRunning
-                ? "did not end within \(after); it was killed"
+                ? "did not end within \(after); it was stopped"
                 : "ended, but Foundation did not report its end within \(after)"
             return "\(command) \(what). Its output:\n\(output.suffix(4000))"
         }
@@ -178,7 +192,7 @@ extension Process {
     /// `waitUntilExit`, which waits without a bound.
     public func killAndWait() {
         guard isRunning else { return }
-        kill(processIdentifier, SIGKILL)
+        sendSignal(SIGKILL, to: processIdentifier)
         let deadline = ContinuousClock.now + .seconds(15)
         while isRunning, ContinuousClock.now < deadline { usleep(5_000) }
     }

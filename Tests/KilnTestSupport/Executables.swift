@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 
 /// Paths of the things a test drives as real processes.
@@ -27,7 +40,7 @@ public struct ProcessOutput: Sendable {
 /// Runs `executable` with `arguments` in `directory` and waits for it, blocking the calling
 /// thread: for synchronous code only (set-up and tear-down that cannot await). An async test
 /// calls `runProcess`, which never holds a thread. Either kills the process and throws after
-/// `timeout`, so a process that never ends fails its test instead of hanging the suite. Nothing
+/// `timeout`, so a process that never ends fails its test instead of stalling the suite. Nothing
 /// here is used by the product, which starts its processes through swift-subprocess.
 public func runProcessSync(
     _ executable: String, _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil,
@@ -54,11 +67,11 @@ extension Executables {
 }
 
 /// The processes whose command line matches `pattern` that are still there after up to `timeout`:
-/// a killed process may take a moment to be gone on a busy machine. Empty when none is left.
+/// a stopped process may take a moment to be gone on a busy machine. Empty when none is left.
 public func leftoverProcesses(matching pattern: String, timeout: Duration = .seconds(10)) async throws -> String {
     let deadline = ContinuousClock.now + timeout
     while true {
-        // A killed process that nobody has reaped yet (a zombie) runs nothing: it does not count.
+        // A stopped process that nobody has reaped yet (a zombie) runs nothing: it does not count.
         let found = try await runProcess("/usr/bin/pgrep", ["-f", pattern]).standardOutput.split(separator: "\n").filter { pid in
             let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)) ?? ""
             guard let close = stat.lastIndex(of: ")") else { return false }

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 
 /// `git daemon` serving a directory over git:// on loopback: a real network remote for tests.
@@ -19,7 +32,7 @@ public final class GitDaemon: @unchecked Sendable {
         }
         guard let port = chosen else { throw GitFixtureError.failed("daemon", "no free port found") }
         self.port = port
-        // The daemon itself rather than the `git daemon` wrapper, so that killing it leaves no child.
+        // The daemon itself rather than the `git daemon` wrapper, so that ending it leaves no child.
         let execPath = try runProcessSync("/usr/bin/git", ["--exec-path"]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         process.executableURL = URL(fileURLWithPath: execPath + "/git-daemon")
         process.arguments = [

@@ -1,4 +1,18 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
+import KilnCore
 
 /// Git's smart HTTP over TLS on 127.0.0.1 (`git http-backend` behind
 /// `Tests/Servers/git_https_server.py`), with its own self-signed certificate and, optionally,
@@ -39,7 +53,7 @@ public final class GitHTTPSServer: @unchecked Sendable {
             }
             try await Task.sleep(for: .milliseconds(20))
         }
-        kill(process.processIdentifier, SIGKILL)
+        sendSignal(SIGKILL, to: process.processIdentifier)
         let said = (try? String(contentsOfFile: directory.url("stderr"), encoding: .utf8)) ?? ""
         throw GitFixtureError.failed("https server", "Tests/Servers/git_https_server.py did not start: \(said.suffix(500))")
     }

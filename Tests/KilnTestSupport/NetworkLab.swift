@@ -1,4 +1,18 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
+import KilnCore
 import Synchronization
 
 /// Network namespaces that a test makes for itself (`ip netns`, veth, a bridge), so that several
@@ -12,7 +26,7 @@ import Synchronization
 /// ```
 ///
 /// Each namespace has only the addresses the lab gives it; nothing outside the machine is
-/// reachable from them. `remove()` (or the next lab, for a test process that was killed) deletes
+/// reachable from them. `remove()` (or the next lab, for a test process that was stopped) deletes
 /// them.
 public final class NetworkLab: Sendable {
     public static let ip = "/usr/sbin/ip"
@@ -62,7 +76,7 @@ public final class NetworkLab: Sendable {
             try Self.run(["-n", network, "link", "set", "dev", "br0", "up"])
             // This process's own way in.
             try Self.run(["link", "add", "\(name)t", "type", "veth", "peer", "name", "tester", "netns", network])
-            try Self.run(["-n", network, "link", "set", "dev", "tester", "master", "br0", "up"])
+            try Self.run(["-n", network, "link", "set", "dev", "tester", "master", "br0", "up"])  // ignore-unacceptable-language: iproute2's word
             try Self.run(["addr", "add", "\(subnet).254/24", "dev", "\(name)t"])
             try Self.run(["link", "set", "dev", "\(name)t", "up"])
         } catch {
@@ -82,7 +96,7 @@ public final class NetworkLab: Sendable {
         try Self.addNamespace(namespace)
         try Self.run(["-n", namespace, "link", "set", "dev", "lo", "up"])
         try Self.run(["-n", network, "link", "add", "h\(index)", "type", "veth", "peer", "name", "eth0", "netns", namespace])
-        try Self.run(["-n", network, "link", "set", "dev", "h\(index)", "master", "br0", "up"])
+        try Self.run(["-n", network, "link", "set", "dev", "h\(index)", "master", "br0", "up"])  // ignore-unacceptable-language: iproute2's word
         try Self.run(["-n", namespace, "addr", "add", "\(address)/24", "dev", "eth0"])
         try Self.run(["-n", namespace, "link", "set", "dev", "eth0", "up"])
         return (namespace, address)
@@ -125,11 +139,11 @@ public final class NetworkLab: Sendable {
         return listed.split(separator: "\n").compactMap { $0.split(separator: " ").first.map(String.init) }
     }
 
-    /// Labs of test processes that were killed before they could remove theirs.
+    /// Labs of test processes that were stopped before they could remove theirs.
     private static func removeAbandoned() {
         for namespace in namespaces() where namespace.hasPrefix("kl") {
             guard let x = namespace.firstIndex(of: "x"), let pid = Int32(namespace[namespace.index(namespace.startIndex, offsetBy: 2)..<x]),
-                pid != getpid(), kill(pid, 0) != 0
+                pid != getpid(), sendSignal(0, to: pid) != 0
             else { continue }
             _ = try? runProcessSync(ip, ["netns", "delete", namespace])
         }

@@ -1,4 +1,18 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
+import KilnCore
 import Synchronization
 
 /// A real PostgreSQL server for the tests: Debian's `postgresql`, initialised in a temp dir and
@@ -87,7 +101,7 @@ public actor PostgresServer {
         if let pidFile = try? String(contentsOfFile: data + "/postmaster.pid", encoding: .utf8),
             let pid = pidFile.split(separator: "\n").first.flatMap({ Int32($0) }), pid > 0
         {
-            kill(pid, SIGQUIT)
+            sendSignal(SIGQUIT, to: pid)
             // An immediate shutdown takes milliseconds; a server that outlasts this is left to it.
             var waited = 0
             while isRunning(pid), waited < 500 {
@@ -101,17 +115,17 @@ public actor PostgresServer {
     /// Whether `pid` is there and not a zombie (as root the postmaster is runuser's child, which
     /// reaps it; otherwise it is this process's, reaped whenever Foundation gets to it).
     private static func isRunning(_ pid: Int32) -> Bool {
-        guard kill(pid, 0) == 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+        guard sendSignal(0, to: pid) == 0, let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
         return !stat.contains(") Z ")
     }
 
-    /// Servers left by test processes that were killed before they could stop them.
+    /// Servers left by test processes that were stopped before they could stop them.
     static func stopAbandoned() {
         let temporary = FileManager.default.temporaryDirectory.path
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? [] where entry.hasPrefix("kiln-postgres-") {
             let base = temporary + "/" + entry
             guard let owner = try? String(contentsOfFile: base + "/test-process", encoding: .utf8), let pid = Int32(owner),
-                kill(pid, 0) != 0
+                sendSignal(0, to: pid) != 0
             else { continue }
             stop(base + "/data")
         }

@@ -1,4 +1,18 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
+import KilnCore
 
 /// Starts the test servers in `Tests/Servers/` (Python scripts that write their port to
 /// `DIR/port` once they listen and run until their standard input closes).
@@ -38,7 +52,7 @@ enum PythonServer {
             try await Task.sleep(for: .milliseconds(20))
         }
         let running = process.isRunning
-        kill(process.processIdentifier, SIGKILL)
+        sendSignal(SIGKILL, to: process.processIdentifier)
         let stderr = (try? String(contentsOfFile: directory.url("stderr"), encoding: .utf8)) ?? ""
         throw SMTPServerError.missing(
             "\(what) (Tests/Servers/\(script)) did not start (\(running ? "still starting after 60 s" : "it exited")): \(stderr)")

@@ -1,4 +1,18 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
+import KilnCore
 
 /// OpenSSH's sshd on 127.0.0.1 with a host key and one authorized client key made for the test:
 /// a real ssh:// remote (git-upload-pack runs as the current user).
@@ -71,7 +85,7 @@ public final class SSHServer: @unchecked Sendable {
         if let text = try? String(contentsOfFile: directory.url("sshd.pid"), encoding: .utf8),
             let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines))
         {
-            kill(pid, SIGKILL)
+            sendSignal(SIGKILL, to: pid)
         }
     }
 }

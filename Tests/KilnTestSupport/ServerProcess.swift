@@ -1,4 +1,18 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
+import KilnCore
 
 /// A `kiln serve` child process (or another long-running one), for end-to-end tests.
 public final class ServerProcess: Sendable {
@@ -26,7 +40,7 @@ public final class ServerProcess: Sendable {
         try await waitFor(timeout: timeout) { $0.contains(text) ? () : nil }
     }
 
-    /// How long a process may take to start and say so. Only a hang should reach it: when the
+    /// How long a process may take to start and say so. Only a stall should reach it: when the
     /// whole suite starts at once on two cores, a process can take half a minute to print its
     /// first line.
     public static let startTimeout = Duration.seconds(90)
@@ -59,9 +73,9 @@ public final class ServerProcess: Sendable {
         return (Double(line.split(separator: " ").dropFirst().first ?? "0") ?? 0) / 1024
     }
 
-    /// SIGKILL, as a crash or an out-of-memory kill would end it, and waits (15 s at most) for it
-    /// to be gone: reaped, not a zombie that a liveness check (`kill(pid, 0)`) would still find.
-    public func kill() {
+    /// SIGKILL, as a crash or an out-of-memory stop would end it, and waits (15 s at most) for it
+    /// to be gone: reaped, not a zombie that a liveness check (`sendSignal(0, to: pid)`) would still find.
+    public func sigkill() {
         child.send(SIGKILL)
         let deadline = ContinuousClock.now + .seconds(15)
         while !child.isReaped, ContinuousClock.now < deadline { usleep(5_000) }

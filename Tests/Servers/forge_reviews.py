@@ -1,3 +1,16 @@
+#!/usr/bin/env python3
+##===----------------------------------------------------------------------===##
+##
+## This source file is part of the Kiln open source project
+##
+## Copyright (c) 2026 the Kiln project authors
+## Licensed under Apache License v2.0
+##
+## See LICENSE for license information
+##
+## SPDX-License-Identifier: Apache-2.0
+##
+##===----------------------------------------------------------------------===##
 """The review endpoints of forge_server.py: pull request reviews and comments as GitHub, Gitea
 and GitLab publish them, with their auth headers and JSON shapes.
 

@@ -1,3 +1,16 @@
+#!/usr/bin/env python3
+##===----------------------------------------------------------------------===##
+##
+## This source file is part of the Kiln open source project
+##
+## Copyright (c) 2026 the Kiln project authors
+## Licensed under Apache License v2.0
+##
+## See LICENSE for license information
+##
+## SPDX-License-Identifier: Apache-2.0
+##
+##===----------------------------------------------------------------------===##
 """A forge double for Kiln's tests: exactly the three documented commit status endpoints, and
 the review endpoints of forge_reviews.py.
 
@@ -8,7 +21,7 @@ the review endpoints of forge_reviews.py.
 A request with the right token and a valid body is answered 201 and written to DIR/<n>.json
 (forge, project, sha, the JSON body, the time it arrived); a missing or wrong token is answered
 401 with the forge's message, an invalid body 422, anything else 404. Writes its port to DIR/port
-once it listens, and runs until killed or its standard input closes.
+once it listens, and runs until stopped or its standard input closes.
 
     forge_server.py --dir DIR --token TOKEN [--host ADDRESS] [--port N]
 """
@@ -123,7 +136,7 @@ def main():
         file.write(str(server.server_address[1]))
     os.rename(os.path.join(options.dir, "port.tmp"), os.path.join(options.dir, "port"))
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    # Until killed, or until the test's end of the pipe closes.
+    # Until stopped, or until the test's end of the pipe closes.
     sys.stdin.read()
 
 

@@ -1,8 +1,21 @@
+#!/usr/bin/env python3
+##===----------------------------------------------------------------------===##
+##
+## This source file is part of the Kiln open source project
+##
+## Copyright (c) 2026 the Kiln project authors
+## Licensed under Apache License v2.0
+##
+## See LICENSE for license information
+##
+## SPDX-License-Identifier: Apache-2.0
+##
+##===----------------------------------------------------------------------===##
 """Git's smart HTTP protocol over TLS on 127.0.0.1, for Kiln's tests: git http-backend behind a
 small threaded server, with optional basic authentication.
 
 Serves the repositories under ROOT as https://127.0.0.1:PORT/<name>.git. Writes PORT to
-ROOT/../port once ready, and runs until killed.
+ROOT/../port once ready, and runs until stopped.
 
     git_https_server.py --root ROOT --cert CERT --key KEY [--auth USER:PASSWORD]
 """
@@ -10,7 +23,6 @@ import argparse
 import base64
 import http.server
 import os
-import socket
 import ssl
 import subprocess
 

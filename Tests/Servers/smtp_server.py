@@ -1,8 +1,21 @@
+#!/usr/bin/env python3
+##===----------------------------------------------------------------------===##
+##
+## This source file is part of the Kiln open source project
+##
+## Copyright (c) 2026 the Kiln project authors
+## Licensed under Apache License v2.0
+##
+## See LICENSE for license information
+##
+## SPDX-License-Identifier: Apache-2.0
+##
+##===----------------------------------------------------------------------===##
 """A real SMTP server on 127.0.0.1 (or --host) for Kiln's tests (Debian's python3-aiosmtpd).
 
 Writes each message it accepts to DIR/<n>.json with the envelope, whether the session was
 encrypted and authenticated, and the message text. Prints "listening on PORT" and writes PORT to DIR/port once ready and runs
-until killed or its standard input closes.
+until stopped or its standard input closes.
 
     smtp_server.py --dir DIR [--host ADDRESS] [--port N] [--tls CERT KEY] [--require-starttls]
                    [--auth USER:PASSWORD] [--reject ADDRESS ...]
@@ -10,7 +23,6 @@ until killed or its standard input closes.
 import argparse
 import email
 import email.policy
-import asyncio
 import itertools
 import json
 import os

@@ -1,4 +1,18 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
+import KilnCore
 import Subprocess
 
 #if canImport(System)
@@ -31,20 +45,20 @@ public struct StepCommand: Sendable, Hashable {
 public enum ProcessEnd: Sendable, Hashable {
     case exited(Int32)
     case signaled(Int32)
-    /// The deadline passed; the process group was killed.
+    /// The deadline passed; the process group was stopped.
     case timedOut
-    /// The integration was canceled; the process group was killed.
+    /// The integration was canceled; the process group was stopped.
     case canceled
 
     public var succeeded: Bool { self == .exited(0) }
 }
 
 extension ProcessEnd: CustomStringConvertible {
-    /// "exited with status 1", "was killed by signal 9", …: how a step's process ended, in a sentence.
+    /// "exited with status 1", "was ended by signal 9", …: how a step's process ended, in a sentence.
     public var description: String {
         switch self {
         case .exited(let code): "exited with status \(code)"
-        case .signaled(let signal): "was killed by signal \(signal)"
+        case .signaled(let signal): "was ended by signal \(signal)"
         case .timedOut: "timed out"
         case .canceled: "was canceled"
         }
@@ -67,7 +81,7 @@ public enum ProcessError: Error, Sendable, CustomStringConvertible {
 /// server's, no standard input, and the workspace as its directory. Its output (standard error
 /// merged into standard output) goes to the log as it arrives and, line by line, to `onLine`. The
 /// process leads a session of its own: at the deadline or on task cancellation every process in
-/// that session is killed, and when the process ends, anything it left behind in it is killed too,
+/// that session is stopped, and when the process ends, anything it left behind in it is stopped too,
 /// so nothing outlives the step (short of a process that starts a session of its own).
 ///
 /// A command in a PID namespace of its own (`isolated`: bubblewrap's `--unshare-pid`) needs no
@@ -93,7 +107,7 @@ public enum ProcessRunner {
         var options = PlatformOptions()
         // A session of its own (and with it a process group): tools that put their children in
         // new process groups — `swift test` does for the test runner — stay in the session, so
-        // killing the session's processes leaves nothing behind.
+        // ending the session's processes leaves nothing behind.
         options.createSession = true
         // swift-subprocess hands these rows to strdup(): each must end with a NUL byte.
         let variables = environment.map { Array("\($0.key)=\($0.value)".utf8) + [0] }
@@ -115,8 +129,8 @@ public enum ProcessRunner {
             throw .cannotStart(command: command.display, reason: "\(error)")
         }
         // Anything the step left running in its group goes with it: only now, once the process
-        // itself has ended (swift-subprocess returns after it does). Killing at the end of its
-        // output instead killed a process that had closed its output and not yet exited.
+        // itself has ended (swift-subprocess returns after it does). Ending at the end of its
+        // output instead stopped a process that had closed its output and not yet exited.
         killGroup(outcome.processIdentifier.value, isolated: isolated)
         if let forced = outcome.closureResult { return forced }
         switch outcome.terminationStatus {
@@ -143,7 +157,7 @@ public enum ProcessRunner {
     }
 
     /// Streams the output until the process closes it, racing the deadline; returns why the group
-    /// was killed, or nil when the process ended by itself.
+    /// was stopped, or nil when the process ended by itself.
     private static func watch(
         _ execution: Execution<NoInput, SequenceOutput, CombinedErrorOutput>, group: pid_t, isolated: Bool, log: IntegrationLog, logged: Bool,
         deadline: ContinuousClock.Instant, onLine: @escaping @Sendable (Substring) -> Void
@@ -199,7 +213,7 @@ public enum ProcessRunner {
             let first = await tasks.next() ?? nil
             if first != nil { killGroup(group, isolated: isolated) }
             tasks.cancelAll()
-            // After a kill, wait for the reader to drain what the group wrote before it died, and
+            // After a stop, wait for the reader to drain what the group wrote before it died, and
             // sweep again for whatever the group started while the first sweep ran.
             while let next = await tasks.next() { _ = next }
             if first != nil { killGroup(group, isolated: isolated) }
@@ -214,29 +228,29 @@ public enum ProcessRunner {
 
     /// Kills every process of this user whose environment carries `mark` (see `markVariable`):
     /// daemons a step started in sessions of their own, or the processes of an integration whose
-    /// server was killed. Returns how many were killed.
+    /// server was stopped. Returns how many were stopped.
     @discardableResult
     public static func killMarked(_ mark: String) -> Int {
         let variable = Array("\(markVariable)=\(mark)".utf8)
         let me = getpid()
         var table = ProcTable()
-        var killed = 0
+        var stopped = 0
         for pid in ProcTable.pids() where pid > 1 && pid != me {
             if table.read(pid, "environ", { ProcTable.environment($0, holds: variable) }) == true {
-                kill(pid, SIGKILL)
-                killed += 1
+                sendSignal(SIGKILL, to: pid)
+                stopped += 1
             }
         }
-        return killed
+        return stopped
     }
 
     /// Kills the step's process group and every other process still in its session; an isolated
     /// one's group only (its PID namespace goes with it).
     static func killGroup(_ group: pid_t, isolated: Bool = false) {
         guard group > 0 else { return }
-        kill(-group, SIGKILL)
+        sendSignal(SIGKILL, to: -group)
         guard !isolated else { return }
-        for pid in sessionMembers(group) { kill(pid, SIGKILL) }
+        for pid in sessionMembers(group) { sendSignal(SIGKILL, to: pid) }
     }
 
     /// Processes whose session is `session` (field 6 of /proc/PID/stat).

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 
@@ -231,7 +244,7 @@ public struct Workspace: Sendable {
         return StepCommand("bwrap", arguments + command.arguments)
     }
 
-    /// Kills the processes an integration of this data directory left behind (a server killed
+    /// Kills the processes an integration of this data directory left behind (a server stopped
     /// mid-integration); returns how many there were.
     @discardableResult
     public static func killLeftovers(of integration: Integration, in layout: DataDirectory) -> Int {

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// Where a value sits in a configuration document: `schedule.poll`, `triggers[1].on`.
 struct ConfigPath: Sendable, Hashable, CustomStringConvertible {
     private var text: String

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// Every path under a data directory (the server file's `data:`), named in one place: no other
 /// code builds a path below it.
 ///
@@ -82,7 +95,7 @@ public struct DataDirectory: Sendable, Hashable {
 extension DataDirectory {
     /// The mark every process of a bot's integrations carries in its environment (`KILN_MARK`):
     /// this data directory and the bot, so that two servers on one machine never mix up each
-    /// other's processes when killing what an integration left behind. A bot runs one integration
+    /// other's processes when ending what an integration left behind. A bot runs one integration
     /// at a time in each of its workspaces, so the mark names the bot and the workspace's `slot`;
     /// it stays the same from one integration to the next, as SwiftPM's environment must for warm
     /// builds to stay fast.

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// `analyze`: the static analysis an integration runs after its tests, whose findings are
 /// `analyzer-warning` issues, each with the `AnalyzerCheck` that found it.
 public struct AnalyzeSettings: Sendable, Hashable {

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// What one cell of a matrix found, as its integration reads it back from the store once every
 /// cell has ended: the cell's row (result, reason, version) and its issues and tests.
 public struct CellOutcome: Sendable, Hashable {

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// An email address with an optional display name: `lead@example.com` or `Kiln <kiln@example.com>`.
 public struct EmailAddress: Sendable, Hashable, CustomStringConvertible {
     public var name: String?

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// A kind of issue. Each kind carries everything the rest of Kiln decides about it (its names in
 /// bot files and the API, the result it gives an integration, whether it is always counted), so
 /// that summaries, pages, mails, commit statuses and `kiln run` iterate over kinds instead of

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// `matrix`: the environments one integration runs in, one cell per combination of its axes'
 /// values, less the combinations `exclude` names (Xcode Server's devices, on Linux).
 public struct Matrix: Sendable, Hashable {

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// A pull request (GitHub, Gitea, Forgejo) or merge request (GitLab), as an integration of it
 /// remembers it: the forge's words at the time it was queued.
 public struct PullRequest: Sendable, Hashable {

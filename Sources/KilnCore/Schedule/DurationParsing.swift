@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 extension Duration {
     /// Parses the durations bot files use: a sequence of `<number><unit>` with units `d`, `h`, `m`
     /// and `s`, largest first (`90s`, `2m`, `1h30m`); a bare `0` means zero. Nil when malformed.

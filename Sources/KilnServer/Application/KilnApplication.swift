@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnBuild
 import KilnCore
@@ -27,7 +40,7 @@ public struct ServerSettings: Sendable {
 /// Kiln built from its settings: the one composition root, which `kiln serve`, `kiln run` and the
 /// tests all call. Like Hummingbird's `Application`, it owns its services and runs them.
 ///
-/// Building opens the store (ending what a crashed process left running and killing that
+/// Building opens the store (ending what a crashed process left running and ending that
 /// integration's leftover processes) and wires the bot registry, the mirrors and the integration
 /// sequencer; a server (`Role.server`) adds the scheduler, the mailer and the HTTP application.
 public struct KilnApplication: Sendable {

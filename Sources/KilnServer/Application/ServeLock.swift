@@ -1,9 +1,22 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 
 /// One data directory, one `kiln serve`: the server holds an exclusive `flock` on
 /// `<data>/serve.lock` for its whole life, and writes into it who it is. The kernel lets go of the
-/// lock when the process ends, however it ends, so a killed server never leaves the directory
+/// lock when the process ends, however it ends, so a stopped server never leaves the directory
 /// locked. `kiln trigger`, `kiln status` and `kiln run` take no lock: they may run beside a server;
 /// `kiln migrate` takes it, so that no server starts on the directory while it copies.
 public final class ServeLock: Sendable {

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import KilnCore
 import KilnStore
@@ -14,7 +27,7 @@ import ServiceLifecycle
 /// - Queued integrations — from here, webhooks or `kiln trigger` in another process — are claimed as
 ///   soon as an executor is free, and a request to cancel reaches its integration at once: both
 ///   arrive through the store's change stream.
-/// - On graceful shutdown every running integration is canceled (its processes killed) and recorded.
+/// - On graceful shutdown every running integration is canceled (its processes stopped) and recorded.
 public actor Scheduler: Service {
     public struct Settings: Sendable {
         public var executors: Int

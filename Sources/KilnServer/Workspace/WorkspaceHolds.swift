@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// Which of this host's workspaces are in use: an integration holds its workspace from its
 /// checkout until its snapshot is packed, so that the bot's next integration, which the store may
 /// hand to another executor as soon as this one is recorded, does not write the `.build` that

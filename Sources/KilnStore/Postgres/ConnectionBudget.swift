@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// Each host's share of PostgreSQL's connections, so that a crowd of hosts never fills the
 /// server: the server's limit (`SHOW max_connections`), less the slots it reserves for
 /// superusers and roles, less a headroom for the command line (`kiln trigger`, `kiln status`,

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import Foundation
 import GRDB
 import KilnCore
@@ -102,7 +115,7 @@ extension DatabaseStore where Engine == SQLiteEngine {
         configuration.busyMode = .timeout(busyTimeout)
         configuration.label = "kiln"
         configuration.prepareDatabase { db in
-            // In WAL mode, NORMAL keeps every commit safe from a crashed or killed process and the
+            // In WAL mode, NORMAL keeps every commit safe from a crashed or stopped process and the
             // file consistent through a power cut (which may lose the last moments); FULL would
             // add an fsync to every commit and cap recording at a few hundred integrations a second.
             try db.execute(sql: "PRAGMA synchronous = NORMAL")

@@ -1,3 +1,15 @@
+--===----------------------------------------------------------------------===--
+--
+-- This source file is part of the Kiln open source project
+--
+-- Copyright (c) 2026 the Kiln project authors
+-- Licensed under Apache License v2.0
+--
+-- See LICENSE for license information
+--
+-- SPDX-License-Identifier: Apache-2.0
+--
+--===----------------------------------------------------------------------===--
 -- The migrations PostgreSQL shipped before both engines shared one schema (Migrations.swift),
 -- applied in order under an advisory lock, so that several hosts starting at once migrate once;
 -- never edited.

@@ -1,3 +1,15 @@
+--===----------------------------------------------------------------------===--
+--
+-- This source file is part of the Kiln open source project
+--
+-- Copyright (c) 2026 the Kiln project authors
+-- Licensed under Apache License v2.0
+--
+-- See LICENSE for license information
+--
+-- SPDX-License-Identifier: Apache-2.0
+--
+--===----------------------------------------------------------------------===--
 -- The migrations SQLite shipped before both engines shared one schema (Migrations.swift), as
 -- GRDB recorded them (grdb_migrations); never edited. Names here are v1-v4's camelCase, renamed by v5.
 -- Each migration starts at a "-- migration: NAME" line; its statements end with ";" at a line's end.

@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 import ArgumentParser
 import Foundation
 import KilnCore
@@ -105,7 +118,7 @@ struct Status: AsyncParsableCommand {
     }
 
     /// Why a running integration is no longer really running, before any server has ended it: its
-    /// process on this host is gone (`kill -9` of `kiln run`), or its host is silent past its lease.
+    /// process on this host is gone (`SIGKILL` of `kiln run`), or its host is silent past its lease.
     static func gone(_ integration: Integration, hosts: [HostRecord], thisHost: String, now: Date) -> String? {
         if let owner = integration.owner, ProcessOwner.isGone(owner, onHost: thisHost) {
             return "its process is gone; a server ends it when it starts"

@@ -1,3 +1,16 @@
+#!/usr/bin/env python3
+##===----------------------------------------------------------------------===##
+##
+## This source file is part of the Kiln open source project
+##
+## Copyright (c) 2026 the Kiln project authors
+## Licensed under Apache License v2.0
+##
+## See LICENSE for license information
+##
+## SPDX-License-Identifier: Apache-2.0
+##
+##===----------------------------------------------------------------------===##
 """Drives headless Chromium through Kiln's pages as a person would (BrowserTests).
 
 Signs in at /login with a member's token, opens a running integration's page, watches its

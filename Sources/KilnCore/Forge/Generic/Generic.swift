@@ -1,3 +1,16 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
 /// Kiln's own webhook, for any git host or script: `POST /hooks/generic` with
 /// `{"repository": URL, "branch": name, "commit": sha}`, signed as `X-Kiln-Signature:
 /// sha256=<hex HMAC-SHA256>`. Every delivery is a push; it has no pull requests and takes no
