@@ -11,11 +11,145 @@
 //
 //===----------------------------------------------------------------------===//
 
+import Foundation
 import Hummingbird
+import KilnCore
+import KilnPresentation
+import KilnStore
+import ServiceLifecycle
 
-/// `GET /health`: 200 `ok` while the server runs, for load balancers and monitors.
+/// What `/health` reads besides the store: the data directory whose disk must keep room, and
+/// the scheduler's pulse (docs/operations.md).
+public struct HealthSettings: Sendable {
+    /// The data directory, whose file system must keep `minFreeDisk` bytes free; nil: not judged.
+    public var dataDirectory: String?
+    /// `health.min-free-disk`.
+    public var minFreeDisk: Int
+    /// The scheduler's pulse; nil where this process runs none.
+    public var scheduler: Pulse?
+    /// How long the scheduler may go without turning.
+    public var schedulerLimit: Duration
+    /// How long a query may go unanswered before the store counts as gone.
+    public var storeLimit: Duration = .seconds(1)
+    /// How often the store is asked.
+    public var interval: Duration = .milliseconds(500)
+
+    public init(dataDirectory: String?, minFreeDisk: Int = 1 << 30, scheduler: Pulse? = nil, schedulerLimit: Duration = .seconds(30)) {
+        self.dataDirectory = dataDirectory
+        self.minFreeDisk = minFreeDisk
+        self.scheduler = scheduler
+        self.schedulerLimit = schedulerLimit
+    }
+}
+
+/// Asks the store one query every `interval`, so that `/health` never waits on a database that
+/// does not answer: a query outstanding longer than `storeLimit` is the store's silence.
+actor HealthMonitor: Service {
+    let store: any HostRegistry
+    let settings: HealthSettings
+    /// When the query under way was asked; nil between queries.
+    private var asked: ContinuousClock.Instant?
+    /// The last query's end: when, how long it took, and its error if any.
+    private var last: (at: ContinuousClock.Instant, seconds: Double, error: StoreError?)?
+
+    init(store: any HostRegistry, settings: HealthSettings) {
+        self.store = store
+        self.settings = settings
+    }
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            while !Task.isCancelled {
+                await self.ask()
+                try? await Task.sleep(for: self.settings.interval)  // canceled: the loop ends
+            }
+        }
+    }
+
+    private func ask() async {
+        let start = ContinuousClock.now
+        asked = start
+        var failure: StoreError?
+        do {
+            try await store.ping()
+        } catch {
+            failure = error
+        }
+        let end = ContinuousClock.now
+        asked = nil
+        last = (end, Self.seconds(end - start), failure)
+    }
+
+    /// The host's health at `now`. Before the first answer, waits for it up to `storeLimit`.
+    func check(now: ContinuousClock.Instant = .now) async -> HealthCheck {
+        var now = now
+        let deadline = now + settings.storeLimit
+        while last == nil, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))  // canceled: judged as it stands
+            now = .now
+        }
+        return HealthCheck(store: storeFinding(now: now), disk: diskFinding(), scheduler: schedulerFinding(now: now))
+    }
+
+    private func storeFinding(now: ContinuousClock.Instant) -> HealthCheck.Finding {
+        let limit = Self.seconds(settings.storeLimit)
+        if let asked, now - asked > settings.storeLimit { return .storeSilent(seconds: Self.seconds(now - asked), limit: limit) }
+        guard let last else { return .storeNotAsked(seconds: nil) }
+        // The probe asks every interval: an answer much older than that means it stopped asking.
+        let age = now - last.at
+        if asked == nil, age > settings.interval + settings.storeLimit * 2 { return .storeNotAsked(seconds: Self.seconds(age)) }
+        if let error = last.error { return .storeFailed(reason: error.description) }
+        if last.seconds > limit { return .storeSilent(seconds: last.seconds, limit: limit) }
+        return .storeAnswered(seconds: last.seconds)
+    }
+
+    private func diskFinding() -> HealthCheck.Finding {
+        guard let directory = settings.dataDirectory else { return .diskFree(free: Int.max, wanted: 0) }
+        var status = statvfs()
+        guard statvfs(directory, &status) == 0 else {
+            return .diskUnreadable(path: directory, reason: String(cString: strerror(errno)))
+        }
+        let (free, overflow) = Int(status.f_bavail).multipliedReportingOverflow(by: Int(status.f_frsize))
+        return .diskFree(free: overflow ? Int.max : free, wanted: settings.minFreeDisk)
+    }
+
+    private func schedulerFinding(now: ContinuousClock.Instant) -> HealthCheck.Finding {
+        guard let pulse = settings.scheduler else { return .noScheduler }
+        return .schedulerTurned(seconds: Self.seconds(pulse.silence(at: now)), limit: Self.seconds(settings.schedulerLimit))
+    }
+
+    static func seconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    }
+}
+
+/// `GET /health`: 200 with JSON when the store answers a query within a second, the data
+/// directory's disk has room and the scheduler turns; otherwise 503 with the same JSON, each
+/// part saying how it stands. For load balancers, monitors and systemd's watchdog.
 struct HealthController {
+    let monitor: HealthMonitor
+
+    struct Answer: Encodable {
+        struct Part: Encodable {
+            var ok: Bool
+            var detail: String
+        }
+        var status: String
+        var store: Part
+        var disk: Part
+        var scheduler: Part
+    }
+
     func addRoutes(to router: Router<some RequestContext>) {
-        router.get("health") { _, _ in "ok" }
+        router.get("health") { _, _ in
+            let check = await monitor.check()
+            func part(_ finding: HealthCheck.Finding) -> Answer.Part { Answer.Part(ok: finding.healthy, detail: finding.sentence) }
+            let answer = Answer(
+                status: check.healthy ? "ok" : "unavailable", store: part(check.store), disk: part(check.disk), scheduler: part(check.scheduler))
+            return Response(
+                status: check.healthy ? .ok : .serviceUnavailable,
+                headers: [.contentType: "application/json; charset=utf-8", .cacheControl: "no-store"],
+                body: .init(byteBuffer: ByteBuffer(bytes: try API.encode(answer))))
+        }
     }
 }

@@ -40,6 +40,8 @@ public struct WebDependencies: Sendable {
     public var secureCookies = false
     /// Where this host keeps the workspace snapshots it serves other hosts; nil: none.
     public var snapshots: DataDirectory?
+    /// What `/health` judges besides the store.
+    public var health = HealthSettings(dataDirectory: nil)
 
     public init(
         store: any Store, bots: @escaping @Sendable () async -> [Bot], assets: WebAssets, webhookSecret: [UInt8]?, listen: ListenAddress,
@@ -58,14 +60,16 @@ public struct WebDependencies: Sendable {
 
 /// Every route, each behind the one access check (`AccessMiddleware`): a middleware wraps only
 /// the routes added after it, so it comes first.
-func webRouter(_ web: WebDependencies, cache: ResponseCache, metrics: PrometheusCollectorRegistry, logger: Logger) -> Router<KilnRequestContext> {
+func webRouter(
+    _ web: WebDependencies, cache: ResponseCache, health: HealthMonitor, metrics: PrometheusCollectorRegistry, logger: Logger
+) -> Router<KilnRequestContext> {
     let router = Router(context: KilnRequestContext.self)
     let gate = AccessGate(store: web.store, anonymous: web.anonymous, cache: cache, clock: web.clock)
     router.add(middleware: HTTPMetricsMiddleware(registry: metrics))
     router.add(middleware: SecurityHeadersMiddleware(scriptHashes: web.assets.scriptHashes))
     router.add(middleware: StoreUnavailableMiddleware())
     router.add(middleware: AccessMiddleware(gate: gate))
-    HealthController().addRoutes(to: router)
+    HealthController(monitor: health).addRoutes(to: router)
     SignInController(gate: gate, assets: web.assets, secure: web.secureCookies).addRoutes(to: router)
     AuditController(store: web.store, gate: gate, assets: web.assets).addRoutes(to: router)
     PagesController(store: web.store, assets: web.assets, cache: cache, notice: web.notice, clock: web.clock).addRoutes(to: router)
@@ -83,7 +87,9 @@ func webRouter(_ web: WebDependencies, cache: ResponseCache, metrics: Prometheus
 /// walks to prove that none skips the access check.
 public func webRoutes(_ web: WebDependencies) -> [String] {
     let logger = Logger(label: "kiln.routes", factory: { _ in SwiftLogNoOpLogHandler() })
-    return webRouter(web, cache: ResponseCache(store: web.store), metrics: PrometheusCollectorRegistry(), logger: logger).routes.map(\.description)
+    let health = HealthMonitor(store: web.store, settings: web.health)
+    return webRouter(web, cache: ResponseCache(store: web.store), health: health, metrics: PrometheusCollectorRegistry(), logger: logger).routes.map(
+        \.description)
 }
 
 /// The HTTP application: every route of docs/http.md and the listener, as one `Service`.
@@ -93,13 +99,14 @@ public func buildWebApplication(
 ) -> some Service {
     let metrics = PrometheusCollectorRegistry()
     let cache = ResponseCache(store: web.store)
-    let router = webRouter(web, cache: cache, metrics: metrics, logger: logger)
+    let health = HealthMonitor(store: web.store, settings: web.health)
+    let router = webRouter(web, cache: cache, health: health, metrics: metrics, logger: logger)
     let listen = web.listen
     let (ports, listening) = AsyncStream.makeStream(of: Int.self)
     let application = Application(
         router: router,
         configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "kiln"),
-        services: [cache],
+        services: [cache, health],
         onServerRunning: { channel in
             // Returning is what lets the server accept: the first requests are asked beside it.
             listening.yield(channel.localAddress?.port ?? listen.port)

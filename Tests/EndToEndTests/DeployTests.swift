@@ -33,6 +33,27 @@ struct DeployTests {
         #expect(!verified.standardError.contains("kiln.service"), "\(verified.standardError)")
     }
 
+    @Test("The watchdog's service and timer pass systemd-analyze verify, and restart kiln.service only after a minute of failed /health")
+    func watchdogUnits() async throws {
+        let analyze = "/usr/bin/systemd-analyze"
+        guard FileManager.default.isExecutableFile(atPath: analyze) else {
+            Issue.record("systemd-analyze is missing: apt-get install systemd")
+            return
+        }
+        let directory = try TemporaryDirectory()
+        var paths: [String] = []
+        for name in ["kiln.service", "kiln-health.service", "kiln-health.timer"] {
+            let unit = try String(contentsOfFile: Executables.packageRoot + "/Deploy/\(name)", encoding: .utf8)
+            paths.append(try directory.write(name, unit.replacingOccurrences(of: "/usr/local/bin/kiln", with: Executables.kiln)))
+        }
+        let watchdog = try String(contentsOfFile: paths[1], encoding: .utf8)
+        #expect(watchdog.contains("curl -fsS --max-time 5 -o /dev/null http://127.0.0.1:8080/health && exit 0"))
+        #expect(watchdog.contains("systemctl restart kiln.service"))
+        let verified = try await runProcess(analyze, ["verify"] + paths.dropFirst())
+        #expect(verified.status == 0, "\(verified.standardError)")
+        #expect(!verified.standardError.contains("kiln-health"), "\(verified.standardError)")
+    }
+
     @Test("The Containerfile installs the binary and Web/ where the unit and the binary look for them")
     func containerfile() throws {
         let file = try String(contentsOfFile: Executables.packageRoot + "/Deploy/Containerfile", encoding: .utf8)

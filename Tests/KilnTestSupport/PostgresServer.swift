@@ -165,6 +165,38 @@ public actor PostgresServer {
         public func stop() {
             PostgresServer.stop(data)
         }
+
+        /// Runs `sql` on `database` as the superuser.
+        public func psql(_ sql: String, database: String = "postgres") async throws {
+            try await PostgresServer.psql(sql, port: port, socketDirectory: socketDirectory, database: database)
+        }
+
+        /// Freezes the server where it stands (SIGSTOP to the postmaster and every backend): it
+        /// neither answers nor refuses, as a database host that stopped does.
+        public func pause() {
+            signalServer(SIGSTOP)
+        }
+
+        /// Lets a paused server run on (SIGCONT).
+        public func resume() {
+            signalServer(SIGCONT)
+        }
+
+        private func signalServer(_ signal: Int32) {
+            guard let pidFile = try? String(contentsOfFile: data + "/postmaster.pid", encoding: .utf8),
+                let postmaster = pidFile.split(separator: "\n").first.flatMap({ Int32($0) }), postmaster > 0
+            else { return }
+            // The backends are the postmaster's children: each /proc/PID/stat names its parent.
+            var processes = [postmaster]
+            for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+                guard let pid = Int32(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                    let close = stat.lastIndex(of: ")")
+                else { continue }
+                let fields = stat[stat.index(after: close)...].split(separator: " ")
+                if fields.count > 1, Int32(fields[1]) == postmaster { processes.append(pid) }
+            }
+            for pid in processes { sendSignal(signal, to: pid) }
+        }
     }
 
     private static func start(listen: String, wrapper: [String], maxConnections: Int = 300) throws -> Isolated {

@@ -51,6 +51,9 @@ public struct ServerConfig: Sendable, Hashable {
     public var cacheMaxSize: Int = 20 << 30
     /// `audit.retention`: how long the audit trail keeps an event.
     public var auditRetention: Duration = .seconds(90 * 86_400)
+    /// `health.min-free-disk`: below this many free bytes on the data directory's file system,
+    /// `/health` answers 503.
+    public var healthMinFreeDisk: Int = 1 << 30
     /// The file these settings were read from, if any: it may hold a database URL with its
     /// password, so a build may not read it.
     public var file: String? = nil

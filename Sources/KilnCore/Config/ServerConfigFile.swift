@@ -18,7 +18,7 @@ import Yams
 public enum ServerConfigFile {
     static let rootKeys = [
         "listen", "data", "bots", "executors", "public-url", "time-zone", "webhooks", "git", "smtp", "reports", "retention",
-        "database", "host", "host-lease", "sandbox-fallback", "toolchains", "access", "cache", "audit",
+        "database", "host", "host-lease", "sandbox-fallback", "toolchains", "access", "cache", "audit", "health",
     ]
 
     /// Reads `path`; relative paths inside it (data, bots, secret files) are resolved against its directory.
@@ -133,6 +133,17 @@ public enum ServerConfigFile {
             let node = audit["retention"], let value = reader.duration(node, path: audit.path("retention"), allowZero: false)
         {
             config.auditRetention = value
+        }
+        if let node = fields["health"], let health = reader.mapping(node, path: fields.path("health"), keys: ["min-free-disk"]),
+            let node = health["min-free-disk"]
+        {
+            let text = reader.string(node, path: health.path("min-free-disk"), expected: "a size such as 1GiB")
+            if let text, let bytes = ArchiveSettings.bytes(text) {
+                config.healthMinFreeDisk = bytes
+            } else if text != nil {
+                reader.error(
+                    "'min-free-disk' must be a size such as 1GiB or 500MB, not '\(text ?? "")'", at: node, path: health.path("min-free-disk"))
+            }
         }
         guard reader.diagnostics.isEmpty else { throw .invalid(reader.diagnostics) }
         return config

@@ -132,6 +132,9 @@ public struct KilnApplication: Sendable {
         dependencies.anonymous = config.anonymousAccess
         dependencies.secureCookies = config.publicURL?.lowercased().hasPrefix("https://") == true
         dependencies.snapshots = layout
+        dependencies.health = HealthSettings(
+            dataDirectory: config.data, minFreeDisk: config.healthMinFreeDisk, scheduler: scheduler.pulse,
+            schedulerLimit: max(.seconds(30), scheduler.settings.tick * 10))
         let web = buildWebApplication(dependencies, logger: logger) { port in
             address.listening(on: config.listen, port: port, host: config.host)
             await onListening(port)

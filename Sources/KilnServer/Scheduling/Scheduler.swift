@@ -71,6 +71,8 @@ public actor Scheduler: Service {
     let botsWatch: BotFilesWatch?
     var nextFullLook = ContinuousClock.now
     let startedAt: Date
+    /// Beaten at every turn of the dispatch loop (at least once a tick): `/health` reads it.
+    public let pulse = Pulse(now: .now)
 
     /// Integrations running now, each with its claim and the signal that stops it.
     private var running: [Int64: (claim: Claim, stop: AsyncStream<Void>.Continuation)] = [:]
@@ -198,6 +200,7 @@ public actor Scheduler: Service {
             self.wake = wake
             wake.yield()
             for await _ in wakeups {
+                pulse.beat(at: .now)
                 for handed in handedOver { start(handed.claim, of: handed.bot, until: handed.stops) }
                 handedOver.removeAll()
                 if stopsToCheck {

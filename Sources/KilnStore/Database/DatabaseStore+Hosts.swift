@@ -51,6 +51,10 @@ extension DatabaseStore {
         }
     }
 
+    public func ping() async throws(StoreError) {
+        let _: Int? = try await readStatement("asking the store for one row") { db in try db.value("SELECT 1") }
+    }
+
     public func hosts() async throws(StoreError) -> [HostRecord] {
         try await read("reading hosts") { db in
             try db.rows("SELECT host.*, last_heard + lease < \(db.dialect.now) AS gone FROM host ORDER BY name").map(HostRecord.init(row:))

@@ -37,4 +37,8 @@ public protocol HostRegistry: Sendable {
     /// while `holder` holds it. What must happen once across hosts (polls, schedules) runs on
     /// the holder only.
     func holdLease(_ name: String, holder: String, for duration: Duration) async throws(StoreError) -> Bool
+
+    /// One query's round trip (`SELECT 1`), outside any transaction: whether this host can reach
+    /// the store at all, as `/health` asks. Throws what the engine said when it cannot.
+    func ping() async throws(StoreError)
 }
