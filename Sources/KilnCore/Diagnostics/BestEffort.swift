@@ -25,6 +25,8 @@ extension Logger {
     /// - Parameters:
     ///   - doing: what was being done, as "reading the history of MathTests/testAdds".
     ///   - loses: what its failure costs, as "the test's failure is not checked against its history".
+    ///   - metadata: more for the log line, as the bot and the integration's number.
+    ///   - work: the work itself.
     @discardableResult
     public func bestEffort<T, Failure: Error>(
         _ doing: @autoclosure () -> String, loses: @autoclosure () -> String, metadata: Metadata = [:], _ work: () async throws(Failure) -> T
