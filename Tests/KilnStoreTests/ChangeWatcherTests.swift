@@ -107,7 +107,7 @@ struct ChangeWatcherTests {
     }
 
     @Test(
-        "A push that supersedes a running integration wakes the stop subscribers; on SQLite another process's commit wakes every kind",
+        "A push that supersedes a running integration wakes the stop subscribers, from this process or another host; on SQLite another process's commit wakes every kind",
         arguments: Engine.allCases)
     func stopsAndOtherProcesses(engine: Engine) async throws {
         let test = try await TestStore(engine)
@@ -131,14 +131,27 @@ struct ChangeWatcherTests {
         #expect(try await test.store.enqueue(push, now: Date()).superseded == [claimed.id])
         #expect(try await waitFor(stop, above: stops), "the running integration's scheduler hears at once that it must stop")
 
-        guard engine == .sqlite else { return }
-        // `kiln trigger` without a server's socket, or `kiln token revoke`: the watcher cannot tell
-        // what another process's commit was, so everyone hears of it.
         try await Task.sleep(for: .milliseconds(300))
         let (stopsBefore, queuesBefore) = (stop.value, queue.value)
         let other = try await test.another()
-        _ = try await other.enqueue(QueueRequest(bot: "other", cause: .manual, branch: "main"), now: Date())
+        let first = QueueRequest(bot: "other", cause: .webhook, commit: String(repeating: "c", count: 40), branch: "main")
+        _ = try await other.enqueue(first, now: Date())
         #expect(try await waitFor(queue, above: queuesBefore), "the scheduler hears of another process's queueing")
-        #expect(try await waitFor(stop, above: stopsBefore), "and of what it may have asked to stop")
+        switch engine {
+        case .sqlite:
+            // `kiln trigger` without a server's socket, or `kiln token revoke`: the watcher cannot
+            // tell what another process's commit was, so everyone hears of it.
+            #expect(try await waitFor(stop, above: stopsBefore), "and of what it may have asked to stop")
+        case .postgres:
+            // NOTIFY names the kind: another host's queueing asks nothing to stop...
+            try await Task.sleep(for: .milliseconds(500))
+            #expect(stop.value == stopsBefore, "another host's queueing wakes no stop subscriber here")
+            // ...and another host's superseding push stops what this host runs.
+            let running = try #require(try await test.store.claimNext(owner: "build-1 1 2", now: Date()))
+            #expect(running.bot == "other")
+            let again = QueueRequest(bot: "other", cause: .webhook, commit: String(repeating: "d", count: 40), branch: "main")
+            #expect(try await other.enqueue(again, now: Date()).superseded == [running.id])
+            #expect(try await waitFor(stop, above: stopsBefore), "another host's superseding push wakes this host's stop subscribers")
+        }
     }
 }
