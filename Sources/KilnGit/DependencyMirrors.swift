@@ -111,8 +111,10 @@ public struct DependencyMirrors: Sendable {
         // needed it, for `prune`.
         let marker = path + ".location"
         if FileManager.default.fileExists(atPath: marker) {
+            // the date only orders mirrors for pruning: a stale one is pruned a day early at worst
             try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: marker)
         } else {
+            // without its .location the mirror is made again on next use
             try? Data(location.utf8).write(to: URL(fileURLWithPath: marker))
         }
         return fetched
@@ -128,9 +130,11 @@ public struct DependencyMirrors: Sendable {
                 let url = try? Self.url(location)
             else { continue }
             let gone: Bool =
+                // a mirror that cannot be opened is pruned on the next day's pass
                 (try? await mirrors.withMirror(of: Repository(url: url)) { (path, _) throws(GitError) -> Bool in
                     // Marker first: a mirror without one is never offered to a build.
                     try? FileManager.default.removeItem(atPath: marker)
+                    // a mirror left behind is pruned again on the next day's pass
                     try? FileManager.default.removeItem(atPath: path)
                     return !FileManager.default.fileExists(atPath: path)
                 }) ?? false

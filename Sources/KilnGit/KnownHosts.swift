@@ -69,6 +69,7 @@ struct KnownHosts: Sendable {
             guard FileManager.default.createFile(atPath: path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
         }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        // synchronize() below has put the line on disk; closing then loses nothing
         defer { try? handle.close() }
         try handle.seekToEnd()
         try handle.write(contentsOf: line)

@@ -75,6 +75,7 @@ extension Mirrors {
         guard FileManager.default.createFile(atPath: file, contents: text) else {
             throw .failed(operation: "reading the .gitmodules of \(revision)", detail: "cannot write \(file)")
         }
+        // a leftover temporary file is written anew on the next read of .gitmodules
         defer { try? FileManager.default.removeItem(atPath: file) }
         return try repository.withCommit(revision) { (commit) throws(GitError) -> [Submodule] in
             guard let commit else { return [] }

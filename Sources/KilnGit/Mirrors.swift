@@ -126,6 +126,7 @@ public struct Mirrors: Sendable {
             return try read(mirror)
         } catch .corruptMirror(_, let detail) {
             log("the mirror \(path) is damaged (\(detail)); cloning \(url.redacted) again")
+            // the clone that follows fails, with git's own words, if the damaged mirror is still there
             try? FileManager.default.removeItem(atPath: path)
             return try read(try cloneWithExtras())
         }
@@ -141,6 +142,7 @@ public struct Mirrors: Sendable {
         } catch {
             throw .failed(operation: "creating the mirrors directory", detail: "\(error)")
         }
+        // a leftover temporary clone is replaced by the next one
         defer { try? FileManager.default.removeItem(atPath: temporary) }
         // git_clone copies a local repository's objects directly (as `git clone` does) instead of
         // packing them again through a transport, which is several times slower.

@@ -23,6 +23,7 @@ enum LogFiles {
 
     static func read(_ path: String?, from offset: Int, limit: Int, what: String) throws(StoreError) -> [UInt8]? {
         guard let path, let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        // closing a file that was only read loses nothing
         defer { try? handle.close() }
         do {
             try handle.seek(toOffset: UInt64(max(0, offset)))
@@ -42,12 +43,19 @@ enum LogFiles {
         "\n*** \(text)\n"
     }
 
-    static func append(_ text: String, to path: String) {
-        try? FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-        if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
-        guard let handle = FileHandle(forWritingAtPath: path) else { return }
-        defer { try? handle.close() }
-        _ = try? handle.seekToEnd()
-        try? handle.write(contentsOf: Data(text.utf8))
+    /// Appends `text` to the log file at `path`, making it if need be; throws what stopped it.
+    static func append(_ text: String, to path: String) throws(StoreError) {
+        let what = "writing a note to the log \(path)"
+        do {
+            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            if !FileManager.default.fileExists(atPath: path) { _ = FileManager.default.createFile(atPath: path, contents: nil) }
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+            defer { try? handle.close() }  // synchronize() below has put the note on disk; closing then loses nothing
+            try handle.seekToEnd()
+            try handle.write(contentsOf: Data(text.utf8))
+            try handle.synchronize()
+        } catch {
+            throw .query(what: what, reason: "\(error.localizedDescription) (is the data directory's logs folder writable, with room?)")
+        }
     }
 }

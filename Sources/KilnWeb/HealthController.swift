@@ -61,7 +61,7 @@ actor HealthMonitor: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await self.ask()
-                try? await Task.sleep(for: self.settings.interval)  // canceled: the loop ends
+                await Task.sleep(unlessCanceled: self.settings.interval)
             }
         }
     }
@@ -85,7 +85,7 @@ actor HealthMonitor: Service {
         var now = now
         let deadline = now + settings.storeLimit
         while last == nil, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))  // canceled: judged as it stands
+            await Task.sleep(unlessCanceled: .milliseconds(10))
             now = .now
         }
         return HealthCheck(store: storeFinding(now: now), disk: diskFinding(), scheduler: schedulerFinding(now: now))

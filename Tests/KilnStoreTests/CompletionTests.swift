@@ -149,6 +149,39 @@ struct CompletionTests {
         #expect(try await store.claimNext(owner: ProcessOwner.current(host: ProcessInfo.processInfo.hostName), now: Date())?.number == 2)
     }
 
+    @Test(
+        "An abandoned integration whose reason cannot reach its log is not ended: the recovery says why, and ends it with the reason once it can",
+        arguments: Engine.allCases)
+    func recoveryNoteRefused(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        let store = test.store
+        _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
+        _ = try #require(try await store.claimNext(owner: "gone-host 1 1", now: Date()))
+        // The log refuses a note: a folder where its file belongs, or a database that rejects the row.
+        switch engine {
+        case .sqlite:
+            try FileManager.default.createDirectory(atPath: test.directory.url("logs/app/1.log"), withIntermediateDirectories: true)
+        case .postgres:
+            try await test.execute(
+                "CREATE FUNCTION refuse_log() RETURNS trigger AS $$ BEGIN RAISE EXCEPTION 'no room for logs'; END $$ LANGUAGE plpgsql")
+            try await test.execute("CREATE TRIGGER refuse_log BEFORE INSERT ON log_chunk FOR EACH ROW EXECUTE FUNCTION refuse_log()")
+        }
+        await #expect(throws: StoreError.self, "the recovery says it could not write the reason") {
+            try await store.recoverAbandoned(isAlive: { _ in false }, now: Date())
+        }
+        let waiting = try #require(try await store.integrations(bot: "app", limit: 1, before: nil).first)
+        #expect(waiting.isRunning && waiting.result == nil, "not ended with nothing in its log to say why")
+
+        switch engine {
+        case .sqlite: try FileManager.default.removeItem(atPath: test.directory.url("logs/app/1.log"))
+        case .postgres: try await test.execute("DROP TRIGGER refuse_log ON log_chunk")
+        }
+        let recovered = try await store.recoverAbandoned(isAlive: { _ in false }, now: Date())
+        let reason = try #require(recovered.first?.reason)
+        #expect(recovered.map(\.number) == [1] && recovered.first?.result == .internalError)
+        #expect(try await test.log("app", 1).contains("*** \(reason)"))
+    }
+
     @Test("Retention keeps summaries forever and the last N logs, issues and tests", arguments: Engine.allCases)
     func retention(engine: Engine) async throws {
         let test = try await TestStore(engine)

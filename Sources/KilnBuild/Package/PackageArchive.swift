@@ -40,6 +40,7 @@ extension PackageBuild {
         let settings = bot.archive
         var output = ArchiveOutput()
         let contents = directory + "/contents"
+        // a leftover archive folder is replaced by the copy that follows, which reports its own failure
         try? FileManager.default.removeItem(atPath: directory)
         do {
             try FileManager.default.createDirectory(atPath: contents + "/bin", withIntermediateDirectories: true)
@@ -108,6 +109,7 @@ extension PackageBuild {
         }
         if size > settings.maxSize {
             output.refusal = "archive not kept: \(ByteCount.text(size)) is over archive.max-size (\(ByteCount.text(settings.maxSize)))"
+            // the refusal is what counts; a folder left behind goes with the next archive of this workspace
             try? FileManager.default.removeItem(atPath: directory)
             return output
         }
@@ -120,6 +122,7 @@ extension PackageBuild {
     /// The size and SHA-256 of the file at `path`, read in 1 MiB pieces.
     static func digest(_ path: String) -> (Int, String)? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        // closing a file that was only read loses nothing
         defer { try? handle.close() }
         var hash = SHA256()
         var size = 0

@@ -64,6 +64,7 @@ extension PackageBuild {
         if !xctest.isEmpty {
             // Into a file, not the log: a package's list can be thousands of lines.
             let list = testEvents + ".list"
+            // a leftover list is written anew by the next re-run
             defer { try? FileManager.default.removeItem(atPath: list) }
             let listing = try await workspace.run(
                 .shell("\(TestRerun.quoted(binary)) --list-tests > \(TestRerun.quoted(list))"), step: .testing, commit: commit)

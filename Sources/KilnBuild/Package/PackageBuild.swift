@@ -222,6 +222,7 @@ public struct PackageBuild: Sendable {
         } catch {
             throw .cannotStart(command: command.executable, reason: error.description)
         }
+        // a leftover event stream is truncated by the next swift test
         defer { try? FileManager.default.removeItem(atPath: testEvents) }
         let parser = Mutex(XCTestOutputParser(root: workspace.seenAs))
         let sanitizer = Mutex(SanitizerReportParser(root: workspace.seenAs))

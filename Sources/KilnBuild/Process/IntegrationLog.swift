@@ -103,6 +103,7 @@ public actor IntegrationLog {
     public func close() async {
         flushPartial()
         try? handle?.synchronize()
+        // the log's lines went out with each write; the sink below keeps its own copy
         try? handle?.close()
         await sink?.close()
     }
@@ -111,8 +112,10 @@ public actor IntegrationLog {
     /// (the integration's result was refused because another host had ended it).
     public func noteLocally(_ text: String) {
         guard let late = FileHandle(forWritingAtPath: path) else { return }
+        // the note was written, or its write below says nothing more could be
         defer { try? late.close() }
         _ = try? late.seekToEnd()
+        // a late note for this host's copy only: the store already holds the integration's result
         try? late.write(contentsOf: Data("*** \(text)\n".utf8))
     }
 

@@ -31,6 +31,7 @@ enum DocC {
         let failed = { (why: String) in (AnalysisOutput(findings: [], failure: why, end: ProcessEnd.exited(0)), [String]()) }
         guard !mine.isEmpty else { return failed("SwiftPM wrote no symbol graph for '\(target.name)' (it writes them for library targets)") }
         do {
+            // a leftover scratch folder is written over; the copies below report their own failure
             try? FileManager.default.removeItem(atPath: workspace.directory + scratch)
             try FileManager.default.createDirectory(atPath: own, withIntermediateDirectories: true)
             for name in mine { try FileManager.default.copyItem(atPath: graphs + "/" + name, toPath: own + "/" + name) }

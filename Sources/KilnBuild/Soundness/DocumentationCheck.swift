@@ -32,14 +32,13 @@ struct DocumentationCheck: SoundnessCheck {
         guard context.has("docc") else { return fail("docc is not in the toolchain (it ships with Swift since 5.6)", .exited(0)) }
         let graphs = try await symbolGraphs(context)
         guard let directory = graphs.directory else { return fail("swift package dump-symbol-graph \(graphs.end.description)", graphs.end) }
-        let written = Set(
-            ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).compactMap { name in
-                name.hasSuffix(".symbols.json") && !name.contains("@") ? String(name.dropLast(".symbols.json".count)) : nil
-            })
         let source: (targets: [String], from: String)? =
             context.settings.documentationTargets.isEmpty
             ? context.configuration(".spi.yml").flatMap(SwiftPackageIndexFile.documentationTargets(in:)).map { ($0, ".spi.yml") }
             : (context.settings.documentationTargets, "analyze.documentation.targets")
+        let listed = Self.symbolGraphs(in: directory, everyTarget: source == nil)
+        if let failure = listed.failure { return fail(failure, graphs.end) }
+        let written = listed.modules
         let names = source?.targets ?? written.filter { !$0.hasSuffix("PackageTests") && !$0.hasSuffix("PackageDiscoveredTests") }.sorted()
         // A target in its default folder needs no package description; SwiftPM's (0.15 s) says
         // where the others are, and which named ones do not exist.
@@ -73,6 +72,26 @@ struct DocumentationCheck: SoundnessCheck {
         let failure = failures.isEmpty ? nil : "documentation not checked: " + failures.joined(separator: "; ")
         let end = converted.map(\.end).first { !$0.succeeded } ?? .exited(0)
         return AnalysisOutput(findings: converted.flatMap(\.findings), failure: failure, end: end)
+    }
+
+    /// The modules whose symbol graphs `directory` holds (`NAME.symbols.json`; extensions'
+    /// `NAME@OTHER` files left out), or why not: a folder that cannot be read, or one without a
+    /// graph when every target is to be checked, would otherwise check nothing and pass.
+    static func symbolGraphs(in directory: String, everyTarget: Bool) -> (modules: Set<String>, failure: String?) {
+        let names: [String]
+        do {
+            names = try FileManager.default.contentsOfDirectory(atPath: directory)
+        } catch {
+            return ([], "cannot read the symbol graphs in \(directory): \(error.localizedDescription)")
+        }
+        let modules = Set(
+            names.compactMap { name in
+                name.hasSuffix(".symbols.json") && !name.contains("@") ? String(name.dropLast(".symbols.json".count)) : nil
+            })
+        guard !modules.isEmpty || !everyTarget else {
+            return ([], "swift package dump-symbol-graph wrote no symbol graph in \(directory): no target was checked")
+        }
+        return (modules, nil)
     }
 
     /// `docc convert` of each target, four at a time; each one's output goes to the log after

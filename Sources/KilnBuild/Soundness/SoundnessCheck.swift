@@ -175,6 +175,7 @@ enum WorkspaceFile {
         guard lstat(full, &status) == 0, status.st_mode & S_IFMT == S_IFREG, let handle = FileHandle(forReadingAtPath: full) else {
             return nil
         }
+        // closing a file that was only read loses nothing
         defer { try? handle.close() }
         return (try? handle.read(upToCount: limit)) ?? Data()
     }

@@ -30,6 +30,7 @@ extension Workspace {
             let destination = layout.workspace(of: bot.name, slot: target)
             guard !FileManager.default.fileExists(atPath: destination) else { continue }
             let partial = destination + ".partial"
+            // a leftover partial copy is replaced; the copy below reports its own failure
             try? FileManager.default.removeItem(atPath: partial)
             try? FileManager.default.createDirectory(
                 atPath: (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
@@ -45,6 +46,7 @@ extension Workspace {
             // Kiln's own copy: none of the bot's variables, secrets least of all.
             let end = try? await ProcessRunner.run(
                 copy, in: layout.path, environment: ["PATH": "/usr/bin:/bin"], log: log, deadline: deadline, mark: mark)
+            // a copy that cannot be moved into place is no copy: the workspace starts cold, as it says
             guard end?.succeeded == true, (try? FileManager.default.moveItem(atPath: partial, toPath: destination)) != nil else {
                 try? FileManager.default.removeItem(atPath: partial)
                 await log.note("bisect workspace \(target) was not copied (\(end?.description ?? "cp could not start")): it builds cold")
@@ -54,6 +56,7 @@ extension Workspace {
             if let cleaned = try? FileManager.default.attributesOfItem(atPath: marker)[.modificationDate] as? Date {
                 let copied = layout.cleanMarker(of: bot.name, slot: target)
                 if FileManager.default.createFile(atPath: copied, contents: nil) {
+                    // a clean marker without its date only makes the next clean come sooner
                     try? FileManager.default.setAttributes([.modificationDate: cleaned], ofItemAtPath: copied)
                 }
             }

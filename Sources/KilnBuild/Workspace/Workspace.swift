@@ -153,6 +153,7 @@ public struct Workspace: Sendable {
                 return nil
             }
         }
+        // swift build creates it too, and says so if it cannot
         try? FileManager.default.createDirectory(atPath: build, withIntermediateDirectories: true)
         if !built || last != seenAs { _ = FileManager.default.createFile(atPath: marker, contents: Data(seenAs.utf8)) }
         return dropped
@@ -198,6 +199,7 @@ public struct Workspace: Sendable {
         _ command: StepCommand, step: IntegrationStep, commit: String?, result: IntegrationResult? = nil, logged: Bool = true,
         onLine: @escaping @Sendable (Substring) -> Void = { _ in }
     ) async throws(ProcessError) -> ProcessEnd {
+        // a HOME that cannot be made fails the process that needs it, in the log
         try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         await log.header("\(step.rawValue): \(command.display)")
         do {

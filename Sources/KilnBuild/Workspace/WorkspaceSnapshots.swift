@@ -68,6 +68,7 @@ public struct WorkspaceSnapshots: Sendable {
     ) async throws(SnapshotError) -> (made: WorkspaceSnapshot, dropped: [WorkspaceSnapshot]) {
         let bot = workspace.bot.name
         let partial = "\(layout.snapshots)/\(bot)/\(cell).\(UUID().uuidString).partial"
+        // packing into it fails with its own error when the folder is missing
         try? FileManager.default.createDirectory(atPath: "\(layout.snapshots)/\(bot)", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: partial) }
         await SourceTimes.save(in: workspace.directory)
@@ -95,16 +96,19 @@ public struct WorkspaceSnapshots: Sendable {
         let encoder = JSONEncoder()
         encoder.dateEncodingStrategy = .iso8601
         guard let data = try? encoder.encode(snapshot) else { throw .failed("encoding the snapshot's description") }
+        // the manifest's write below fails with its own error when the folder is missing
         try? FileManager.default.createDirectory(atPath: "\(layout.snapshots)/\(bot)", withIntermediateDirectories: true)
         let written = manifest + ".partial"
         let pack = layout.snapshot(of: bot, cell: cell, sha256: snapshot.sha256)
         guard FileManager.default.createFile(atPath: written, contents: data), rename(file, pack) == 0, rename(written, manifest) == 0 else {
+            // the snapshot is refused below; a leftover manifest is removed with the next pack of this cell
             try? FileManager.default.removeItem(atPath: written)
             throw .failed("writing the snapshot into \(layout.snapshots): \(String(cString: strerror(errno)))")
         }
         // The packs it replaces (and any a crash left without a description).
         let files = (try? FileManager.default.contentsOfDirectory(atPath: "\(layout.snapshots)/\(bot)")) ?? []
         for name in files where name.hasPrefix(cell + ".") && name.hasSuffix(".tar.zst") && "\(layout.snapshots)/\(bot)/\(name)" != pack {
+            // an older pack left behind is only space, within cache.max-size's next sweep
             try? FileManager.default.removeItem(atPath: "\(layout.snapshots)/\(bot)/\(name)")
         }
     }
@@ -123,12 +127,14 @@ public struct WorkspaceSnapshots: Sendable {
         guard bytes == snapshot.bytes else { throw .truncated(expected: snapshot.bytes, found: bytes) }
         guard sha256 == snapshot.sha256 else { throw .corrupted(expected: snapshot.sha256, found: sha256) }
         let staging = "\(workspace.directory)/.kiln-seed"
+        // a leftover seed is replaced; unpacking below reports its own failure
         try? FileManager.default.removeItem(atPath: staging)
         do {
             try FileManager.default.createDirectory(atPath: staging, withIntermediateDirectories: true)
         } catch {
             throw .failed("creating \(staging): \(error.localizedDescription)")
         }
+        // a seed left behind is replaced by the next one and wiped with the workspace
         defer { try? FileManager.default.removeItem(atPath: staging) }
         try await Self.shell(#"tar -C "$0" -I zstd -xf "$1""#, [staging, file], doing: "unpacking the snapshot")
         guard rename("\(staging)/.build", "\(workspace.directory)/.build") == 0 else {
@@ -144,6 +150,7 @@ public struct WorkspaceSnapshots: Sendable {
 
     /// Removes every snapshot of `bot` (a bot that is gone).
     public func remove(bot: String) {
+        // snapshots that stay are only space, within cache.max-size's next sweep
         try? FileManager.default.removeItem(atPath: "\(layout.snapshots)/\(bot)")
     }
 
@@ -168,6 +175,7 @@ public struct WorkspaceSnapshots: Sendable {
 
     /// Removes one snapshot: refused, or over `maxSize`.
     public func remove(_ snapshot: WorkspaceSnapshot) {
+        // without its manifest a pack is never used; what stays is swept with cache.max-size
         try? FileManager.default.removeItem(atPath: layout.snapshotManifest(of: snapshot.bot, cell: snapshot.cell))
         try? FileManager.default.removeItem(atPath: layout.snapshot(of: snapshot.bot, cell: snapshot.cell, sha256: snapshot.sha256))
     }
@@ -175,6 +183,7 @@ public struct WorkspaceSnapshots: Sendable {
     /// The size and SHA-256 (hex) of the file at `path`, read in chunks.
     public static func digest(of path: String) throws(SnapshotError) -> (bytes: Int, sha256: String) {
         guard let handle = FileHandle(forReadingAtPath: path) else { throw .failed("reading \(path): \(String(cString: strerror(errno)))") }
+        // closing a file that was only read loses nothing
         defer { try? handle.close() }
         var hash = SHA256()
         var bytes = 0

@@ -20,7 +20,8 @@ extension Logger {
     /// The one way Kiln does best-effort work whose failure changes a result (a store read a
     /// verdict rests on, a store write, a file the build relies on), so that a reader of the log can
     /// tell a quiet success from a quiet loss. `try?` stays for what is truly nothing when it
-    /// fails (an optional parse, a cache); `make lint` refuses `try? await store`.
+    /// fails (an optional parse, a cache), and `make lint` (scripts/lint-quiet-failures) refuses
+    /// every `try? await`, and every `try?` on a write or removal, that no comment explains.
     ///
     /// - Parameters:
     ///   - doing: what was being done, as "reading the history of MathTests/testAdds".

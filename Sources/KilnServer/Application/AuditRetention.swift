@@ -30,7 +30,7 @@ struct AuditRetention: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await prune()
-                try? await Task.sleep(for: Self.interval)
+                await Task.sleep(unlessCanceled: Self.interval)
             }
         }
     }

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import KilnCore
 import ServiceLifecycle
 
 /// How the background services that work in rounds (mail, commit statuses) run: a round whenever
@@ -25,7 +26,7 @@ enum Rounds {
             await withDiscardingTaskGroup { group in
                 group.addTask {
                     while !Task.isCancelled {
-                        try? await Task.sleep(for: tick)
+                        await Task.sleep(unlessCanceled: tick)
                         wakeup.yield()
                     }
                 }

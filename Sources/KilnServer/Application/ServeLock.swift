@@ -34,6 +34,7 @@ public final class ServeLock: Sendable {
     /// Takes the lock of `layout`, saying who holds it (`holder`), or says which server holds it.
     public static func acquire(_ layout: DataDirectory, holder: String) throws(ServerSetupError) -> ServeLock {
         let path = layout.serveLock
+        // opening the lock file below fails with its own error when the folder is missing
         try? FileManager.default.createDirectory(atPath: layout.path, withIntermediateDirectories: true)
         let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .dataDirectory("cannot create \(path): \(String(cString: strerror(errno)))") }

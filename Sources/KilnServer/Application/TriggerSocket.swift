@@ -65,6 +65,7 @@ public struct TriggerSocket: Service {
             logger.warning(
                 "kiln trigger will queue through the store: cannot listen on the trigger socket",
                 metadata: ["path": "\(path)", "error": "\(error)"])
+            // the error above is logged; shutting down is all that is left to do
             try? await gracefulShutdown()
             return
         }
@@ -95,6 +96,7 @@ public struct TriggerSocket: Service {
     /// queues through the store, which joins the integration queued here.
     private func answer(_ request: Received) async {
         let answer = await answer(to: Request(received: request.line))
+        // the command went away: what it asked for is queued all the same, and its answer has no reader
         try? await request.channel.writeAndFlush(ByteBuffer(string: answer.line + "\n"))
         try? await request.channel.close()
     }

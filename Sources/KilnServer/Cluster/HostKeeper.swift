@@ -85,7 +85,7 @@ public actor HostKeeper: Service {
     static func beating(every interval: @Sendable () -> Duration, _ beat: @Sendable () async -> Void) async {
         while !Task.isCancelled {
             await beat()
-            try? await Task.sleep(for: interval())
+            await Task.sleep(unlessCanceled: interval())
         }
     }
 

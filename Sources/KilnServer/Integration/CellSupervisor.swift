@@ -59,7 +59,7 @@ struct CellSupervisor: Sendable {
                 }
             }
             // A sleep cut short by a cancel is seen at the top of the loop.
-            try? await Task.sleep(for: Self.look)
+            await Task.sleep(unlessCanceled: Self.look)
         }
     }
 }

@@ -226,7 +226,7 @@ public struct IntegrationSequencer: Sendable {
                     return nil
                 }
                 logger.warning("cannot record the end of an integration yet; trying again", metadata: ["bot": "\(claim.bot)", "error": "\(error)"])
-                try? await Task.sleep(for: delay)
+                await Task.sleep(unlessCanceled: delay)
                 delay = min(delay * 2, .seconds(5))
             }
         }

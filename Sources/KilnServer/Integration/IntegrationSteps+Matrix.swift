@@ -35,6 +35,7 @@ extension IntegrationSteps {
             let found = try await storing { [store, claim] () async throws(StoreError) in try await store.cellOutcomes(of: claim) }
             for outcome in found { await log.note(CellText.line(outcome.cell)) }
             var outcome = IntegrationOutcome.merging(found, commits: commits)
+            // after triggers report to the log and their trigger runs; a store error there ends nothing already recorded
             if integration.bisectionID == nil { try? await runTriggers(.after, result: outcome.result) }
             outcome.triggers = triggers
             outcome.review = await reviewRequest()

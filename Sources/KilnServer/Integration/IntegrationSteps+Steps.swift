@@ -221,6 +221,7 @@ extension IntegrationSteps {
         if let commit {
             let (mirrors, repository) = (context.mirrors, bot.repository)
             await IssueBuilder.attribute(&outcome.issues, commits: commits) { file, line in
+                // a line blame cannot read is attributed to the range's authors (IssueBuilder.attribute)
                 try? await mirrors.blame(of: repository, file: file, line: line, at: commit)
             }
         }

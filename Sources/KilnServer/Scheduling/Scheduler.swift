@@ -122,7 +122,7 @@ public actor Scheduler: Service {
     nonisolated func every(_ interval: Duration, _ body: @Sendable (Scheduler) async -> Void) async {
         while !Task.isCancelled {
             await body(self)
-            try? await Task.sleep(for: interval)
+            await Task.sleep(unlessCanceled: interval)
         }
     }
 
@@ -183,7 +183,7 @@ public actor Scheduler: Service {
             }
             group.addTask {
                 while !Task.isCancelled {
-                    try? await Task.sleep(for: tick)
+                    await Task.sleep(unlessCanceled: tick)
                     await self.stopsMayHaveChanged()
                     wake.yield()
                 }

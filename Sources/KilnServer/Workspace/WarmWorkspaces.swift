@@ -90,8 +90,10 @@ struct WarmWorkspaces: Sendable {
         async throws(SnapshotError)
     {
         let directory = "\(snapshots.layout.snapshots)/\(remote.bot)"
+        // the download below fails with its own error when the folder is missing
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let partial = "\(directory)/\(remote.cell).\(UUID().uuidString).fetched"
+        // a leftover download is replaced by the next one and swept with cache.max-size
         defer { try? FileManager.default.removeItem(atPath: partial) }
         let secret: String
         do {

@@ -38,6 +38,7 @@ extension DatabaseStore {
         if let location = assetLocation(bot: claim.bot, number: claim.shownNumber, name: asset.name) {
             try await write(what, notify: nil) { db in try Self.checkClaim(db, claim) }  // no copy for a lost claim
             do {
+                // the copy below replaces it, and reports its own failure
                 try? FileManager.default.removeItem(atPath: location)
                 try FileManager.default.createDirectory(atPath: (location as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
                 try FileManager.default.copyItem(atPath: path, toPath: location)
@@ -46,6 +47,7 @@ extension DatabaseStore {
             }
         } else {
             guard let handle = FileHandle(forReadingAtPath: path) else { throw .query(what: what, reason: "cannot read \(path)") }
+            // closing a file that was only read loses nothing
             defer { try? handle.close() }
             var offset = 0
             while true {

@@ -69,17 +69,6 @@ extension DatabaseStore {
         }
     }
 
-    /// Adds a line of Kiln's own to an integration's log, whoever held it.
-    func appendNote(_ note: String, to integration: Integration) async {
-        guard engine.logsInDatabase else {
-            if let log = logLocation(bot: integration.bot, number: integration.number) { LogFiles.append(LogFiles.note(note), to: log) }
-            return
-        }
-        _ = try? await write("adding to the log of \(integration.bot) #\(integration.number)", notify: .log) { db in
-            try Self.appendNote(db, note, to: integration.id)
-        }
-    }
-
     /// Appends `note` at the end of an integration's log in the database, within the caller's
     /// transaction.
     static func appendNote(_ db: any SQLConnection, _ note: String, to id: Int64) throws {

@@ -20,13 +20,19 @@ extension DatabaseStore {
             try db.rows("SELECT * FROM integration WHERE step NOT IN ('pending', 'completed') AND step <> 'completed'").map(Claim.init(row:))
         }
         var recovered: [Integration] = []
+        let logsInDatabase = engine.logsInDatabase
         for claim in running where !isAlive(claim.owner ?? "") {
             let reason = StoreRules.abandonedReason(owner: claim.owner ?? "", step: claim.step)
-            await appendNote(reason, to: claim.integration)
+            // The reason goes to the log with the ending, or the ending waits: an integration
+            // never ends as internal-error with nothing in its log to say why.
+            if !logsInDatabase, let log = logLocation(bot: claim.bot, number: claim.number) {
+                try LogFiles.append(LogFiles.note(reason), to: log)
+            }
             do {
                 let outcome = IntegrationOutcome(result: .internalError, reason: reason)
                 recovered.append(
                     try await write("ending an abandoned integration", notify: .stop) { db in
+                        if logsInDatabase { try Self.appendNote(db, reason, to: claim.integration.id) }
                         // Its queued cells end with it; its running ones are abandoned too, or
                         // their own process ends them.
                         try Self.endCells(db, bot: claim.bot, number: claim.number, lacking: nil, reason: reason, now: now)
@@ -74,6 +80,7 @@ extension DatabaseStore {
                 try db.execute("UPDATE integration SET expired = true WHERE id IN (\(list))", ids)
             }
             for entry in batch {
+                // the store no longer points at an expired integration's files; one that stays is only space
                 if let log = logLocation(bot: entry.bot, number: entry.number) { try? FileManager.default.removeItem(atPath: log) }
                 if let assets = assetsDirectory { try? FileManager.default.removeItem(atPath: "\(assets)/\(entry.bot)/\(entry.number)") }
             }

@@ -176,6 +176,7 @@ public enum StoreMigration {
     /// A log file as chunks of the live log's size, at their byte offsets.
     static func copyLog(_ log: LogFile, to db: any SQLConnection) throws {
         guard let handle = FileHandle(forReadingAtPath: log.path) else { throw MigrationError.unreadableLog(path: log.path) }
+        // closing a file that was only read loses nothing
         defer { try? handle.close() }
         var offset = 0
         while let data = try handle.read(upToCount: LogShipper.chunkLimit), !data.isEmpty {

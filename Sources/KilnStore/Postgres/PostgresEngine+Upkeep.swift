@@ -44,7 +44,7 @@ extension PostgresEngine {
             } catch {
                 logger.warning("cannot read the database's connection limit: \(error); keeping \(last ?? configured) connections")
             }
-            try? await Task.sleep(for: Self.budgetInterval)
+            await Task.sleep(unlessCanceled: Self.budgetInterval)
         }
     }
 
@@ -73,7 +73,7 @@ extension PostgresEngine {
             } catch {
                 // `listen` hears of the closed connection and says so.
             }
-            try? await Task.sleep(for: Self.hearingInterval)
+            await Task.sleep(unlessCanceled: Self.hearingInterval)
         }
     }
 

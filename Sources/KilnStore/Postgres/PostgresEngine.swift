@@ -149,7 +149,7 @@ public final class PostgresEngine: StoreEngine {
                 if Task.isCancelled { break }
                 logger.warning("\(what): \(error.reason); trying again in \(delay)")
             }
-            try? await Task.sleep(for: delay)
+            await Task.sleep(unlessCanceled: delay)
             delay = min(delay * 2, .seconds(5))
         }
     }

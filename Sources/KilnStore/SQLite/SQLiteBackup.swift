@@ -41,6 +41,7 @@ extension DatabaseStore where Engine == SQLiteEngine {
         do {
             return try result.get()
         } catch {
+            // the backup's own error is what is thrown; a partial copy left behind is named in it
             try? FileManager.default.removeItem(atPath: path)
             throw .query(what: "backing the store up to \(path)", reason: "\(error)")
         }

@@ -78,7 +78,7 @@ struct LogController {
         }
         let ticking = Task {
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                await Task.sleep(unlessCanceled: interval)
                 wake.yield()
             }
         }

@@ -128,7 +128,7 @@ struct Run: AsyncParsableCommand {
             if display.live {
                 group.addTask {
                     while !Task.isCancelled {
-                        try? await Task.sleep(for: .milliseconds(500))
+                        await Task.sleep(unlessCanceled: .milliseconds(500))
                         await display.tick()
                     }
                     return .ticker
