@@ -15,6 +15,7 @@ import Foundation
 import KilnCore
 import KilnStore
 import KilnTestSupport
+import Synchronization
 import Testing
 
 /// Many real `kiln serve` hosts on the tests' PostgreSQL server (on 127.0.0.1: these tests cut no
@@ -36,6 +37,13 @@ struct ManyHostsTests {
         }
     }
 
+    /// Set once, read from other tasks.
+    final class Flag: Sendable {
+        private let state = Mutex(false)
+        func set() { state.withLock { $0 = true } }
+        var isSet: Bool { state.withLock { $0 } }
+    }
+
     /// Starts `count` hosts at once.
     static func hosts(_ count: Int, database: String, bots: [String: String], executors: Int, lease: String) async throws -> [Host] {
         try await withThrowingTaskGroup(of: Host.self) { group in
@@ -53,6 +61,61 @@ struct ManyHostsTests {
             try await PostgresServer.shared.query(
                 "SELECT count(*) FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid()", database: database
             ).first ?? "") ?? -1
+    }
+
+    @Test("Thirty hosts started at once on PostgreSQL's default 100 connections: none is refused a connection, none logs a refusal")
+    func thirtyHostsStart() async throws {
+        let postgres = try PostgresServer.start(maxConnections: 100)
+        defer { postgres.stop() }
+        let database = try await postgres.database("crowd")
+        let repo = try ServerTests.quickRepository()
+        let bot = "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"
+        /// Connections to the database now; 100 when it refuses even the test's own (it is full).
+        func connections() async throws -> Int {
+            do {
+                return Int(try await postgres.query("SELECT count(*) FROM pg_stat_activity WHERE datname = 'crowd'").first ?? "") ?? -1
+            } catch {
+                return "\(error)".contains("too many clients") || "\(error)".contains("remaining connection slots") ? 100 : -1
+            }
+        }
+        // The most connections seen from the first start until the hosts have taken their shares.
+        let (hosts, highest) = try await withThrowingTaskGroup(of: ([Host], Int).self) { group in
+            let started = Flag()
+            group.addTask { (try await Self.hosts(30, database: database, bots: ["app": bot], executors: 1, lease: "10s"), 0) }
+            group.addTask {
+                var highest = 0
+                var settledAt: ContinuousClock.Instant?
+                while settledAt.map({ ContinuousClock.now < $0 + .seconds(12) }) ?? true {
+                    highest = max(highest, try await connections())
+                    if settledAt == nil, started.isSet { settledAt = .now }
+                    try await Task.sleep(for: .milliseconds(100))
+                }
+                return ([], highest)
+            }
+            var hosts: [Host] = []
+            var highest = 0
+            for try await (some, seen) in group {
+                if !some.isEmpty {
+                    hosts = some
+                    started.set()
+                }
+                highest = max(highest, seen)
+            }
+            return (hosts, highest)
+        }
+        #expect(hosts.count == 30)
+        // 100, less 3 reserved for superusers and a headroom of 10 for the command line.
+        #expect(highest <= 87, "the hosts held \(highest) of the database's 100 connections as they started (100: it refused the test's own)")
+        var refusals: [String] = []
+        for host in hosts {
+            let output = try await host.server.terminate()
+            let said = output.standardOutput + output.standardError
+            for line in said.split(separator: "\n") where line.contains("too many clients") || line.contains("remaining connection slots") {
+                refusals.append("\(host.name): \(line)")
+            }
+        }
+        #expect(refusals.isEmpty, "\(refusals.count) refusals logged:\n\(refusals.prefix(10).joined(separator: "\n"))")
+        print("30 hosts started at once: at most \(highest) connections held")
     }
 
     @Test(

@@ -171,6 +171,15 @@ public actor PostgresServer {
             try await PostgresServer.psql(sql, port: port, socketDirectory: socketDirectory, database: database)
         }
 
+        /// The first column of `sql`'s rows on `database`.
+        public func query(_ sql: String, database: String = "postgres") async throws -> [String] {
+            let result = try await runProcess(
+                "/usr/bin/psql",
+                ["-h", socketDirectory, "-p", "\(port)", "-U", PostgresServer.superuser, "-d", database, "-v", "ON_ERROR_STOP=1", "-tAqc", sql])
+            guard result.status == 0 else { throw StartError.failed("psql \(sql): \(result.standardError)") }
+            return result.standardOutput.split(separator: "\n").map(String.init)
+        }
+
         /// Freezes the server where it stands (SIGSTOP to the postmaster and every backend): it
         /// neither answers nor refuses, as a database host that stopped does.
         public func pause() {

@@ -15,36 +15,48 @@ import Foundation
 import KilnCore
 
 extension PostgresEngine {
-    /// Takes this host's share of the database's connections (`ConnectionBudget`) now and every
-    /// `budgetInterval`: fewer as hosts join, more as they leave. Asked on the control lane, which
-    /// work cannot hold up.
+    /// Takes this host's share of the database's connections (`ConnectionBudget`) every
+    /// `budgetInterval`: fewer as hosts join, more as they leave.
     func keepBudget() async {
-        var last: Int?
-        while !Task.isCancelled {
-            do {
-                let (limit, reserved, hosts) = try await transaction(
-                    "reading the database's connection limit", on: control, begin: nil, notify: nil, limit: operationLimit
-                ) { db in
-                    let row = try db.rows(
-                        """
-                        SELECT current_setting('max_connections')::int AS limit_, current_setting('superuser_reserved_connections')::int
-                            + COALESCE(NULLIF(current_setting('reserved_connections', true), ''), '0')::int AS reserved,
-                            (SELECT count(*) FROM host WHERE last_heard + lease >= \(db.dialect.now))::int AS hosts
-                        """, []
-                    ).first
-                    return (row?["limit_"] ?? 100, row?["reserved"] ?? 3, row?["hosts"] ?? 1) as (Int, Int, Int)
-                }
-                let share = ConnectionBudget.share(limit: limit, reserved: reserved, hosts: hosts, configured: configured)
-                if share != last {
-                    setBudget(share)
-                    logger.info(
-                        "connection budget", metadata: ["connections": "\(share)", "of": "\(limit)", "reserved": "\(reserved)", "hosts": "\(hosts)"])
-                    last = share
-                }
-            } catch {
-                logger.warning("cannot read the database's connection limit: \(error); keeping \(last ?? configured) connections")
+        var last = budget.withLock { $0 }
+        while await Task.sleep(unlessCanceled: Self.budgetInterval) {
+            last = await takeBudget(keeping: last) ?? last
+        }
+    }
+
+    /// Reads the database's limit, its reserved slots and the hosts sharing it, and holds this
+    /// host's share; returns it, or nil when the database could not say (the host keeps what it
+    /// holds: `kept`, or two before any share). Asked on the control lane, which work cannot
+    /// hold up.
+    func takeBudget(keeping kept: Int?) async -> Int? {
+        do {
+            let (limit, reserved, hosts) = try await transaction(
+                "reading the database's connection limit", on: control, begin: nil, notify: nil, limit: operationLimit
+            ) { db in
+                let row = try db.rows(
+                    """
+                    SELECT current_setting('max_connections')::int AS limit_, current_setting('superuser_reserved_connections')::int
+                        + COALESCE(NULLIF(current_setting('reserved_connections', true), ''), '0')::int AS reserved,
+                        GREATEST(
+                            (SELECT count(*) FROM host WHERE last_heard + lease >= \(db.dialect.now)),
+                            (SELECT count(DISTINCT application_name) FROM pg_stat_activity
+                                WHERE datname = current_database() AND application_name LIKE 'kiln serve %'))::int AS hosts
+                    """, []
+                ).first
+                return (row?["limit_"] ?? 100, row?["reserved"] ?? 3, row?["hosts"] ?? 1) as (Int, Int, Int)
             }
-            await Task.sleep(unlessCanceled: Self.budgetInterval)
+            let share = ConnectionBudget.share(limit: limit, reserved: reserved, hosts: hosts, configured: configured)
+            if share != kept {
+                setBudget(share)
+                logger.info(
+                    "connection budget", metadata: ["connections": "\(share)", "of": "\(limit)", "reserved": "\(reserved)", "hosts": "\(hosts)"])
+            }
+            budget.withLock { $0 = share }
+            return share
+        } catch {
+            let keeping = kept ?? ConnectionBudget.beforeShare
+            logger.warning("cannot read the database's connection limit: \(error); keeping \(keeping) connections")
+            return nil
         }
     }
 

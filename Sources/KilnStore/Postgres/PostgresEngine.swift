@@ -67,6 +67,8 @@ public final class PostgresEngine: StoreEngine {
     let configured: Int
     /// How often a server's engine takes its share of the database again (`ConnectionBudget`).
     static let budgetInterval = Duration.seconds(5)
+    /// The share last taken; nil before the first.
+    let budget = Mutex<Int?>(nil)
 
     init(
         configuration: PostgresConnection.Configuration, connections: Int, location: String, logsDirectory: String?, logger: Logger,
@@ -82,6 +84,9 @@ public final class PostgresEngine: StoreEngine {
         work =
             connections > 1
             ? PostgresLane(name: "work", size: connections - 1, configuration: configuration, logger: logger, notices: notices) : control
+        // A server holds two until it has read its share (`takeBudget`): thirty hosts started
+        // at once would otherwise fill the database before any had counted the others.
+        if connections > ConnectionBudget.beforeShare { work.setAllowed(ConnectionBudget.beforeShare - 1) }
     }
 
     /// Closes the engine's connections; the store cannot be used afterwards.

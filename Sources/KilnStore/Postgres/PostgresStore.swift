@@ -26,7 +26,7 @@ extension DatabaseStore where Engine == PostgresEngine {
         _ settings: DatabaseSettings, connections: Int = 1, logsDirectory: String? = nil, logger: Logger = Logger(label: "kiln.postgres")
     ) async throws(StoreError) -> PostgresStore {
         let location = settings.redactedURL
-        let configuration: PostgresConnection.Configuration
+        var configuration: PostgresConnection.Configuration
         do {
             configuration = try PostgresURL.target(settings).connection()
         } catch let error as StoreError {
@@ -38,6 +38,9 @@ extension DatabaseStore where Engine == PostgresEngine {
         // what matters itself.
         var background = logger
         background.logLevel = .error
+        // A server names its connections, so that hosts starting together count each other
+        // before any has reported (`ConnectionBudget`).
+        if connections > 2 { configuration.options.additionalStartupParameters.append(("application_name", ConnectionBudget.applicationName)) }
         let engine = PostgresEngine(
             configuration: configuration, connections: max(1, connections), location: location, logsDirectory: logsDirectory, logger: background,
             notices: logger)
@@ -47,6 +50,8 @@ extension DatabaseStore where Engine == PostgresEngine {
             }
             // A host (more than one connection) listens for the others' changes; a command does not.
             if connections > 1 { try await engine.checkNotificationsArrive(within: .seconds(5)) }
+            // A server takes its share of the database before it serves (until then: two).
+            if connections > 2 { _ = await engine.takeBudget(keeping: nil) }
         } catch {
             engine.close()
             throw error
