@@ -35,6 +35,7 @@ build: deps
 lint:
 	$(SWIFT) format lint --strict --recursive --parallel Sources Tests Package.swift
 	scripts/lint-quiet-failures
+	scripts/lint-clock-reads
 
 # Lints, builds the product and the tests once, then runs every suite (four tests at a time), then
 # the many-hosts suite alone: its dozen servers and busy loops take every core on purpose, which

@@ -112,7 +112,7 @@ public struct DependencyMirrors: Sendable {
         let marker = path + ".location"
         if FileManager.default.fileExists(atPath: marker) {
             // the date only orders mirrors for pruning: a stale one is pruned a day early at worst
-            try? FileManager.default.setAttributes([.modificationDate: Date()], ofItemAtPath: marker)
+            try? FileManager.default.setAttributes([.modificationDate: WallClock.system.now], ofItemAtPath: marker)
         } else {
             // without its .location the mirror is made again on next use
             try? Data(location.utf8).write(to: URL(fileURLWithPath: marker))

@@ -47,27 +47,29 @@ public struct HealthSettings: Sendable {
 actor HealthMonitor: Service {
     let store: any HostRegistry
     let settings: HealthSettings
+    let clock: MonotonicClock
     /// When the query under way was asked; nil between queries.
     private var asked: ContinuousClock.Instant?
     /// The last query's end: when, how long it took, and its error if any.
     private var last: (at: ContinuousClock.Instant, seconds: Double, error: StoreError?)?
 
-    init(store: any HostRegistry, settings: HealthSettings) {
+    init(store: any HostRegistry, settings: HealthSettings, clock: MonotonicClock) {
         self.store = store
         self.settings = settings
+        self.clock = clock
     }
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await self.ask()
-                await Task.sleep(unlessCanceled: self.settings.interval)
+                await self.clock.sleep(for: self.settings.interval)
             }
         }
     }
 
     private func ask() async {
-        let start = ContinuousClock.now
+        let start = clock.now
         asked = start
         var failure: StoreError?
         do {
@@ -75,18 +77,18 @@ actor HealthMonitor: Service {
         } catch {
             failure = error
         }
-        let end = ContinuousClock.now
+        let end = clock.now
         asked = nil
         last = (end, Self.seconds(end - start), failure)
     }
 
     /// The host's health at `now`. Before the first answer, waits for it up to `storeLimit`.
-    func check(now: ContinuousClock.Instant = .now) async -> HealthCheck {
-        var now = now
+    func check() async -> HealthCheck {
+        var now = clock.now
         let deadline = now + settings.storeLimit
-        while last == nil, ContinuousClock.now < deadline {
-            await Task.sleep(unlessCanceled: .milliseconds(10))
-            now = .now
+        while last == nil, now < deadline {
+            await clock.sleep(for: .milliseconds(10))
+            now = clock.now
         }
         return HealthCheck(store: storeFinding(now: now), disk: diskFinding(), scheduler: schedulerFinding(now: now))
     }

@@ -87,7 +87,7 @@ func webRouter(
 /// walks to prove that none skips the access check.
 public func webRoutes(_ web: WebDependencies) -> [String] {
     let logger = Logger(label: "kiln.routes", factory: { _ in SwiftLogNoOpLogHandler() })
-    let health = HealthMonitor(store: web.store, settings: web.health)
+    let health = HealthMonitor(store: web.store, settings: web.health, clock: web.clock.monotonic)
     return webRouter(web, cache: ResponseCache(store: web.store), health: health, metrics: PrometheusCollectorRegistry(), logger: logger).routes.map(
         \.description)
 }
@@ -98,8 +98,8 @@ public func buildWebApplication(
     _ web: WebDependencies, logger: Logger, onListening: @escaping @Sendable (Int) async -> Void = { _ in }
 ) -> some Service {
     let metrics = PrometheusCollectorRegistry()
-    let cache = ResponseCache(store: web.store)
-    let health = HealthMonitor(store: web.store, settings: web.health)
+    let cache = ResponseCache(store: web.store, clock: web.clock.monotonic)
+    let health = HealthMonitor(store: web.store, settings: web.health, clock: web.clock.monotonic)
     let router = webRouter(web, cache: cache, health: health, metrics: metrics, logger: logger)
     let listen = web.listen
     let (ports, listening) = AsyncStream.makeStream(of: Int.self)

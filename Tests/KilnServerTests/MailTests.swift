@@ -33,7 +33,9 @@ struct MailFixture {
     static let utc = TimeZone(identifier: "UTC") ?? .current
     static let start = PeriodicScheduleTests.date("2026-11-20T10:00:00Z")
 
-    init(bots: [String: String], smtpURL: String, retry: RetryPolicy = RetryPolicy()) async throws {
+    init(
+        bots: [String: String], smtpURL: String, retry: RetryPolicy = RetryPolicy(), timers: Bool = false, tick: Duration = .seconds(1)
+    ) async throws {
         directory = try TemporaryDirectory("kiln-mail")
         for (name, text) in bots { try directory.write("Bots/\(name).yml", text) }
         store = try SQLiteStore.open(dataDirectory: directory.url("data"))
@@ -48,7 +50,7 @@ struct MailFixture {
         mailer = Mailer(
             store: store, registry: registry,
             delivery: Mailer.Delivery(notifier: notifier, client: SMTPClient(url: smtpURL, connectTimeout: .seconds(2)), sender: "kiln@example.com"),
-            settings: .init(retry: retry), logger: logger, clock: clock.wall)
+            settings: .init(retry: retry, tick: tick), logger: logger, clock: timers ? clock.timers : clock.wall)
     }
 
     /// Records a completed integration of `bot` at the clock's time, then moves the clock on a minute.
@@ -269,6 +271,32 @@ struct MailTests {
         #expect(try server.messages().count == 1)
         outbox = try await fixture.store.outbox(limit: 10)
         #expect(outbox.queued == 0 && outbox.sent == 1 && outbox.undelivered.isEmpty)
+    }
+
+    @Test("The running mailer's rounds follow its clock: a mail waiting out its retry goes when the test moves the clock an hour")
+    func roundsOnTheClock() async throws {
+        let port = SMTPServer.freePort()
+        let bot =
+            "repository: {url: 'https://example.com/app.git'}\nschedule: {poll: 0}\ntriggers: [{email: report, every: integration, to: [team@example.com]}]\n"
+        let fixture = try await MailFixture(
+            bots: ["app": bot], smtpURL: "smtp://127.0.0.1:\(port)", retry: RetryPolicy(first: .seconds(60), longest: .seconds(60)), timers: true,
+            tick: .seconds(3600))
+        try await fixture.integrate("app", .succeeded)
+        let running = Task { try await fixture.mailer.run() }
+        defer { running.cancel() }
+        // The first round, at start, finds no server; the next waits a tick of the clock.
+        try await PeriodicScheduleTests.waitUntil("the first attempt to fail") {
+            try await fixture.store.outbox(limit: 10).undelivered.first?.attempts ?? 0 >= 1
+        }
+        let server = try await SMTPServer.start(.init(port: port))
+        try await PeriodicScheduleTests.waitUntil("the mailer to sleep on the clock") { fixture.clock.sleeping >= 1 }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(try server.messages().isEmpty, "no round before the clock moves")
+
+        fixture.clock.advance(by: 3600)
+        #expect(try await server.waitForMessages(1).count == 1)
+        let outbox = try await fixture.store.outbox(limit: 10)
+        #expect(outbox.queued == 0 && outbox.sent == 1)
     }
 
     @Test("A 550 refusal fails the mail for good, with the server's answer recorded")

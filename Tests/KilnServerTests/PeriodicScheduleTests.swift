@@ -27,7 +27,9 @@ struct PeriodicScheduleTests {
         ISO8601DateFormatter().date(from: text) ?? .distantPast
     }
 
-    func makeScheduler(directory: TemporaryDirectory, store: SQLiteStore, clock: ManualClock) -> Scheduler {
+    func makeScheduler(
+        directory: TemporaryDirectory, store: SQLiteStore, clock: ManualClock, timers: Bool = false, tick: Duration = .seconds(1)
+    ) -> Scheduler {
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let registry = BotRegistry(directory: directory.url("Bots"), store: store, logger: logger)
         let sequencer = IntegrationSequencer(
@@ -35,8 +37,20 @@ struct PeriodicScheduleTests {
             secretFiles: { [] }, logger: logger)
         let utc = TimeZone(identifier: "UTC") ?? .current
         return Scheduler(
-            registry: registry, store: store, sequencer: sequencer, settings: .init(executors: 1, timeZone: utc), logger: logger, owner: "test",
-            clock: clock.wall)
+            registry: registry, store: store, sequencer: sequencer, settings: .init(executors: 0, timeZone: utc, tick: tick), logger: logger,
+            owner: "test", clock: timers ? clock.timers : clock.wall)
+    }
+
+    /// Waits (10 s at most, in real time) for `condition`.
+    static func waitUntil(_ what: String, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else {
+                Issue.record("waited 10 s for \(what)")
+                return
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
     }
 
     func periodic(_ store: SQLiteStore) async throws -> [Integration] {
@@ -72,6 +86,31 @@ struct PeriodicScheduleTests {
         clock.set(Self.date("2026-03-11T02:00:00Z"))
         await scheduler.queuePeriodic()
         #expect(try await periodic(store).count == 2)
+    }
+
+    @Test("The running scheduler's timers follow its clock: an hour's tick passes when the test moves the clock, not before")
+    func timersOnTheClock() async throws {
+        let directory = try TemporaryDirectory()
+        try directory.write("Bots/nightly.yml", "repository: {url: /srv/git/app.git}\nschedule: {on-commit: false, periodic: daily 02:00}\n")
+        let store = try SQLiteStore.open(dataDirectory: directory.path)
+        let clock = ManualClock(Self.date("2026-03-10T01:00:00Z"))
+        let scheduler = makeScheduler(directory: directory, store: store, clock: clock, timers: true, tick: .seconds(3600))
+        let running = Task { try await scheduler.run() }
+        defer { running.cancel() }
+        // Its loops have looked once and sleep on the clock: nothing is due at 01:00.
+        try await Self.waitUntil("the scheduler's loops to sleep on the clock") { clock.sleeping >= 4 }
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await periodic(store).isEmpty)
+
+        // Half the tick: 01:30, no loop wakes.
+        clock.advance(by: 1800)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try await periodic(store).isEmpty)
+        // The whole tick: 02:00:01, the periodic loop wakes and queues the night's integration.
+        clock.advance(by: 1801)
+        try await Self.waitUntil("the periodic integration to be queued") { try await periodic(store).count == 1 }
+        let queuedAt = try #require(try await periodic(store).first?.queuedAt)
+        #expect(abs(queuedAt.timeIntervalSince(clock.now)) < 1, "queued at the clock's time, \(queuedAt)")
     }
 
     @Test("Periods missed while the server was down run once at start, not once per missed period")

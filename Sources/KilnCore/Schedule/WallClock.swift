@@ -13,19 +13,67 @@
 
 import Foundation
 
-/// The one source of the time of day for Kiln's services: the composition root gives each the
-/// same clock, so that a test moves time instead of sleeping. `Date()` is read only at the edges
-/// (a command's own start, a lock file's stamp). Time that several hosts must agree on
-/// (heartbeats, leases) is the database's clock, not this one.
+/// The one source of time for Kiln's services: the time of day (`now`) and the monotonic time of
+/// deadlines, intervals and timers (`monotonic`). The composition root gives each service the
+/// same clock, so that a test moves time instead of sleeping; nothing else reads a clock
+/// (`make lint`: scripts/lint-clock-reads). Time that several hosts must agree on (heartbeats,
+/// leases) is the database's clock, not this one.
 public struct WallClock: Sendable {
     private let read: @Sendable () -> Date
+    /// Deadlines, intervals and timers.
+    public let monotonic: MonotonicClock
 
-    public init(_ read: @escaping @Sendable () -> Date) {
+    public init(monotonic: MonotonicClock = .system, _ read: @escaping @Sendable () -> Date) {
         self.read = read
+        self.monotonic = monotonic
     }
 
-    /// The system's clock.
+    /// The system's clocks.
     public static let system = WallClock { Date() }
 
+    /// The time of day.
     public var now: Date { read() }
+}
+
+/// Monotonic time: an instant that only moves forward, and sleeping on it. The system's, or one a
+/// test moves by hand (its sleepers wake as it passes their deadlines).
+public struct MonotonicClock: Sendable {
+    private let read: @Sendable () -> ContinuousClock.Instant
+    private let pause: @Sendable (Duration) async -> Bool
+
+    public init(now: @escaping @Sendable () -> ContinuousClock.Instant, sleep: @escaping @Sendable (Duration) async -> Bool) {
+        read = now
+        pause = sleep
+    }
+
+    /// The system's monotonic clock (`ContinuousClock`, which keeps counting while the machine sleeps).
+    public static let system = MonotonicClock(now: { ContinuousClock.now }, sleep: { await Task.sleep(unlessCanceled: $0) })
+
+    public var now: ContinuousClock.Instant { read() }
+
+    /// Sleeps for `duration`, or until the task is canceled: the one way a sleep ends early, which
+    /// the loops that call this end on. Returns whether the whole time passed.
+    @discardableResult
+    public func sleep(for duration: Duration) async -> Bool {
+        await pause(duration)
+    }
+
+    /// How long since `start`.
+    public func since(_ start: ContinuousClock.Instant) -> Duration {
+        now - start
+    }
+}
+
+extension Task where Success == Never, Failure == Never {
+    /// Sleeps for `duration` on the system's clock, or until the task is canceled. Returns whether
+    /// the whole time passed. Services sleep on their clock's `monotonic` instead.
+    @discardableResult
+    public static func sleep(unlessCanceled duration: Duration) async -> Bool {
+        do {
+            try await sleep(for: duration)
+            return true
+        } catch {
+            return false
+        }
+    }
 }

@@ -30,7 +30,7 @@ struct AuditRetention: Service {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 await prune()
-                await Task.sleep(unlessCanceled: Self.interval)
+                await clock.monotonic.sleep(for: Self.interval)
             }
         }
     }

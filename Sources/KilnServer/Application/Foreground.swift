@@ -58,11 +58,11 @@ extension KilnApplication {
     public func runInForeground(
         _ claim: Claim, of bot: Bot, progress: @escaping @Sendable (IntegrationSequencer.Progress) -> Void
     ) async -> Integration? {
-        let (sequencer, store, config) = (sequencer, store, settings.config)
+        let (sequencer, store, config, monotonic) = (sequencer, store, settings.config, clock.monotonic)
         return await withTaskGroup(of: Integration??.self) { group in
             group.addTask { .some(await sequencer.run(claim, of: bot, progress: progress)) }
             group.addTask {
-                await HostKeeper.beating(every: HostKeeper.interval(lease: config.hostLease)) {
+                await HostKeeper.beating(every: HostKeeper.interval(lease: config.hostLease), on: monotonic) {
                     await sequencer.logger.bestEffort(
                         "sending this host's heartbeat", loses: "if none arrives within the lease, other hosts take this one as gone",
                         { () async throws(StoreError) in _ = try await store.heartbeat(.foreground(name: config.host, lease: config.hostLease)) })

@@ -39,7 +39,7 @@ public struct InstallationBackup: Sendable {
 
     public func run() async throws(BackupError) -> Report {
         if let database = config.database { return .postgres(url: database.redactedURL) }
-        let start = ContinuousClock.now
+        let start = MonotonicClock.system.now
         let layout = config.dataDirectory
         let target = DataDirectory(destination)
         guard FileManager.default.fileExists(atPath: layout.database) else { throw .noStore(layout.database) }
@@ -71,7 +71,7 @@ public struct InstallationBackup: Sendable {
         let databaseBytes = (try? FileManager.default.attributesOfItem(atPath: target.database)[.size] as? Int) ?? 0
         return .sqlite(
             integrations: integrations, databaseBytes: databaseBytes, files: files, fileBytes: bytes, vanished: vanished,
-            seconds: (ContinuousClock.now - start).seconds)
+            seconds: MonotonicClock.system.since(start).seconds)
     }
 
     /// DEST: made when missing; refused when it holds anything.

@@ -15,18 +15,17 @@ import KilnCore
 import ServiceLifecycle
 
 /// How the background services that work in rounds (mail, commit statuses) run: a round whenever
-/// `wakeup` is yielded to, whenever one of `changes` yields, and at least every `tick`, one at a
-/// time, until graceful shutdown or cancellation.
+/// `wakeup` is yielded to, whenever one of `changes` yields, and at least every `tick` of `clock`,
+/// one at a time, until graceful shutdown or cancellation.
 enum Rounds {
     static func run(
-        tick: Duration, wakeups: AsyncStream<Void>, wakeup: AsyncStream<Void>.Continuation, changes: AsyncStream<Void>? = nil,
+        tick: Duration, clock: MonotonicClock, wakeups: AsyncStream<Void>, wakeup: AsyncStream<Void>.Continuation, changes: AsyncStream<Void>? = nil,
         round: @escaping @Sendable () async -> Void
     ) async {
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask {
-                    while !Task.isCancelled {
-                        await Task.sleep(unlessCanceled: tick)
+                    while await clock.sleep(for: tick) {
                         wakeup.yield()
                     }
                 }

@@ -28,7 +28,8 @@ public final class ServeLock: Sendable {
 
     /// Takes the lock of `layout` for a server, or says which server holds it.
     static func acquire(_ layout: DataDirectory, host: String, listen: ListenAddress) throws(ServerSetupError) -> ServeLock {
-        try acquire(layout, holder: "kiln serve (pid \(getpid()) on \(host), listening on \(listen), since \(Date().formatted(.iso8601)))")
+        try acquire(
+            layout, holder: "kiln serve (pid \(getpid()) on \(host), listening on \(listen), since \(WallClock.system.now.formatted(.iso8601)))")
     }
 
     /// Takes the lock of `layout`, saying who holds it (`holder`), or says which server holds it.

@@ -68,7 +68,7 @@ public actor HostKeeper: Service {
                     for await _ in recoveries { await self.recover() }
                 }
                 // Until it listens, it beats often: other hosts learn its address at once.
-                await Self.beating(every: { address.map { $0.current == nil } == true ? .milliseconds(100) : interval }) {
+                await Self.beating(every: { address.map { $0.current == nil } == true ? .milliseconds(100) : interval }, on: self.clock.monotonic) {
                     if await self.beat() { recover.yield() }
                 }
                 recover.finish()
@@ -78,14 +78,14 @@ public actor HostKeeper: Service {
 
     /// Calls `beat` now and every `interval` until the task is canceled: a server's beats (with
     /// the recovery of lost hosts) and `kiln run`'s.
-    static func beating(every interval: Duration, _ beat: @Sendable () async -> Void) async {
-        await beating(every: { interval }, beat)
+    static func beating(every interval: Duration, on clock: MonotonicClock, _ beat: @Sendable () async -> Void) async {
+        await beating(every: { interval }, on: clock, beat)
     }
 
-    static func beating(every interval: @Sendable () -> Duration, _ beat: @Sendable () async -> Void) async {
+    static func beating(every interval: @Sendable () -> Duration, on clock: MonotonicClock, _ beat: @Sendable () async -> Void) async {
         while !Task.isCancelled {
             await beat()
-            await Task.sleep(unlessCanceled: interval())
+            await clock.sleep(for: interval())
         }
     }
 

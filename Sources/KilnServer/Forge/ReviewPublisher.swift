@@ -67,7 +67,9 @@ public actor ReviewPublisher: Service {
     }
 
     public func run() async throws {
-        await Rounds.run(tick: settings.tick, wakeups: wakeups, wakeup: wakeup, changes: store.changes()) { _ = await self.round() }
+        await Rounds.run(tick: settings.tick, clock: clock.monotonic, wakeups: wakeups, wakeup: wakeup, changes: store.changes()) {
+            _ = await self.round()
+        }
         logger.info("review publisher stopped")
     }
 
@@ -75,8 +77,8 @@ public actor ReviewPublisher: Service {
     @discardableResult
     public func round() async -> Int {
         if await !reviewing() {
-            if let last = lastIdleLook, ContinuousClock.now - last < settings.tick { return 0 }
-            lastIdleLook = .now
+            if let last = lastIdleLook, clock.monotonic.since(last) < settings.tick { return 0 }
+            lastIdleLook = clock.monotonic.now
         }
         var delivered = 0
         do {

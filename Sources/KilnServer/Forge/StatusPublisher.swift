@@ -79,7 +79,9 @@ public actor StatusPublisher: Service {
     }
 
     public func run() async throws {
-        await Rounds.run(tick: settings.tick, wakeups: wakeups, wakeup: wakeup, changes: store.changes()) { _ = await self.round() }
+        await Rounds.run(tick: settings.tick, clock: clock.monotonic, wakeups: wakeups, wakeup: wakeup, changes: store.changes()) {
+            _ = await self.round()
+        }
         logger.info("status publisher stopped")
     }
 
@@ -92,8 +94,8 @@ public actor StatusPublisher: Service {
         let bots = await registry.forgeBots
         if bots.isEmpty {
             // Only retries of statuses composed before (by a bot since changed) can be due.
-            if let last = lastIdleLook, ContinuousClock.now - last < settings.tick { return 0 }
-            lastIdleLook = .now
+            if let last = lastIdleLook, clock.monotonic.since(last) < settings.tick { return 0 }
+            lastIdleLook = clock.monotonic.now
         }
         do {
             if !bots.isEmpty { try await compose(bots) }

@@ -43,7 +43,7 @@ struct CellSupervisor: Sendable {
         let (store, clock, offered) = (context.store, context.clock, context.offeredToolchains)
         while true {
             if Task.isCancelled { return .canceled }
-            if ContinuousClock.now >= deadline { return .timedOut }
+            if clock.monotonic.now >= deadline { return .timedOut }
             if let mine = try await store.claimCell(of: claim, owner: owner, toolchains: offered, now: clock.now) {
                 await runCell(mine)
                 continue
@@ -59,7 +59,7 @@ struct CellSupervisor: Sendable {
                 }
             }
             // A sleep cut short by a cancel is seen at the top of the loop.
-            await Task.sleep(unlessCanceled: Self.look)
+            await clock.monotonic.sleep(for: Self.look)
         }
     }
 }

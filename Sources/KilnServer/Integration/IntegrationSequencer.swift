@@ -120,7 +120,8 @@ public struct IntegrationSequencer: Sendable {
             await log.note("the secret \(secret.name) is shorter than \(SecretMask.minimumLength) characters: it is not masked (use a longer one)")
         }
         var workspace = Workspace(
-            bot: bot, number: claim.shownNumber, layout: layout, serverEnvironment: serverEnvironment, log: log, deadline: .now + bot.timeout,
+            bot: bot, number: claim.shownNumber, layout: layout, serverEnvironment: serverEnvironment, log: log,
+            deadline: clock.monotonic.now + bot.timeout,
             pullRequest: pullRequest, hidden: pullRequest?.fork == true || bot.sandbox == .bubblewrap ? await secretFiles() : [],
             slot: claim.integration.workspaceSlot ?? 0)
         workspace.toolchain = toolchain
@@ -226,7 +227,7 @@ public struct IntegrationSequencer: Sendable {
                     return nil
                 }
                 logger.warning("cannot record the end of an integration yet; trying again", metadata: ["bot": "\(claim.bot)", "error": "\(error)"])
-                await Task.sleep(unlessCanceled: delay)
+                await clock.monotonic.sleep(for: delay)
                 delay = min(delay * 2, .seconds(5))
             }
         }

@@ -39,7 +39,7 @@ extension IntegrationSteps {
             if integration.bisectionID == nil { try? await runTriggers(.after, result: outcome.result) }
             outcome.triggers = triggers
             outcome.review = await reviewRequest()
-            progress(.stepEnded(currentStep, seconds: (ContinuousClock.now - stepStart).seconds))
+            progress(.stepEnded(currentStep, seconds: context.clock.monotonic.since(stepStart).seconds))
             return outcome
         } catch {
             switch error {

@@ -45,7 +45,7 @@ extension IntegrationSteps {
 
     private mutating func run(_ scripts: [ScriptTrigger], phase: TriggerPhase, result: IntegrationResult?) async throws(Stop) {
         for script in scripts {
-            let start = ContinuousClock.now
+            let start = context.clock.monotonic.now
             let end = try ended(
                 try await attempt { [workspace, commit, currentStep] in
                     try await workspace.run(.shell(script.run), step: currentStep, commit: commit, result: result)
@@ -56,7 +56,7 @@ extension IntegrationSteps {
             case .signaled(let signal): status = 128 + Int(signal)
             case .timedOut, .canceled: status = -1
             }
-            triggers.append(TriggerRun(name: script.name, phase: phase, exitStatus: status, duration: (ContinuousClock.now - start).seconds))
+            triggers.append(TriggerRun(name: script.name, phase: phase, exitStatus: status, duration: context.clock.monotonic.since(start).seconds))
             if status != 0 {
                 await log.note("trigger '\(script.name)' failed with exit status \(status)")
                 if phase == .before { throw stop(.triggerError, "before trigger '\(script.name)' failed with exit status \(status)") }

@@ -31,7 +31,7 @@ struct IntegrationSteps {
     var triggers: [TriggerRun] = []
     /// The package's pins, as Kiln's mirrors had them for the build (`mirrorDependencies`).
     var dependencies: [DependencyPin] = []
-    var stepStart = ContinuousClock.now
+    var stepStart: ContinuousClock.Instant
     var currentStep = IntegrationStep.checkout
     /// The integration this one is compared with, once read (`previousDetail()`).
     var previousRead: IntegrationDetail??
@@ -66,6 +66,7 @@ struct IntegrationSteps {
         self.workspace = workspace
         self.progress = progress
         self.commit = claim.commit
+        stepStart = context.clock.monotonic.now
     }
 
     var integration: Integration { claim.integration }
@@ -109,7 +110,7 @@ struct IntegrationSteps {
             // cell: its integration runs them once, with the result of all its cells.
             if integration.bisectionID == nil, cell == nil { try? await runTriggers(.after, result: outcome.result) }
             outcome.triggers = triggers
-            progress(.stepEnded(currentStep, seconds: (ContinuousClock.now - stepStart).seconds))
+            progress(.stepEnded(currentStep, seconds: context.clock.monotonic.since(stepStart).seconds))
             return outcome
         } catch {
             // Stopped early (checkout or before trigger failed, timeout, cancel): no after triggers,
@@ -132,7 +133,7 @@ struct IntegrationSteps {
     /// `recordedHere` is false, for a caller that records it beside the step's first process
     /// (`record`, `recorded`).
     mutating func enter(_ step: IntegrationStep, recordedHere: Bool = true) async throws(Stop) {
-        let now = ContinuousClock.now
+        let now = context.clock.monotonic.now
         if step != .checkout { progress(.stepEnded(currentStep, seconds: (now - stepStart).seconds)) }
         currentStep = step
         stepStart = now
@@ -141,7 +142,7 @@ struct IntegrationSteps {
             try recorded(step, await Self.record(step, of: claim, in: store, now: context.clock.now))
         }
         if Task.isCancelled { throw stop(.canceled, "canceled") }
-        if ContinuousClock.now >= workspace.deadline { throw timedOut() }
+        if context.clock.monotonic.now >= workspace.deadline { throw timedOut() }
     }
 
     /// Records that the integration `claim` holds is at `step`; the failure, if it failed.

@@ -83,7 +83,7 @@ public actor Mailer: Service {
     }
 
     public func run() async throws {
-        await Rounds.run(tick: settings.tick, wakeups: wakeups, wakeup: wakeup) { _ = await self.round() }
+        await Rounds.run(tick: settings.tick, clock: clock.monotonic, wakeups: wakeups, wakeup: wakeup) { _ = await self.round() }
         logger.info("mailer stopped")
     }
 

@@ -39,8 +39,8 @@ extension Scheduler {
     /// Reloads the bots when their files changed: looked at when the watch saw something, and
     /// every `BotFilesWatch.fullLook` anyway (at every tick without a watch).
     func reloadIfChanged() async {
-        if let botsWatch, !botsWatch.changed(), ContinuousClock.now < nextFullLook { return }
-        nextFullLook = .now + BotFilesWatch.fullLook
+        if let botsWatch, !botsWatch.changed(), clock.monotonic.now < nextFullLook { return }
+        nextFullLook = clock.monotonic.now + BotFilesWatch.fullLook
         let (fingerprint, files) = fingerprintOfBotFiles()
         guard fingerprint != directoryFingerprint else { return }
         directoryFingerprint = fingerprint
@@ -72,8 +72,8 @@ extension Scheduler {
     /// holder of the `schedule` lease does, so that each fires once. The lease is renewed three
     /// times a lease; when its holder goes silent, another host takes it over once it runs out.
     func holdsScheduleLease() async -> Bool {
-        let clock = ContinuousClock.now
-        if let leadership, clock < leadership.until { return leadership.held }
+        let now = clock.monotonic.now
+        if let leadership, now < leadership.until { return leadership.held }
         let held: Bool
         do {
             held = try await store.holdLease("schedule", holder: settings.host, for: settings.hostLease)
@@ -82,7 +82,7 @@ extension Scheduler {
             held = false
         }
         let wasHeld = leadership?.held ?? false
-        leadership = (held, clock + settings.hostLease / 3)
+        leadership = (held, now + settings.hostLease / 3)
         if held && !wasHeld {
             // What another host did meanwhile is in the store: look there, not in memory.
             lastPeriodic = [:]
@@ -101,10 +101,10 @@ extension Scheduler {
     func pollRemotes() async {
         guard await holdsScheduleLease() else { return }
         let bots = await registry.catalog.bots.map(\.bot).filter { $0.schedule.onCommit && $0.schedule.poll > .zero }
-        let clock = ContinuousClock.now
-        let due = bots.filter { bot in lastPoll[bot.name].map { clock - $0 >= bot.schedule.poll } ?? true }
+        let now = clock.monotonic.now
+        let due = bots.filter { bot in lastPoll[bot.name].map { now - $0 >= bot.schedule.poll } ?? true }
         guard !due.isEmpty else { return }
-        for bot in due { lastPoll[bot.name] = clock }
+        for bot in due { lastPoll[bot.name] = now }
         let mirrors = sequencer.mirrors
         // Remote heads are asked in parallel, a few at a time.
         let heads = await withTaskGroup(of: (Bot, Result<String, GitError>).self) { group in

@@ -69,10 +69,10 @@ public actor Scheduler: Service {
     var directoryFingerprint = ""
     /// What tells that the bot files may have changed, and when they are read anyway.
     let botsWatch: BotFilesWatch?
-    var nextFullLook = ContinuousClock.now
+    var nextFullLook: ContinuousClock.Instant
     let startedAt: Date
     /// Beaten at every turn of the dispatch loop (at least once a tick): `/health` reads it.
-    public let pulse = Pulse(now: .now)
+    public let pulse: Pulse
 
     /// Integrations running now, each with its claim and the signal that stops it.
     private var running: [Int64: (claim: Claim, stop: AsyncStream<Void>.Continuation)] = [:]
@@ -100,6 +100,8 @@ public actor Scheduler: Service {
         self.owner = owner ?? ProcessOwner.current(host: settings.host)
         self.clock = clock
         self.startedAt = clock.now
+        nextFullLook = clock.monotonic.now
+        pulse = Pulse(now: clock.monotonic.now)
         botsWatch = BotFilesWatch(directory: registry.directory)
     }
 
@@ -122,7 +124,7 @@ public actor Scheduler: Service {
     nonisolated func every(_ interval: Duration, _ body: @Sendable (Scheduler) async -> Void) async {
         while !Task.isCancelled {
             await body(self)
-            await Task.sleep(unlessCanceled: interval)
+            await clock.monotonic.sleep(for: interval)
         }
     }
 
@@ -183,7 +185,7 @@ public actor Scheduler: Service {
             }
             group.addTask {
                 while !Task.isCancelled {
-                    await Task.sleep(unlessCanceled: tick)
+                    await self.clock.monotonic.sleep(for: tick)
                     await self.stopsMayHaveChanged()
                     wake.yield()
                 }
@@ -200,7 +202,7 @@ public actor Scheduler: Service {
             self.wake = wake
             wake.yield()
             for await _ in wakeups {
-                pulse.beat(at: .now)
+                pulse.beat(at: clock.monotonic.now)
                 for handed in handedOver { start(handed.claim, of: handed.bot, until: handed.stops) }
                 handedOver.removeAll()
                 if stopsToCheck {

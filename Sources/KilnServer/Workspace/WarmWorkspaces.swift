@@ -50,13 +50,13 @@ struct WarmWorkspaces: Sendable {
         if FileManager.default.fileExists(atPath: workspace.directory + "/.build") { return .warm }
         if wiped { return .cold("clean: \(bot.clean.rawValue) wiped the workspace") }
         if bot.cache == .none { return .cold("cache: none") }
-        let began = ContinuousClock.now
+        let began = MonotonicClock.system.now
         var refusals: [String] = []
         if let local = snapshots.snapshot(of: bot.name, cell: cell) {
             do throws(SnapshotError) {
                 let pack = snapshots.layout.snapshot(of: bot.name, cell: cell, sha256: local.sha256)
                 try await snapshots.unpack(local, from: pack, into: workspace, swiftVersion: swiftVersion)
-                return .seeded(from: local, here: true, seconds: (ContinuousClock.now - began).seconds)
+                return .seeded(from: local, here: true, seconds: MonotonicClock.system.since(began).seconds)
             } catch {
                 refusals.append("this host's snapshot of #\(local.number) was refused: \(error)")
                 if case .toolchain = error {} else { await drop(local) }
@@ -76,7 +76,7 @@ struct WarmWorkspaces: Sendable {
             }
             do throws(SnapshotError) {
                 try await fetch(remote, from: address, into: workspace, swiftVersion: swiftVersion)
-                return .seeded(from: remote, here: false, seconds: (ContinuousClock.now - began).seconds)
+                return .seeded(from: remote, here: false, seconds: MonotonicClock.system.since(began).seconds)
             } catch {
                 refusals.append("\(remote.host)'s snapshot of #\(remote.number) was refused: \(error)")
             }

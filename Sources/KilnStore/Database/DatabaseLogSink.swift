@@ -70,7 +70,7 @@ final class LogShipper: Sendable {
     /// Sends what the sinks gather until the task is canceled.
     func run() async {
         for await _ in wake {
-            if !ready.withLock({ $0.values.contains { $0.closing } }) { await Task.sleep(unlessCanceled: Self.gathering) }
+            if !ready.withLock({ $0.values.contains { $0.closing } }) { await MonotonicClock.system.sleep(for: Self.gathering) }
             await shipReady()
         }
     }
@@ -93,9 +93,9 @@ final class LogShipper: Sendable {
                 for (sink, chunk) in batch where !sent.busy.contains(chunk.claim.id) { sink.sent(chunk, lost: sent.lost.contains(chunk.claim.id)) }
                 delay = .milliseconds(100)
                 // Only busy rows: their integrations are writing a step; look again in a moment.
-                if sent.busy.count == batch.count { await Task.sleep(unlessCanceled: Self.busyPause) }
+                if sent.busy.count == batch.count { await MonotonicClock.system.sleep(for: Self.busyPause) }
             } catch {
-                await Task.sleep(unlessCanceled: delay)
+                await MonotonicClock.system.sleep(for: delay)
                 delay = min(delay * 2, .seconds(2))
             }
             for sink in sinks where sink.hasPending { ready.withLock { $0[ObjectIdentifier(sink)] = sink } }

@@ -55,7 +55,7 @@ extension DatabaseStore {
 
     public func recordReviewComments(_ comments: [ReviewComment], bot: String, pullRequest: Int) async throws(StoreError) {
         guard !comments.isEmpty else { return }
-        let now = Date().timeIntervalSince1970
+        let now = WallClock.system.now.timeIntervalSince1970
         try await write("recording review comments") { db in
             for comment in comments {
                 try db.execute(

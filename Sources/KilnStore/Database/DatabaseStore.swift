@@ -38,7 +38,7 @@ public final class DatabaseStore<Engine: StoreEngine>: Store {
         await withDiscardingTaskGroup { group in
             group.addTask { await self.engine.run() }
             if let logShipper { group.addTask { await logShipper.run() } }
-            while !Task.isCancelled { await Task.sleep(unlessCanceled: .seconds(3600)) }
+            while !Task.isCancelled { await MonotonicClock.system.sleep(for: .seconds(3600)) }
         }
     }
 

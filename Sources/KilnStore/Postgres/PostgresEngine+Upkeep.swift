@@ -19,7 +19,7 @@ extension PostgresEngine {
     /// `budgetInterval`: fewer as hosts join, more as they leave.
     func keepBudget() async {
         var last = budget.withLock { $0 }
-        while await Task.sleep(unlessCanceled: Self.budgetInterval) {
+        while await MonotonicClock.system.sleep(for: Self.budgetInterval) {
             last = await takeBudget(keeping: last) ?? last
         }
     }
@@ -85,7 +85,7 @@ extension PostgresEngine {
             } catch {
                 // `listen` hears of the closed connection and says so.
             }
-            await Task.sleep(unlessCanceled: Self.hearingInterval)
+            await MonotonicClock.system.sleep(for: Self.hearingInterval)
         }
     }
 

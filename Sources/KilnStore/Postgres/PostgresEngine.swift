@@ -48,7 +48,7 @@ public final class PostgresEngine: StoreEngine {
     static let hearingInterval = Duration.milliseconds(250)
 
     public var hearsChanges: Bool {
-        heardAt.withLock { $0.map { ContinuousClock.now - $0 < Self.hearingFreshness } ?? false }
+        heardAt.withLock { $0.map { MonotonicClock.system.now - $0 < Self.hearingFreshness } ?? false }
     }
 
     /// Whether `LISTEN kiln` is in place on the control connection.
@@ -58,7 +58,7 @@ public final class PostgresEngine: StoreEngine {
     /// statement on the control lane may have opened a new connection that does not, yet).
     func heard(proof: Bool = false) {
         if proof, !listening.load(ordering: .acquiring) { return }
-        heardAt.withLock { $0 = .now }
+        heardAt.withLock { $0 = MonotonicClock.system.now }
     }
 
     /// The connections a `kiln serve` host holds unless `database.max-connections` says fewer.
@@ -122,7 +122,7 @@ public final class PostgresEngine: StoreEngine {
                     for try await notification in notifications {
                         heard()
                         if notification.payload == Self.following {
-                            logsFollowedUntil.withLock { $0 = .now + Self.followingLapse }
+                            logsFollowedUntil.withLock { $0 = MonotonicClock.system.now + Self.followingLapse }
                         } else {
                             hub.broadcast(ChangeKind(rawValue: notification.payload) ?? .data)
                         }
@@ -154,7 +154,7 @@ public final class PostgresEngine: StoreEngine {
                 if Task.isCancelled { break }
                 logger.warning("\(what): \(error.reason); trying again in \(delay)")
             }
-            await Task.sleep(unlessCanceled: delay)
+            await MonotonicClock.system.sleep(for: delay)
             delay = min(delay * 2, .seconds(5))
         }
     }
@@ -170,7 +170,7 @@ public final class PostgresEngine: StoreEngine {
 
     /// Whether a host was heard following a log within `followingLapse`.
     var logsFollowed: Bool {
-        logsFollowedUntil.withLock { until in until.map { $0 > .now } ?? false }
+        logsFollowedUntil.withLock { until in until.map { $0 > MonotonicClock.system.now } ?? false }
     }
 
     /// A log chunk is news only where someone follows a running log (a page streaming it), so

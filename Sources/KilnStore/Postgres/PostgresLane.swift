@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 import Foundation
+import KilnCore
 import Logging
 import NIOCore
 import NIOPosix
@@ -147,7 +148,7 @@ final class PostgresLane: Sendable {
 
     /// A new connection; while PostgreSQL has none free, tried again for up to `fullWait`.
     private func connect() throws -> PostgresConnection {
-        let deadline = ContinuousClock.now + Self.fullWait
+        let deadline = MonotonicClock.system.now + Self.fullWait
         var delay = Duration.milliseconds(50)
         var warned = false
         while true {
@@ -155,7 +156,7 @@ final class PostgresLane: Sendable {
                 return try PostgresConnection.connect(
                     on: eventLoop, configuration: configuration, id: nextID.add(1, ordering: .relaxed).oldValue, logger: logger
                 ).wait()
-            } catch let error where Self.isFull(error) && ContinuousClock.now + delay < deadline {
+            } catch let error where Self.isFull(error) && MonotonicClock.system.now + delay < deadline {
                 if !warned {
                     notices.warning("PostgreSQL has no free connection (\(error.reason)); trying again for up to \(Self.fullWait)")
                     warned = true

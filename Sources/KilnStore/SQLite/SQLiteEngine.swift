@@ -159,11 +159,11 @@ extension DatabaseStore where Engine == SQLiteEngine {
     /// holding a read lock could deadlock. A server and a `kiln trigger` opening a new data
     /// directory together meet that; the second open finds the file in WAL mode and goes on.
     static func retryingBusyWALSetUp<T>(_ open: () throws -> T) throws -> T {
-        let deadline = ContinuousClock.now + .seconds(busyTimeout)
+        let deadline = MonotonicClock.system.now + .seconds(busyTimeout)
         while true {
             do {
                 return try open()
-            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && ContinuousClock.now < deadline {
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && MonotonicClock.system.now < deadline {
                 // A few milliseconds, varied so that two processes do not retry in step.
                 usleep(UInt32.random(in: 2_000...10_000))
             }

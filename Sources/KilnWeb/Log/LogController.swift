@@ -78,7 +78,7 @@ struct LogController {
         }
         let ticking = Task {
             while !Task.isCancelled {
-                await Task.sleep(unlessCanceled: interval)
+                await MonotonicClock.system.sleep(for: interval)
                 wake.yield()
             }
         }

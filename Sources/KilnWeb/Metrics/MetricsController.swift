@@ -111,7 +111,7 @@ struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let start = ContinuousClock.now
+        let start = MonotonicClock.system.now
         do {
             let response = try await next(request, context)
             record(context, status: response.status.code, since: start)
@@ -130,6 +130,6 @@ struct HTTPMetricsMiddleware<Context: RequestContext>: RouterMiddleware {
         registry.makeDurationHistogram(
             descriptor: Self.descriptor, labels: [("route", route), ("status", "\(status / 100)xx")], buckets: Self.buckets
         )
-        .record(ContinuousClock.now - start)
+        .record(MonotonicClock.system.now - start)
     }
 }

@@ -45,13 +45,13 @@ struct Audit: AsyncParsableCommand {
     static let limit = 100_000
 
     func validate() throws {
-        if let since, Self.start(since, now: Date()) == nil {
+        if let since, Self.start(since, now: WallClock.system.now) == nil {
             throw ValidationError("--since must be a date (2026-11-20), a time (2026-11-20T08:00:00Z) or a duration such as 24h, not '\(since)'")
         }
     }
 
     func run() async throws {
-        let from = since.flatMap { Self.start($0, now: Date()) }
+        let from = since.flatMap { Self.start($0, now: WallClock.system.now) }
         let events = try await Token.withStore(location) { store in try await store.auditEvents(since: from, limit: Self.limit) }
         guard !events.isEmpty else {
             Console.out(from == nil ? "the audit trail is empty" : "nothing in the audit trail since \(from.map(Self.time) ?? "")")

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 import Foundation
+import KilnCore
 
 /// Writes whole lines straight to the terminal or pipe, unbuffered, so progress from a
 /// long-running command reaches systemd's journal or a test as it happens.

@@ -49,7 +49,7 @@ struct Migrate: AsyncParsableCommand {
         let layout = config.dataDirectory
         let lock: ServeLock
         do {
-            lock = try ServeLock.acquire(layout, holder: "kiln migrate (pid \(getpid()), since \(Date().formatted(.iso8601)))")
+            lock = try ServeLock.acquire(layout, holder: "kiln migrate (pid \(getpid()), since \(WallClock.system.now.formatted(.iso8601)))")
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure
@@ -57,7 +57,7 @@ struct Migrate: AsyncParsableCommand {
         let settings = DatabaseSettings(url: to, passwordFile: passwordFile)
         let report: MigrationReport
         do {
-            report = try await StoreMigration.copy(from: layout, host: config.host, to: settings, now: Date()) { Console.out($0) }
+            report = try await StoreMigration.copy(from: layout, host: config.host, to: settings, now: WallClock.system.now) { Console.out($0) }
         } catch {
             Console.error("error: \(error)")
             throw ExitCode.failure

@@ -128,7 +128,7 @@ struct Run: AsyncParsableCommand {
             if display.live {
                 group.addTask {
                     while !Task.isCancelled {
-                        await Task.sleep(unlessCanceled: .milliseconds(500))
+                        await MonotonicClock.system.sleep(for: .milliseconds(500))
                         await display.tick()
                     }
                     return .ticker
@@ -180,7 +180,7 @@ struct Run: AsyncParsableCommand {
 actor ProgressDisplay {
     nonisolated let live: Bool
     private var step: IntegrationStep?
-    private var started = ContinuousClock.now
+    private var started = MonotonicClock.system.now
 
     init(live: Bool) {
         self.live = live
@@ -190,7 +190,7 @@ actor ProgressDisplay {
         switch progress {
         case .step(let next):
             step = next
-            started = .now
+            started = MonotonicClock.system.now
             tick()
         case .stepEnded(let ended, let seconds):
             if live { FileHandle.standardOutput.write(Data("\r\u{1B}[K".utf8)) }
@@ -202,7 +202,7 @@ actor ProgressDisplay {
 
     func tick() {
         guard live, let step else { return }
-        let elapsed = ContinuousClock.now - started
+        let elapsed = MonotonicClock.system.now - started
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         let line = "  \(step.rawValue.padding(toLength: 16, withPad: " ", startingAt: 0)) \(DurationText.compact(seconds)) …"
         FileHandle.standardOutput.write(Data("\r\u{1B}[K\(line)".utf8))

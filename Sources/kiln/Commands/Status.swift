@@ -71,7 +71,7 @@ struct Status: AsyncParsableCommand {
             }
             return
         }
-        let now = Date()
+        let now = WallClock.system.now
         if let sentence = await SandboxAvailability.probe(config).sentence { Console.out("sandbox: \(sentence)") }
         if bots.isEmpty {
             Console.out("no bots yet in \(config.data) (kiln serve records them when it loads \(config.bots))")

@@ -59,7 +59,7 @@ struct Token: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let token = AccessToken(name: name, role: AccessRole(rawValue: role) ?? .viewer, bots: bots.sorted(), createdAt: Date())
+            let token = AccessToken(name: name, role: AccessRole(rawValue: role) ?? .viewer, bots: bots.sorted(), createdAt: WallClock.system.now)
             let value = TokenSecret.make()
             let scope = bots.isEmpty ? "every bot" : bots.sorted().joined(separator: ", ")
             try await Token.withStore(location) { store in
@@ -118,7 +118,8 @@ struct Token: AsyncParsableCommand {
     static func audit(_ action: AuditEvent.Action, _ name: String, detail: String? = nil) -> AuditEvent {
         let user = ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.environment["LOGNAME"] ?? "uid \(getuid())"
         return AuditEvent(
-            at: Date(), action: action, token: name, detail: ([detail].compactMap { $0 } + ["by \(user) on the command line"]).joined(separator: "; ")
+            at: WallClock.system.now, action: action, token: name,
+            detail: ([detail].compactMap { $0 } + ["by \(user) on the command line"]).joined(separator: "; ")
         )
     }
 

@@ -82,7 +82,7 @@ struct Trigger: AsyncParsableCommand {
         let found = try location.loadOneBot(named: bot, config: config)
         do {
             let store = try await StoreLocation.open(config)
-            let outcome = try await store.enqueue(QueueRequest(found, cause: .manual), now: Date())
+            let outcome = try await store.enqueue(QueueRequest(found, cause: .manual), now: WallClock.system.now)
             Console.out(queued(found.name, outcome.integration.number, joined: outcome.coalesced))
         } catch {
             Console.error("error: \(error)")

@@ -64,7 +64,7 @@ struct Validate: ParsableCommand {
         }
         let catalog = BotCatalog.load(files: files)
         problems += catalog.diagnostics
-        for problem in problems + catalog.warnings(at: Date(), offered: offered, environment: ProcessInfo.processInfo.environment) {
+        for problem in problems + catalog.warnings(at: WallClock.system.now, offered: offered, environment: ProcessInfo.processInfo.environment) {
             Console.out(problem.description)
         }
         let summary =
