@@ -17,39 +17,35 @@ import Testing
 
 @Suite("Deploy/")
 struct DeployTests {
+    /// Deploy/'s units `names`, with ExecStart pointing at the built kiln, copied side by side
+    /// (so that one may name another), and what `systemd-analyze verify` said of those `checked`.
+    static func verify(_ names: [String], checked: [String]) async throws -> (units: [String: String], verified: ProcessOutput) {
+        let analyze = "/usr/bin/systemd-analyze"
+        try #require(FileManager.default.isExecutableFile(atPath: analyze), "systemd-analyze is missing: apt-get install systemd")
+        let directory = try TemporaryDirectory()
+        var units: [String: String] = [:]
+        for name in names {
+            units[name] = try String(contentsOfFile: Executables.packageRoot + "/Deploy/\(name)", encoding: .utf8)
+            _ = try directory.write(name, (units[name] ?? "").replacingOccurrences(of: "/usr/local/bin/kiln", with: Executables.kiln))
+        }
+        return (units, try await runProcess(analyze, ["verify"] + checked.map { directory.url($0) }))
+    }
+
     @Test("The systemd unit passes systemd-analyze verify, with ExecStart pointing at the built kiln")
     func systemdUnit() async throws {
-        let analyze = "/usr/bin/systemd-analyze"
-        guard FileManager.default.isExecutableFile(atPath: analyze) else {
-            Issue.record("systemd-analyze is missing: apt-get install systemd")
-            return
-        }
-        let unit = try String(contentsOfFile: Executables.packageRoot + "/Deploy/kiln.service", encoding: .utf8)
-        #expect(unit.contains("ExecStart=/usr/local/bin/kiln serve --config /etc/kiln/kiln.yml"))
-        let directory = try TemporaryDirectory()
-        let path = try directory.write("kiln.service", unit.replacingOccurrences(of: "/usr/local/bin/kiln", with: Executables.kiln))
-        let verified = try await runProcess(analyze, ["verify", path])
+        let (units, verified) = try await Self.verify(["kiln.service"], checked: ["kiln.service"])
+        #expect(units["kiln.service"]?.contains("ExecStart=/usr/local/bin/kiln serve --config /etc/kiln/kiln.yml") == true)
         #expect(verified.status == 0, "\(verified.standardError)")
         #expect(!verified.standardError.contains("kiln.service"), "\(verified.standardError)")
     }
 
     @Test("The watchdog's service and timer pass systemd-analyze verify, and restart kiln.service only after a minute of failed /health")
     func watchdogUnits() async throws {
-        let analyze = "/usr/bin/systemd-analyze"
-        guard FileManager.default.isExecutableFile(atPath: analyze) else {
-            Issue.record("systemd-analyze is missing: apt-get install systemd")
-            return
-        }
-        let directory = try TemporaryDirectory()
-        var paths: [String] = []
-        for name in ["kiln.service", "kiln-health.service", "kiln-health.timer"] {
-            let unit = try String(contentsOfFile: Executables.packageRoot + "/Deploy/\(name)", encoding: .utf8)
-            paths.append(try directory.write(name, unit.replacingOccurrences(of: "/usr/local/bin/kiln", with: Executables.kiln)))
-        }
-        let watchdog = try String(contentsOfFile: paths[1], encoding: .utf8)
-        #expect(watchdog.contains("curl -fsS --max-time 5 -o /dev/null http://127.0.0.1:8080/health && exit 0"))
-        #expect(watchdog.contains("systemctl restart kiln.service"))
-        let verified = try await runProcess(analyze, ["verify"] + paths.dropFirst())
+        let watchdog = ["kiln-health.service", "kiln-health.timer"]
+        let (units, verified) = try await Self.verify(["kiln.service"] + watchdog, checked: watchdog)
+        let service = units["kiln-health.service"] ?? ""
+        #expect(service.contains("curl -fsS --max-time 5 -o /dev/null http://127.0.0.1:8080/health && exit 0"))
+        #expect(service.contains("systemctl restart kiln.service"))
         #expect(verified.status == 0, "\(verified.standardError)")
         #expect(!verified.standardError.contains("kiln-health"), "\(verified.standardError)")
     }
