@@ -68,6 +68,11 @@ struct KillRecoveryTests {
         }
         // Queued behind it on the one executor, answered 202: must not be lost.
         #expect(try await pushWebhook(port: port, secret: "s3cret", repository: other.url, commit: try other.head()) == 202)
+        // The step is recorded beside the trigger's first process, not after it: the server is
+        // stopped only once the trigger's sleep runs, which is what must outlive it.
+        try await served.eventually("the trigger's sleep to start") {
+            try await leftoverProcesses(matching: "sleep 4242", timeout: .milliseconds(50)) != ""
+        }
         first.sigkill()
         #expect(try await leftoverProcesses(matching: "sleep 4242", timeout: .milliseconds(200)) != "", "the trigger outlives a SIGKILLed server")
 
