@@ -31,8 +31,10 @@ public struct HealthSettings: Sendable {
     public var schedulerLimit: Duration
     /// How long a query may go unanswered before the store counts as gone.
     public var storeLimit: Duration = .seconds(1)
-    /// How often the store is asked.
+    /// How often the store is asked while `/health` is read.
     public var interval: Duration = .milliseconds(500)
+    /// How long after the last read the store is still asked.
+    public var attention: Duration = .seconds(60)
 
     public init(dataDirectory: String?, minFreeDisk: Int = 1 << 30, scheduler: Pulse? = nil, schedulerLimit: Duration = .seconds(30)) {
         self.dataDirectory = dataDirectory
@@ -42,8 +44,10 @@ public struct HealthSettings: Sendable {
     }
 }
 
-/// Asks the store one query every `interval`, so that `/health` never waits on a database that
-/// does not answer: a query outstanding longer than `storeLimit` is the store's silence.
+/// Asks the store one query every `interval` while `/health` is read (a load balancer or a
+/// watchdog reads it every few seconds; an idle host asks nothing), so that a request never waits
+/// on a database that does not answer: a query outstanding longer than `storeLimit` is the
+/// store's silence.
 actor HealthMonitor: Service {
     let store: any HostRegistry
     let settings: HealthSettings
@@ -52,23 +56,34 @@ actor HealthMonitor: Service {
     private var asked: ContinuousClock.Instant?
     /// The last query's end: when, how long it took, and its error if any.
     private var last: (at: ContinuousClock.Instant, seconds: Double, error: StoreError?)?
+    /// When `/health` was last read.
+    private var readAt: ContinuousClock.Instant?
+    private let wakeups: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
 
     init(store: any HostRegistry, settings: HealthSettings, clock: MonotonicClock) {
         self.store = store
         self.settings = settings
         self.clock = clock
+        (wakeups, wake) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
     }
 
     func run() async throws {
+        let wakeups = wakeups
         await cancelWhenGracefulShutdown {
-            while !Task.isCancelled {
-                await self.ask()
-                await self.clock.sleep(for: self.settings.interval)
+            for await _ in wakeups {
+                while await self.attended(), await self.askAndWait() {}
             }
         }
     }
 
-    private func ask() async {
+    /// Whether `/health` was read within `attention`.
+    private func attended() -> Bool {
+        readAt.map { clock.since($0) < settings.attention } ?? false
+    }
+
+    /// Asks the store, then sleeps an interval; false once canceled.
+    private func askAndWait() async -> Bool {
         let start = clock.now
         asked = start
         var failure: StoreError?
@@ -79,14 +94,18 @@ actor HealthMonitor: Service {
         }
         let end = clock.now
         asked = nil
-        last = (end, Self.seconds(end - start), failure)
+        last = (end, (end - start).seconds, failure)
+        return await clock.sleep(for: settings.interval)
     }
 
-    /// The host's health at `now`. Before the first answer, waits for it up to `storeLimit`.
+    /// The host's health now. Waits up to `storeLimit` for an answer asked within the last
+    /// interval: the first read after a quiet while asks afresh.
     func check() async -> HealthCheck {
-        var now = clock.now
-        let deadline = now + settings.storeLimit
-        while last == nil, now < deadline {
+        let start = clock.now
+        readAt = start
+        wake.yield()
+        var now = start
+        while last.map({ start - $0.at > settings.interval }) ?? true, now - start < settings.storeLimit {
             await clock.sleep(for: .milliseconds(10))
             now = clock.now
         }
@@ -94,12 +113,12 @@ actor HealthMonitor: Service {
     }
 
     private func storeFinding(now: ContinuousClock.Instant) -> HealthCheck.Finding {
-        let limit = Self.seconds(settings.storeLimit)
-        if let asked, now - asked > settings.storeLimit { return .storeSilent(seconds: Self.seconds(now - asked), limit: limit) }
+        let limit = settings.storeLimit.seconds
+        if let asked, now - asked > settings.storeLimit { return .storeSilent(seconds: (now - asked).seconds, limit: limit) }
         guard let last else { return .storeNotAsked(seconds: nil) }
-        // The probe asks every interval: an answer much older than that means it stopped asking.
+        // While read, the store is asked every interval: an answer much older means the asking stopped.
         let age = now - last.at
-        if asked == nil, age > settings.interval + settings.storeLimit * 2 { return .storeNotAsked(seconds: Self.seconds(age)) }
+        if asked == nil, age > settings.interval + settings.storeLimit * 2 { return .storeNotAsked(seconds: age.seconds) }
         if let error = last.error { return .storeFailed(reason: error.description) }
         if last.seconds > limit { return .storeSilent(seconds: last.seconds, limit: limit) }
         return .storeAnswered(seconds: last.seconds)
@@ -117,11 +136,7 @@ actor HealthMonitor: Service {
 
     private func schedulerFinding(now: ContinuousClock.Instant) -> HealthCheck.Finding {
         guard let pulse = settings.scheduler else { return .noScheduler }
-        return .schedulerTurned(seconds: Self.seconds(pulse.silence(at: now)), limit: Self.seconds(settings.schedulerLimit))
-    }
-
-    static func seconds(_ duration: Duration) -> Double {
-        Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        return .schedulerTurned(seconds: pulse.silence(at: now).seconds, limit: settings.schedulerLimit.seconds)
     }
 }
 

@@ -13,11 +13,6 @@
 
 /// What `/health` judges on a host, each part as data: KilnPresentation says it in words.
 public struct HealthCheck: Sendable, Hashable {
-    /// One part of the judgement: the store, the data directory's disk, the scheduler.
-    public enum Part: String, Sendable, Hashable, CaseIterable {
-        case store, disk, scheduler
-    }
-
     /// How a part stands.
     public enum Finding: Sendable, Hashable {
         /// The store answered one query in `seconds`.
@@ -59,12 +54,4 @@ public struct HealthCheck: Sendable, Hashable {
     }
 
     public var healthy: Bool { store.healthy && disk.healthy && scheduler.healthy }
-
-    public subscript(part: Part) -> Finding {
-        switch part {
-        case .store: store
-        case .disk: disk
-        case .scheduler: scheduler
-        }
-    }
 }

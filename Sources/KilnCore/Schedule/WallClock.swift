@@ -47,7 +47,14 @@ public struct MonotonicClock: Sendable {
     }
 
     /// The system's monotonic clock (`ContinuousClock`, which keeps counting while the machine sleeps).
-    public static let system = MonotonicClock(now: { ContinuousClock.now }, sleep: { await Task.sleep(unlessCanceled: $0) })
+    public static let system = MonotonicClock(now: { ContinuousClock.now }) { duration in
+        do {
+            try await Task.sleep(for: duration)
+            return true
+        } catch {
+            return false  // canceled: the one way a sleep fails
+        }
+    }
 
     public var now: ContinuousClock.Instant { read() }
 
@@ -61,19 +68,5 @@ public struct MonotonicClock: Sendable {
     /// How long since `start`.
     public func since(_ start: ContinuousClock.Instant) -> Duration {
         now - start
-    }
-}
-
-extension Task where Success == Never, Failure == Never {
-    /// Sleeps for `duration` on the system's clock, or until the task is canceled. Returns whether
-    /// the whole time passed. Services sleep on their clock's `monotonic` instead.
-    @discardableResult
-    public static func sleep(unlessCanceled duration: Duration) async -> Bool {
-        do {
-            try await sleep(for: duration)
-            return true
-        } catch {
-            return false
-        }
     }
 }

@@ -120,26 +120,6 @@ public actor Scheduler: Service {
         logger.info("scheduler stopped")
     }
 
-    /// Runs `body` now and then every `interval` until the task is canceled.
-    nonisolated func every(_ interval: Duration, _ body: @Sendable (Scheduler) async -> Void) async {
-        while !Task.isCancelled {
-            await body(self)
-            await clock.monotonic.sleep(for: interval)
-        }
-    }
-
-    /// Queues what `cause` asks for `bot` (`QueueRequest`'s rule), and logs it.
-    func queue(_ bot: Bot, cause: IntegrationCause, commit: String?, why: String) async {
-        do {
-            let outcome = try await store.enqueue(QueueRequest(bot, cause: cause, commit: commit), now: clock.now)
-            logger.info(
-                outcome.coalesced ? "coalesced" : "queued",
-                metadata: ["bot": "\(bot.name)", "number": "\(outcome.integration.number)", "cause": "\(cause.rawValue)", "why": "\(why)"])
-        } catch {
-            logger.error("cannot queue", metadata: ["bot": "\(bot.name)", "error": "\(error)"])
-        }
-    }
-
     // MARK: Running
 
     /// Queues `request` (of `bot`) and, when an executor is free, claims in the same transaction

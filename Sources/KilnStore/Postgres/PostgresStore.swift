@@ -40,7 +40,9 @@ extension DatabaseStore where Engine == PostgresEngine {
         background.logLevel = .error
         // A server names its connections, so that hosts starting together count each other
         // before any has reported (`ConnectionBudget`).
-        if connections > 2 { configuration.options.additionalStartupParameters.append(("application_name", ConnectionBudget.applicationName)) }
+        if connections > ConnectionBudget.beforeShare {
+            configuration.options.additionalStartupParameters.append(("application_name", ConnectionBudget.applicationName))
+        }
         let engine = PostgresEngine(
             configuration: configuration, connections: max(1, connections), location: location, logsDirectory: logsDirectory, logger: background,
             notices: logger)
@@ -51,7 +53,7 @@ extension DatabaseStore where Engine == PostgresEngine {
             // A host (more than one connection) listens for the others' changes; a command does not.
             if connections > 1 { try await engine.checkNotificationsArrive(within: .seconds(5)) }
             // A server takes its share of the database before it serves (until then: two).
-            if connections > 2 { _ = await engine.takeBudget(keeping: nil) }
+            if connections > ConnectionBudget.beforeShare { _ = await engine.takeBudget(keeping: nil) }
         } catch {
             engine.close()
             throw error
