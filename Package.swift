@@ -55,7 +55,8 @@ let package = Package(
         .target(
             name: "KilnStore",
             dependencies: [
-                "KilnCore", .product(name: "GRDB", package: "GRDB.swift"), .product(name: "PostgresNIO", package: "postgres-nio"),
+                "KilnCore", "KilnPresentation", .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"), .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -126,12 +127,15 @@ let package = Package(
         .testTarget(name: "KilnCoreTests", dependencies: ["KilnCore", "KilnTestSupport"]),
         .testTarget(name: "KilnPresentationTests", dependencies: ["KilnPresentation", "KilnTestSupport"]),
         .testTarget(name: "KilnGitTests", dependencies: ["KilnGit", "KilnTestSupport"]),
-        .testTarget(name: "KilnStoreTests", dependencies: ["KilnStore", "KilnTestSupport"], exclude: ["Fixtures"]),
+        .testTarget(name: "KilnStoreTests", dependencies: ["KilnStore", "KilnPresentation", "KilnTestSupport"], exclude: ["Fixtures"]),
         .testTarget(name: "KilnBuildTests", dependencies: ["KilnBuild", "KilnTestSupport"]),
         .testTarget(name: "KilnMailTests", dependencies: ["KilnMail", "KilnTestSupport"]),
         .testTarget(
             name: "KilnServerTests",
-            dependencies: ["KilnServer", "KilnStore", "KilnGit", "KilnMail", "KilnTestSupport", .product(name: "Logging", package: "swift-log")]
+            dependencies: [
+                "KilnServer", "KilnStore", "KilnGit", "KilnMail", "KilnPresentation", "KilnTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+            ]
         ),
         .testTarget(
             name: "KilnWebTests",
@@ -142,7 +146,8 @@ let package = Package(
             ]
         ),
         .testTarget(
-            name: "EndToEndTests", dependencies: ["KilnCore", "KilnStore", "KilnTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
+            name: "EndToEndTests",
+            dependencies: ["KilnCore", "KilnPresentation", "KilnStore", "KilnTestSupport", .product(name: "Crypto", package: "swift-crypto")]),
     ],
     swiftLanguageModes: [.v6]
 )

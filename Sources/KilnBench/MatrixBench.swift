@@ -122,7 +122,7 @@ struct MatrixBench {
             while Date() < deadline {
                 if let done = try await store.integration(bot: bot, number: number)?.integration, done.step == .completed {
                     guard done.result == .succeeded, let ended = done.endedAt else {
-                        throw BenchError.unexpected("\(bot) #\(number) ended \(done.result?.rawValue ?? "?"): \(done.reason ?? "")")
+                        throw BenchError.unexpected("\(bot) #\(number) ended \(done.result?.rawValue ?? "?"): \(done.reason?.code ?? "")")
                     }
                     // How long after the integration started its last cell did.
                     let cells = try await store.integration(bot: bot, number: number)?.cells ?? []

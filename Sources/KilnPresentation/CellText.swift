@@ -22,7 +22,7 @@ public enum CellText {
         let took = cell.duration.map { " in " + DurationText.tenths($0) } ?? ""
         let host = cell.host.map { " on \($0)" } ?? ""
         let version = cell.swiftVersion.map { " (\($0))" } ?? ""
-        let why = cell.result?.isPassing == true ? "" : cell.reason.map { ": \($0)" } ?? ""
+        let why = cell.result?.isPassing == true ? "" : cell.reason.map { ": \($0.sentence)" } ?? ""
         return "cell \(cell.cell?.name ?? "?"): \(cell.result?.rawValue ?? "unknown")\(took)\(host)\(version)\(why)"
     }
 }

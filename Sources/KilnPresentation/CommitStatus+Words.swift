@@ -43,7 +43,7 @@ extension CommitStatus {
     public func superseded(by newer: String) -> CommitStatus {
         var status = self
         status.state = .error
-        status.description = "Superseded by \(newer.prefix(12)) before it was integrated"
+        status.description = "Superseded by \(ShortHash.text(newer)) before it was integrated"
         return status
     }
 
@@ -80,11 +80,11 @@ extension CommitStatus {
             guard let kind = IssueType.allCases.first(where: { $0.result == result }) else { return result.rawValue }
             return "\(CountText.of(summary?[kind] ?? 0, kind.noun)), none new"
         case .testFailures: return "Tests failing"
-        case .checkoutError: return "Checkout failed: " + (integration.reason ?? "see the log")
-        case .triggerError: return "A trigger failed: " + (integration.reason ?? "see the log")
+        case .checkoutError: return "Checkout failed: " + (integration.reason?.sentence ?? "see the log")
+        case .triggerError: return "A trigger failed: " + (integration.reason?.sentence ?? "see the log")
         case .timeout: return "Timed out"
-        case .canceled: return "Canceled" + (integration.reason.map { ": \($0)" } ?? "")
-        case .internalError: return "Kiln could not finish: " + (integration.reason ?? "see the log")
+        case .canceled: return "Canceled" + (integration.reason.map { ": \($0.sentence)" } ?? "")
+        case .internalError: return "Kiln could not finish: " + (integration.reason?.sentence ?? "see the log")
         }
     }
 }

@@ -46,14 +46,14 @@ public enum ReviewText {
 
     /// What a comment whose finding went away becomes.
     public static func resolved(_ comment: ReviewComment, draft: ReviewDraft) -> String {
-        "~~Kiln: this finding~~ is resolved in \(draft.request.head.prefix(10)) (\(link(draft))).\n\n<details><summary>It was</summary>\n\n"
+        "~~Kiln: this finding~~ is resolved in \(ShortHash.text(draft.request.head)) (\(link(draft))).\n\n<details><summary>It was</summary>\n\n"
             + comment.body.replacingOccurrences(of: marker(comment.fingerprint), with: "") + "\n</details>\n" + marker(comment.fingerprint)
     }
 
     /// The summary: the findings not on a changed line, or over the limit; and when none is left,
     /// that none is.
     public static func summary(_ findings: [ReviewFinding], draft: ReviewDraft) -> String {
-        var lines = ["**Kiln** · \(link(draft)) of \(draft.request.head.prefix(10))"]
+        var lines = ["**Kiln** · \(link(draft)) of \(ShortHash.text(draft.request.head))"]
         if findings.isEmpty {
             lines.append("\nNo new findings outside the lines this pull request changed.")
         } else {

@@ -20,8 +20,8 @@ public enum TerminalReport {
         var lines: [String] = []
         let result = integration.result?.rawValue ?? "unknown"
         let duration = integration.duration.map { " in " + DurationText.tenths($0) } ?? ""
-        lines.append("result: \(result)\(duration)\(integration.commit.map { " at \($0.prefix(12))" } ?? "")")
-        if let reason = integration.reason { lines.append("  \(reason)") }
+        lines.append("result: \(result)\(duration)\(integration.commit.map { " at \(ShortHash.text($0))" } ?? "")")
+        if let reason = integration.reason { lines.append("  \(reason.sentence)") }
         for cell in detail?.cells ?? [] { lines.append(CellText.line(cell)) }
         if let summary = integration.summary, integration.result?.isBuilt == true { lines.append(figures(summary)) }
         if let detail { lines += findings(detail) }

@@ -12,18 +12,24 @@
 //===----------------------------------------------------------------------===//
 
 import Foundation
+import KilnCore
 
 /// A request that a running integration stop.
 public struct CancelRequest: Sendable, Hashable {
     public var id: Int64
-    public var reason: String
-    /// The claim was lost: the integration has been ended by another host and this one's result
-    /// will be refused, so it must not record one.
-    public var lost: Bool
+    /// The reason the integration ends with; nil when the claim was lost (`lost`).
+    public var reason: IntegrationReason?
+    /// The claim was lost (the store's words why): the integration has been ended by another
+    /// host and this one's result will be refused, so it must not record one.
+    public var lost: String?
 
-    public init(id: Int64, reason: String, lost: Bool = false) {
+    public init(id: Int64, reason: IntegrationReason) {
         self.id = id
         self.reason = reason
+    }
+
+    public init(id: Int64, lost: String) {
+        self.id = id
         self.lost = lost
     }
 }

@@ -31,11 +31,6 @@ enum StoreRules {
         return latest.commit == commit && !cancelRequested && latest.result != .canceled && latest.result != .internalError
     }
 
-    /// Why a running integration is asked to stop when `commit` is pushed after its own.
-    static func supersededReason(_ commit: String) -> String {
-        "superseded by a newer commit, \(commit.prefix(12))"
-    }
-
     /// A completion's summary and issues. `previous` is the predecessor that built
     /// (`Predecessor.built`) with its issues; `beforeFailedBuild`, when `previous` failed to
     /// build, the issues of the last integration before it that ran its tests: a failed build
@@ -58,11 +53,6 @@ enum StoreRules {
     /// `beforeFailedBuild` looks back to.
     static let testedResults = IntegrationResult.allCases.filter(\.ranTests)
 
-    /// Why an integration left running by a process that is gone was ended.
-    static func abandonedReason(owner: String, step: IntegrationStep) -> String {
-        "the Kiln process running this integration (\(owner.isEmpty ? "unknown" : owner)) stopped during step '\(step.rawValue)'; it was ended when Kiln started again"
-    }
-
     /// A fresh claim token.
     static func newToken() -> String {
         UUID().uuidString.lowercased()
@@ -72,8 +62,8 @@ enum StoreRules {
     /// `step`, `claim_token` and `reason`; nil: the row is gone); nil when the claim holds.
     static func refusal(of claim: Claim, row: SQLRow?) -> StoreError? {
         guard let row, let step: IntegrationStep = row["step"] else { return .claimLost(id: claim.id, reason: "the integration is gone") }
-        let reason: String? = row["reason"]
-        if step == .completed { return .claimLost(id: claim.id, reason: "it was ended already\(reason.map { ": \($0)" } ?? "")") }
+        let reason: IntegrationReason? = row["reason"]
+        if step == .completed { return .claimLost(id: claim.id, reason: "it was ended already\(reason.map { " (\($0.code))" } ?? "")") }
         if row["claim_token"] as String? != claim.token { return .claimLost(id: claim.id, reason: "it was claimed again since") }
         return nil
     }
@@ -85,16 +75,9 @@ enum StoreRules {
     static func stopRequest(for claim: Claim, row: SQLRow?) -> CancelRequest? {
         if let row, (row["step"] as IntegrationStep?) == .completed, row.value("claim_token") == .null { return nil }
         if case .claimLost(_, let why) = refusal(of: claim, row: row) {
-            return CancelRequest(id: claim.id, reason: why, lost: true)
+            return CancelRequest(id: claim.id, lost: why)
         }
-        return row.flatMap { $0["cancel_requested"] as String? }.map { CancelRequest(id: claim.id, reason: $0) }
-    }
-
-    /// Why an integration of a host whose lease ran out was ended.
-    static func lostHostReason(host: String, lastHeard: Date?, step: IntegrationStep) -> String {
-        let heard = lastHeard.map { "last heard at \($0.formatted(.iso8601))" } ?? "never heard from"
-        return
-            "host '\(host)' stopped answering (\(heard)) during step '\(step.rawValue)'; another host ended this integration and queued its commit again"
+        return row.flatMap { $0["cancel_requested"] as IntegrationReason? }.map { CancelRequest(id: claim.id, reason: $0) }
     }
 
     /// The request that queues a lost integration's commit again (once: a re-queued integration

@@ -14,6 +14,7 @@
 import Crypto
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnStore
 import KilnTestSupport
 import Testing
@@ -100,7 +101,9 @@ struct ArchiveTests {
         #expect(second.status == 0 && second.output.contains("result: succeeded"), "\(second.output)")
         let two = try await home.recorded(2)
         #expect(two.assets.isEmpty)
-        #expect(two.integration.reason?.contains("is over archive.max-size (1.0 KiB)") == true, "\(two.integration.reason ?? "no reason")")
+        #expect(
+            two.integration.reason?.sentence.contains("is over archive.max-size (1.0 KiB)") == true,
+            "\(two.integration.reason?.sentence ?? "no reason")")
 
         // A product that is not there is a build error, with SwiftPM's words.
         try home.write("Bots/app.yml", bot("products: [nothere]"))

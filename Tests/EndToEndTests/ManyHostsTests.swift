@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnStore
 import KilnTestSupport
 import Synchronization
@@ -198,7 +199,7 @@ struct ManyHostsTests {
             let integrations = try await store.integrations(bot: "busy\(index)", limit: 10, before: nil)
             #expect(
                 integrations.count == 1 && integrations.first?.result == .buildErrors,
-                "busy\(index): \(integrations.map { "\($0.result?.rawValue ?? "") \($0.reason ?? "")" })")
+                "busy\(index): \(integrations.map { "\($0.result?.rawValue ?? "") \($0.reason?.sentence ?? "")" })")
         }
         #expect(try await store.hosts().allSatisfy { !$0.gone }, "no host was taken as gone")
 
@@ -216,7 +217,9 @@ struct ManyHostsTests {
         let recovered = ContinuousClock.now - killedAt
         #expect(recovered < .seconds(8), "recovered \(recovered) after SIGKILL, lease 3 s")
         let ended = try #require(try await store.integrations(bot: "stall", limit: 10, before: nil).last)
-        #expect(ended.result == .internalError && ended.reason?.contains("host '\(victim.name)' stopped answering") == true, "\(ended.reason ?? "")")
+        #expect(
+            ended.result == .internalError && ended.reason?.sentence.contains("host '\(victim.name)' stopped answering") == true,
+            "\(ended.reason?.sentence ?? "")")
         for host in hosts where host.name != victim.name { _ = try await host.server.terminate() }
     }
 }

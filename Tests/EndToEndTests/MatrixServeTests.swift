@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnStore
 import KilnTestSupport
 import Testing
@@ -166,11 +167,11 @@ struct MatrixServeTests {
         #expect(!validated.standardOutput.contains("toolchain 'second'"), "\(validated.standardOutput)")
 
         let run = try await home.kilnRun()
-        let noHost = CellOutcome.noHost(toolchain: "missing")
+        let noHost = IntegrationReason.noHost(toolchain: "missing")
         #expect(run.status == 0 && run.output.contains("result: succeeded"), "\(run.output)")
         #expect(run.output.contains("cell missing-debug-none: canceled"), "\(run.output)")
         let detail = try await home.recorded(1)
-        #expect(detail.integration.reason == "missing-debug-none: \(noHost)", "\(detail.integration)")
+        #expect(detail.integration.reason == .cells([.init(cell: "missing-debug-none", reason: noHost)]), "\(detail.integration)")
         let cells = detail.cells
         #expect(cells.map(\.result) == [.succeeded, .succeeded, .canceled], "\(cells)")
         #expect(cells[0].swiftVersion?.hasPrefix("Swift version 6.") == true && cells[1].swiftVersion == "Swift version 9.9-second (a wrapper)")

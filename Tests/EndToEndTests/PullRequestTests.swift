@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnStore
 import KilnTestSupport
 import Testing
@@ -178,14 +179,14 @@ struct PullRequestTests {
             return integrations.first { $0.number == 1 }?.result == .canceled && seen(2)?.count == 5
         }
         let older = try #require(try await served.integrations("app").first { $0.number == 1 })
-        #expect(older.reason?.contains("superseded by a newer commit, \(second.prefix(12))") == true, "\(older.reason ?? "")")
+        #expect(older.reason?.sentence.contains("superseded by a newer commit, \(second.prefix(10))") == true, "\(older.reason?.sentence ?? "")")
 
         let closed = try await Self.post(try Self.delivery("pull_request-closed", repository: repo.url, head: second), port: port)
         #expect(closed.status == 200, "\(closed.text)")
         try await served.eventually("the newer head canceled by the close") {
             try await served.integrations("app").first { $0.number == 2 }?.result == .canceled
         }
-        #expect(try await served.integrations("app").first { $0.number == 2 }?.reason?.contains("pull request #2 was closed") == true)
+        #expect(try await served.integrations("app").first { $0.number == 2 }?.reason?.sentence.contains("pull request #2 was closed") == true)
 
         // The older head's statuses end as an error saying why; the forge heard each once.
         let calls = try await forge.waitForCalls { calls in
@@ -234,7 +235,7 @@ struct PullRequestTests {
             environment: ProcessInfo.processInfo.environment.merging(["DEPLOY_TOKEN": "s3cret"]) { _, new in new })
         #expect(run.status == 1, "a failing trigger fails the run")
         #expect(
-            run.standardOutput.contains("pull request #2 into master") && run.standardOutput.contains("at \(head.prefix(12))"),
+            run.standardOutput.contains("pull request #2 into master") && run.standardOutput.contains("at \(head.prefix(10))"),
             "\(run.standardOutput)")
         let detail = try #require(try await SQLiteStore.open(dataDirectory: home.url(".kiln")).integration(bot: "app", number: 1))
         #expect(detail.integration.pullRequest?.number == 2 && detail.integration.commit == head && detail.integration.result == .triggerError)

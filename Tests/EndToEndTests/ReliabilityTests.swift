@@ -14,6 +14,7 @@
 import Crypto
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnStore
 import KilnTestSupport
 import Testing
@@ -82,7 +83,7 @@ struct KillRecoveryTests {
         let restarted = ServedHome(home: home, server: second)
         let stopped = try #require(try await restarted.integrations("slow").first)
         #expect(stopped.number == 1 && stopped.result == .internalError)
-        #expect(stopped.reason?.contains("stopped during step 'before-triggers'") == true)
+        #expect(stopped.reason?.sentence.contains("stopped during step 'before-triggers'") == true)
         #expect(try await leftoverProcesses(matching: "sleep 4242") == "", "the stopped integration's processes are stopped on restart")
         try await restarted.eventually("the webhook queued before the stop to be integrated") {
             try await restarted.integrations("next").first?.step == .completed

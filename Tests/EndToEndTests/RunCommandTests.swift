@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnStore
 import KilnTestSupport
 import Testing
@@ -278,7 +279,7 @@ struct RunCommandTests {
         try FileManager.default.createSymbolicLink(atPath: home.url(".kiln/logs/app/1.log"), withDestinationPath: "/dev/full")
         let run = try await home.kilnRun()
         #expect(run.output.contains("result: build-errors"), "not a package: the build fails, and the integration says so: \(run.output)")
-        let reason = try #require(try await home.recorded(1).integration.reason, "\(run.output)")
+        let reason = try #require(try await home.recorded(1).integration.reason?.sentence, "\(run.output)")
         #expect(reason.contains("the log file \(home.url(".kiln/logs/app/1.log")) could not be written ("), "\(reason)")
         #expect(reason.hasSuffix(" of output lost") && run.output.contains(reason), "kiln run shows it: \(run.output)")
     }

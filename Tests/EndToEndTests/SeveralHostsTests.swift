@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnStore
 import KilnTestSupport
 import Testing
@@ -171,7 +172,7 @@ struct SeveralHostsTests {
         let recoveredAfter = ContinuousClock.now - killedAt
         let ended = try #require(try await store.integrations(bot: "app", limit: 10, before: nil).last)
         #expect(ended.result == .internalError)
-        #expect(ended.reason?.contains("host 'build-1' stopped answering") == true, "\(ended.reason ?? "")")
+        #expect(ended.reason?.sentence.contains("host 'build-1' stopped answering") == true, "\(ended.reason?.sentence ?? "")")
         let log = String(decoding: try await store.readLog(bot: "app", number: 1, from: 0, limit: 1 << 20) ?? [], as: UTF8.self)
         #expect(log.contains("*** host 'build-1' stopped answering"))
         print("recovered \(recoveredAfter) after SIGKILL (lease 3s)")
@@ -207,7 +208,7 @@ struct SeveralHostsTests {
         let history = try await store.integrations(bot: "app", limit: 10, before: nil)
         let lost = try #require(history.first { $0.number == 1 })
         #expect(lost.result == .internalError && lost.host == "build-1")
-        #expect(lost.reason?.contains("host 'build-1' stopped answering") == true, "\(lost.reason ?? "")")
+        #expect(lost.reason?.sentence.contains("host 'build-1' stopped answering") == true, "\(lost.reason?.sentence ?? "")")
         let again = try #require(history.first { $0.number == 2 })
         #expect(again.host == "build-2" && again.result == .buildErrors && again.commit == lost.commit)
 

@@ -39,7 +39,7 @@ struct StaleFileTests {
 
         let run = try await home.kilnRun()
         #expect(run.status == 1 && run.output.contains("result: internal-error"), "\(run.output)")
-        let reason = try await home.recorded(1).integration.reason ?? ""
+        let reason = try await home.recorded(1).integration.reason?.sentence ?? ""
         #expect(reason.contains("cannot remove") && reason.contains("workspaces/app"), "\(reason)")
     }
 
@@ -55,7 +55,7 @@ struct StaleFileTests {
 
         let run = try await home.kilnRun()
         #expect(run.status == 1 && run.output.contains("result: internal-error"), "\(run.output)")
-        let reason = try await home.recorded(1).integration.reason ?? ""
+        let reason = try await home.recorded(1).integration.reason?.sentence ?? ""
         #expect(reason.contains("cannot remove") && reason.contains(".kiln-test-events.jsonl"), "\(reason)")
     }
 }

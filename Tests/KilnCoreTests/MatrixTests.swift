@@ -40,7 +40,7 @@ struct MatrixTests {
         #expect(bot.running(in: Cell()) == bot.running(in: Cell()) && bot.running(in: Cell()).build.arguments == ["-Xswiftc", "-g"])
     }
 
-    static func cell(_ name: String, _ result: IntegrationResult, reason: String? = nil) -> Integration {
+    static func cell(_ name: String, _ result: IntegrationResult, reason: IntegrationReason? = nil) -> Integration {
         Integration(
             id: 0, bot: "app", number: -1, cause: .manual, commit: nil, branch: "main", step: .completed, result: result,
             queuedAt: .distantPast, reason: reason, cellOf: 1, cell: Cell(name: name))
@@ -65,10 +65,10 @@ struct MatrixTests {
                         var issue = $0; issue.introducedBy += [bob]; return issue
                     },
                     tests: [test]),
-                CellOutcome(cell: Self.cell("6_2-debug-none", .canceled, reason: CellOutcome.noHost(toolchain: "6_2")), issues: [], tests: []),
+                CellOutcome(cell: Self.cell("6_2-debug-none", .canceled, reason: .noHost(toolchain: "6_2")), issues: [], tests: []),
             ], commits: [])
         #expect(merged.result == .testFailures, "a cell that could not run does not decide the result")
-        #expect(merged.reason == "6_2-debug-none: " + CellOutcome.noHost(toolchain: "6_2"))
+        #expect(merged.reason == .cells([.init(cell: "6_2-debug-none", reason: .noHost(toolchain: "6_2"))]))
         #expect(merged.issues.map(\.fingerprint) == ["w", "r"])
         #expect(merged.issues[0].cells == ["default-debug-none", "default-debug-thread"] && merged.issues[0].introducedBy == [alice, bob])
         #expect(merged.issues[1].cells == ["default-debug-thread"])

@@ -27,7 +27,7 @@ struct CommitStatusWordsTests {
         }
     }
 
-    static func integration(_ result: IntegrationResult, summary: Summary = Summary(), reason: String? = nil) -> Integration {
+    static func integration(_ result: IntegrationResult, summary: Summary = Summary(), reason: IntegrationReason? = nil) -> Integration {
         Integration(
             id: 1, bot: "app", number: 7, cause: .webhook, commit: "abc", branch: "main", step: .completed, result: result, queuedAt: Date(),
             summary: summary, reason: reason, host: "build-1")
@@ -76,7 +76,8 @@ struct CommitStatusWordsTests {
             sha: "abc", issues: [], publicURL: "http://x")
         #expect(analyzedStrictly.state == .failure && analyzedStrictly.description == "2 analyzer warnings, none new")
         let long = CommitStatus(
-            of: Self.integration(.internalError, reason: String(repeating: "x", count: 400)), bot: bot, forge: forge, stage: .completed,
+            of: Self.integration(.internalError, reason: .fault(stage: .other, message: String(repeating: "x", count: 400))), bot: bot, forge: forge,
+            stage: .completed,
             sha: "abc", issues: [], publicURL: "http://x")
         #expect(long.description.count == CommitStatus.maximumDescription)
 
@@ -112,12 +113,15 @@ struct CommitStatusWordsTests {
 
     @Test("A cell's line and kiln run's figures use the same words and changes as the pages")
     func terminal() {
-        var cell = Self.integration(.testFailures, reason: "1 test failed")
+        var cell = Self.integration(.testFailures, reason: .fault(stage: .readingBaseline, message: "the database is away"))
         cell.cell = Cell(configuration: .release)
         cell.swiftVersion = "Swift version 6.3.1"
         cell.startedAt = cell.queuedAt
         cell.endedAt = cell.queuedAt.addingTimeInterval(12.34)
-        #expect(CellText.line(cell) == "cell default-release-none: test-failures in 12.3s on build-1 (Swift version 6.3.1): 1 test failed")
+        #expect(
+            CellText.line(cell)
+                == "cell default-release-none: test-failures in 12.3s on build-1 (Swift version 6.3.1): cannot read the integration to compare with: the database is away"
+        )
         let summary = Summary(issues: [.warning: 1, .sanitizer: 1], tests: 5, issueChanges: [.warning: -2, .sanitizer: 1], testsChange: 1)
         #expect(
             TerminalReport.figures(summary) == "errors 0, warnings 1 (−2), tests 5 (+1), failures 0, sanitizer reports 1 (+1)",

@@ -14,6 +14,7 @@
 import Foundation
 import KilnCore
 import KilnGit
+import KilnPresentation
 import KilnStore
 import KilnTestSupport
 import Logging
@@ -51,7 +52,9 @@ struct StoreFailureTests {
 
         let unread = try await integrate(failing: ["testHistory"])
         #expect(unread.result == .internalError, "\(unread)")
-        #expect(unread.reason?.contains("cannot read the history of MathTests.testMaybeFails") == true, "\(unread.reason ?? "no reason")")
+        #expect(
+            unread.reason?.sentence.contains("cannot read the history of MathTests.testMaybeFails") == true,
+            "\(unread.reason?.sentence ?? "no reason")")
         #expect(try await store.integration(bot: "app", number: unread.number)?.issues.allSatisfy(\.introducedBy.isEmpty) == true)
 
         // The same commit with the store answering: a test failure, blamed on who broke it.

@@ -67,12 +67,14 @@ struct AccessStoreTests {
         let running = try #require(try await store.claimNext(owner: "h 1 1", now: test.at(2)))
         _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, commit: "c2", branch: "main", cancelSuperseded: false), now: test.at(3))
 
-        let queued = try #require(try await store.cancel(bot: "app", number: 2, reason: "canceled from the web", now: test.at(4)))
-        #expect(queued.step == .completed && queued.result == .canceled && queued.reason == "canceled from the web")
-        let asked = try #require(try await store.cancel(bot: "app", number: 1, reason: "canceled from the web", now: test.at(5)))
+        let queued = try #require(try await store.cancel(bot: "app", number: 2, reason: .canceledFromWeb(token: nil), now: test.at(4)))
+        #expect(queued.step == .completed && queued.result == .canceled && queued.reason == .canceledFromWeb(token: nil))
+        let asked = try #require(try await store.cancel(bot: "app", number: 1, reason: .canceledFromWeb(token: nil), now: test.at(5)))
         #expect(asked.step != .completed, "a running integration is only asked to stop")
         #expect(try await store.stopRequests(for: [running]).map(\.id) == [running.id])
-        #expect(try await store.cancel(bot: "app", number: 2, reason: "again", now: test.at(6)) == nil, "ended: nothing to cancel")
-        #expect(try await store.cancel(bot: "app", number: 9, reason: "none", now: test.at(6)) == nil)
+        #expect(
+            try await store.cancel(bot: "app", number: 2, reason: .canceledFromWeb(token: "again"), now: test.at(6)) == nil,
+            "ended: nothing to cancel")
+        #expect(try await store.cancel(bot: "app", number: 9, reason: .canceledFromWeb(token: nil), now: test.at(6)) == nil)
     }
 }

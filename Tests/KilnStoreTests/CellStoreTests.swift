@@ -58,7 +58,7 @@ struct CellStoreTests {
         var cells = try await store.cells(of: matrix)
         #expect(cells.map(\.cell) == Self.cells, "each cell read back typed, as it was queued")
         let missing = try #require(cells.last)
-        #expect(missing.result == .canceled && missing.reason == CellOutcome.noHost(toolchain: "6.2"), "\(missing)")
+        #expect(missing.result == .canceled && missing.reason == .noHost(toolchain: "6.2"), "\(missing)")
 
         // Each cell's findings stay its own until the integration takes them.
         let warning = IntegrationIssue(type: .warning, message: "unused", file: "A.swift", line: 1, fingerprint: "w")
@@ -94,10 +94,10 @@ struct CellStoreTests {
         let store = test.store
         let matrix = try await Self.started(test)
         let running = try #require(try await store.claimNext(owner: "h 1 2", now: test.at(4)))
-        try await store.endCells(of: matrix, reason: "canceled", now: test.at(5))
-        #expect(try await store.stopRequests(for: [running]).map(\.reason) == ["canceled"])
+        try await store.endCells(of: matrix, reason: .canceled, now: test.at(5))
+        #expect(try await store.stopRequests(for: [running]).map(\.reason) == [.canceled])
         let cells = try await store.cells(of: matrix)
-        #expect(cells.filter { $0.step == .completed }.allSatisfy { $0.result == .canceled && $0.reason == "canceled" })
+        #expect(cells.filter { $0.step == .completed }.allSatisfy { $0.result == .canceled && $0.reason == .canceled })
         #expect(cells.filter { $0.step == .completed }.count == 3)
     }
 
@@ -110,11 +110,11 @@ struct CellStoreTests {
         let matrix = try await Self.started(test)
         let running = try #require(try await store.claimNext(owner: "h 1 2", now: test.at(4)))
         // No endCells: the store was away when the integration's early end tried it.
-        try await store.complete(matrix, outcome: IntegrationOutcome(result: .canceled, reason: "superseded by c2"), now: test.at(5))
-        #expect(try await store.stopRequests(for: [running]).map(\.reason) == ["superseded by c2"])
+        try await store.complete(matrix, outcome: IntegrationOutcome(result: .canceled, reason: .superseded(commit: "c2")), now: test.at(5))
+        #expect(try await store.stopRequests(for: [running]).map(\.reason) == [.superseded(commit: "c2")])
         let cells = try await store.cells(of: matrix)
         #expect(cells.filter { $0.step == .completed }.count == 3, "the queued cells end with their integration: \(cells)")
-        #expect(cells.filter { $0.step == .completed }.allSatisfy { $0.result == .canceled && $0.reason == "superseded by c2" })
+        #expect(cells.filter { $0.step == .completed }.allSatisfy { $0.result == .canceled && $0.reason == .superseded(commit: "c2") })
         #expect(try await store.claimNext(owner: "h 1 3", now: test.at(6)) == nil, "no cell of an ended integration is claimed")
     }
 

@@ -99,7 +99,7 @@ struct ChangeWatcherTests {
             try await test.store.queueMail(OutgoingMail(dedupeKey: "m", recipients: ["a@example.com"], subject: "s", message: []), now: Date())
         }
         #expect(mail == [false, false, true])
-        #expect(try await heard { try await test.store.requestCancel(claimed.id, reason: "asked") } == [true, true, true])
+        #expect(try await heard { try await test.store.requestCancel(claimed.id, reason: .canceled) } == [true, true, true])
         #expect(
             try await heard { try await test.store.complete(claimed, outcome: IntegrationOutcome(result: .canceled), now: Date()) } == [
                 false, true, true,

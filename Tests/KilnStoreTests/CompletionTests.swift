@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnStore
 import KilnTestSupport
 import Testing
@@ -56,7 +57,7 @@ struct CompletionTests {
         #expect(first.duration == 9)
 
         // A canceled integration in between does not count as the previous one.
-        _ = try await test.integrate("app", outcome: IntegrationOutcome(result: .canceled, reason: "stopped"), at: 50)
+        _ = try await test.integrate("app", outcome: IntegrationOutcome(result: .canceled, reason: .canceled), at: 50)
 
         let third = try await test.integrate(
             "app",
@@ -140,10 +141,10 @@ struct CompletionTests {
         #expect(recovered.map(\.number) == [1])
         #expect(recovered.first?.result == .internalError)
         let reason = try #require(recovered.first?.reason)
-        #expect(reason.contains("stopped during step 'building'"))
+        guard case .abandoned(_, .building) = reason else { return #expect(Bool(false), "ended for another reason: \(reason)") }
         let log = try await test.log("app", 1)
         #expect(log.hasPrefix(output))
-        #expect(log.contains("*** \(reason)"))
+        #expect(log.contains("*** \(reason.sentence)"))
         // The bot integrates again afterwards.
         _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
         #expect(try await store.claimNext(owner: ProcessOwner.current(host: ProcessInfo.processInfo.hostName), now: Date())?.number == 2)
@@ -177,9 +178,9 @@ struct CompletionTests {
         case .postgres: try await test.execute("DROP TRIGGER refuse_log ON log_chunk")
         }
         let recovered = try await store.recoverAbandoned(isAlive: { _ in false }, now: Date())
-        let reason = try #require(recovered.first?.reason)
         #expect(recovered.map(\.number) == [1] && recovered.first?.result == .internalError)
-        #expect(try await test.log("app", 1).contains("*** \(reason)"))
+        #expect(recovered.first?.reason?.code == "abandoned", "\(String(describing: recovered.first?.reason))")
+        #expect(try await test.log("app", 1).contains("*** the Kiln process running this integration"), "the reason's sentence is in the log")
     }
 
     @Test("Retention keeps summaries forever and the last N logs, issues and tests", arguments: Engine.allCases)

@@ -62,7 +62,7 @@ struct PullRequestStoreTests {
         let newer = try await store.enqueue(Self.headOf(7, "bbbb3333"), now: test.at(9))
         #expect(newer.superseded == [running.id] && !newer.coalesced)
         let stop = try await store.stopRequests(for: [running])
-        #expect(stop.first?.reason.contains("bbbb3333") == true)
+        #expect(stop.first?.reason == .superseded(commit: "bbbb3333"))
 
         // The branch's history is the branch's: a branch integration's predecessor skips pull requests.
         #expect(try await store.predecessor(.withCommit, bot: "app", before: nil)?.commit == "aaaa2222")
@@ -84,11 +84,12 @@ struct PullRequestStoreTests {
 
         let delivery = WebhookDelivery(forge: "github", event: "pull_request", outcome: .closed, statusCode: 200, receivedAt: test.at(4))
         let receipt = try await store.receiveWebhook(
-            delivery, queue: [], close: [PullRequestClosing(bot: "app", number: 3, reason: "pull request #3 was closed")], now: test.at(4))
+            delivery, queue: [], close: [PullRequestClosing(bot: "app", number: 3, reason: .pullRequestClosed(number: 3, merged: false))],
+            now: test.at(4))
         #expect(Set(receipt.stopped.map(\.number)) == [1, 3])
         let queued = try #require(try await store.integration(bot: "app", number: 3)).integration
-        #expect(queued.result == .canceled && queued.reason == "pull request #3 was closed" && queued.startedAt == nil)
-        #expect(try await store.stopRequests(for: [running]).first?.reason == "pull request #3 was closed")
+        #expect(queued.result == .canceled && queued.reason == .pullRequestClosed(number: 3, merged: false) && queued.startedAt == nil)
+        #expect(try await store.stopRequests(for: [running]).first?.reason == .pullRequestClosed(number: 3, merged: false))
         let open = try await store.pullRequests(bot: "app", includeClosed: false)
         #expect(open.map(\.pullRequest.number) == [4])
         #expect(open.first?.latest?.number == 2)

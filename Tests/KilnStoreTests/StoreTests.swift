@@ -31,7 +31,7 @@ struct StoreMigrationTests {
                     "v1", "v2: notifications", "v3: hosts and claims", "v4: pull requests and commit statuses", "v5: one schema",
                     "v6: issue counts by kind", "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements", "v11: assets",
                     "v12: bisect workspaces", "v13: queue order", "v14: matrix cells", "v15: dependencies", "v16: access", "v17: retention index",
-                    "v18: analyzer checks", "v19: reviews", "v20: workspace snapshots", "v21: audit trail",
+                    "v18: analyzer checks", "v19: reviews", "v20: workspace snapshots", "v21: audit trail", "v22: reasons as data",
                 ])
             #expect(try await store.integrityCheck() == "ok")
         case let store as PostgresStore:
@@ -130,6 +130,14 @@ struct StoreMigrationTests {
         #expect(detail.issues.map(\.status) == [.unresolved])
         #expect(detail.tests.map(\.name) == ["testFails"])
         #expect(detail.commits.map(\.subject) == ["Second"])
+        // The sentence the first schema stored as #1's reason is kept, now as a recorded reason's
+        // code and text: what a reason is in the store since v22.
+        let legacy = "superseded by a newer commit, 0123456789ab"
+        #expect(try await store.integration(bot: "app", number: 1)?.integration.reason == .recorded(text: legacy))
+        let stored: String? = try await store.read("reading a reason as stored") { try $0.value("SELECT reason FROM integration WHERE number = 1") }
+        #expect(
+            stored.map(IntegrationReason.init(stored:)) == .recorded(text: legacy) && stored?.hasPrefix(#"{"code":"recorded""#) == true,
+            "\(stored ?? "")")
         // New integrations continue the numbering.
         let next = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
         #expect(next.integration.number == 3)
@@ -283,8 +291,8 @@ struct QueueTests {
         #expect(newer.superseded == [running.id])
         let requests = try await test.store.stopRequests(for: [running])
         #expect(requests.map(\.id) == [running.id])
-        #expect(requests.first?.reason == "superseded by a newer commit, c2")
-        #expect(requests.first?.lost == false, "asked to stop is not lost")
+        #expect(requests.first?.reason == .superseded(commit: "c2"))
+        #expect(requests.first?.lost == nil, "asked to stop is not lost")
 
         let other = try await TestStore(engine)
         _ = try await other.store.enqueue(QueueRequest(bot: "app", cause: .webhook, commit: "c1", branch: "main"), now: other.at(0))
@@ -319,7 +327,7 @@ struct QueueTests {
         #expect(done.coalesced && done.integration.number == 1, "the commit it integrated last is not integrated again")
         #expect(waiting.coalesced && waiting.integration.number == 1 && waiting.integration.commit == "c2", "the queued one takes the commit")
         #expect(!busy.coalesced && busy.integration.number == 2 && busy.superseded == [running.id])
-        #expect(try await store.stopRequests(for: [running]).first?.reason == "superseded by a newer commit, c2")
+        #expect(try await store.stopRequests(for: [running]).first?.reason == .superseded(commit: "c2"))
         #expect(again.coalesced && again.integration.id == receipt.queued[6].integration.id, "a bot named twice coalesces into its own")
         for bot in ["bot-1", "bot-600", "waiting", "busy"] {
             #expect(try await store.integrations(bot: bot, limit: 9, before: nil).filter { $0.step == .pending }.count == 1, "\(bot)")

@@ -103,7 +103,7 @@ public struct FailingStore: IntegrationQueue, IntegrationRecords, LogsAndAssets 
         return try await base.completeCell(claim, outcome: outcome, now: now)
     }
 
-    public func endCells(of claim: Claim, reason: String, now: Date) async throws(StoreError) {
+    public func endCells(of claim: Claim, reason: IntegrationReason, now: Date) async throws(StoreError) {
         try fail("endCells")
         return try await base.endCells(of: claim, reason: reason, now: now)
     }
@@ -118,12 +118,12 @@ public struct FailingStore: IntegrationQueue, IntegrationRecords, LogsAndAssets 
         return try await base.offeredToolchains()
     }
 
-    public func requestCancel(_ id: Int64, reason: String) async throws(StoreError) {
+    public func requestCancel(_ id: Int64, reason: IntegrationReason) async throws(StoreError) {
         try fail("requestCancel")
         return try await base.requestCancel(id, reason: reason)
     }
 
-    public func cancel(bot: String, number: Int, reason: String, now: Date) async throws(StoreError) -> Integration? {
+    public func cancel(bot: String, number: Int, reason: IntegrationReason, now: Date) async throws(StoreError) -> Integration? {
         try fail("cancel")
         return try await base.cancel(bot: bot, number: number, reason: reason, now: now)
     }

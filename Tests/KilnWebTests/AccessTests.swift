@@ -143,6 +143,12 @@ struct AccessTests {
         let canceled = try await harness.send("POST", "/api/bots/classified/integrations/2/cancel", token: member)
         #expect(canceled.status == 202, "\(canceled.text)")
         #expect(try await harness.web.store.integration(bot: "classified", number: 2)?.integration.result == .canceled)
+        // The JSON gives the reason's code and the one sentence the page shows.
+        let detail = try #require(try await harness.send("GET", "/api/bots/classified/integrations/2", token: member).json() as? [String: Any])
+        let reason = try #require(detail["reason"] as? [String: String], "\(detail)")
+        #expect(reason == ["code": "canceled-from-web", "text": "canceled from the web (token alice)"])
+        let page = try await harness.send("GET", "/bots/classified/integrations/2", token: member)
+        #expect(page.text.contains("canceled from the web (token alice)"), "the page says the same")
         #expect(try await harness.send("POST", "/api/bots/classified/integrations/2/cancel", token: member).status == 409)
         let unknown = try await harness.send(
             "POST", "/api/bots/classified/integrations", token: member, body: "{\"pullRequest\": 7}", contentType: "application/json")

@@ -78,7 +78,7 @@ struct PullRequestWebhookTests {
         let closeAnswer = try close.json() as? [String: Any]
         #expect(close.status == 200 && closeAnswer?["outcome"] as? String == "closed", "\(close.text)")
         let canceled = try #require(try await web.store.integration(bot: "hello", number: queued.number)).integration
-        #expect(canceled.result == .canceled && canceled.reason == "pull request #2 was closed")
+        #expect(canceled.result == .canceled && canceled.reason == .pullRequestClosed(number: 2, merged: false))
         #expect(try await web.store.pullRequests(bot: "hello", includeClosed: false).isEmpty)
         let deliveries = try await web.store.webhookDeliveries(limit: 3).map(\.outcome)
         #expect(deliveries == [.closed, .queued, .queued])

@@ -27,8 +27,8 @@ public struct ArchiveOutput: Sendable {
     public var asset: Asset?
     /// The unpacked contents (`KILN_ASSETS`).
     public var contents: String?
-    /// Why no archive is kept although the products built (over `archive.max-size`).
-    public var refusal: String?
+    /// Why no archive is kept although the products built (`archiveTooLarge`: over `archive.max-size`).
+    public var refusal: IntegrationReason?
     public var end: ProcessEnd = .exited(0)
 }
 
@@ -108,7 +108,7 @@ extension PackageBuild {
             return output
         }
         if size > settings.maxSize {
-            output.refusal = "archive not kept: \(ByteCount.text(size)) is over archive.max-size (\(ByteCount.text(settings.maxSize)))"
+            output.refusal = .archiveTooLarge(bytes: size, limit: settings.maxSize)
             // the refusal is what counts; a folder left behind goes with the next archive of this workspace
             try? FileManager.default.removeItem(atPath: directory)
             return output

@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 import Synchronization
 
 /// What `swift build` left: its diagnostics and how it ended.
@@ -146,7 +147,7 @@ public struct PackageBuild: Sendable {
         let checkout = APIBreakageReport.baselineCheckout(in: workspace.directory, baseline: baseline)
         let findings = found.breaks.map { item in
             let place = checkout.flatMap { APIBreakageReport.declaration(of: item.change, in: $0) }
-            let declared = place.map { " (declared at \($0.file):\($0.line) in \(baseline.prefix(10)))" } ?? ""
+            let declared = place.map { " (declared at \($0.file):\($0.line) in \(ShortHash.text(baseline)))" } ?? ""
             return Diagnostic(
                 severity: .warning, file: nil, line: nil, column: nil, message: "\(item.module): \(item.change)\(declared)",
                 check: .apiBreakage)

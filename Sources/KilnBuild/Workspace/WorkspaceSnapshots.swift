@@ -14,6 +14,7 @@
 import Crypto
 import Foundation
 import KilnCore
+import KilnPresentation
 import Subprocess
 
 #if canImport(System)
@@ -236,7 +237,7 @@ public enum SnapshotError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .toolchain(let made, let here): "it was made with \(made), and this build uses \(here)"
         case .truncated(let expected, let found): "it is \(found) bytes where \(expected) were packed (a transfer cut short)"
-        case .corrupted(let expected, let found): "its SHA-256 is \(found.prefix(12))…, not \(expected.prefix(12))… as packed (corrupted)"
+        case .corrupted(let expected, let found): "its SHA-256 is \(ShortHash.text(found))…, not \(ShortHash.text(expected))… as packed (corrupted)"
         case .failed(let why): why + (why.contains("zstd") && why.contains("not found") ? " (apt-get install zstd)" : "")
         }
     }

@@ -25,11 +25,6 @@ public struct CellOutcome: Sendable, Hashable {
         self.tests = tests
         self.dependencies = dependencies
     }
-
-    /// Why a cell did not run: no live host offers its toolchain.
-    public static func noHost(toolchain: String) -> String {
-        "no live host offers the toolchain '\(toolchain)' (name it under `toolchains:` in a host's kiln.yml)"
-    }
 }
 
 extension IntegrationOutcome {
@@ -41,9 +36,9 @@ extension IntegrationOutcome {
     public static func merging(_ cells: [CellOutcome], commits: [Commit]) -> IntegrationOutcome {
         let ran = cells.filter { $0.cell.result != nil && $0.cell.result != .canceled }
         let result = ran.isEmpty ? IntegrationResult.canceled : IntegrationResult.worst(ran.compactMap(\.cell.result))
-        let reasons = cells.compactMap { outcome -> String? in
+        let reasons = cells.compactMap { outcome -> IntegrationReason.CellReason? in
             guard let reason = outcome.cell.reason, outcome.cell.result?.isPassing != true else { return nil }
-            return "\(outcome.cell.cell?.name ?? "cell"): \(reason)"
+            return IntegrationReason.CellReason(cell: outcome.cell.cell?.name ?? "cell", reason: reason)
         }
         var issues: [IntegrationIssue] = []
         var index: [String: Int] = [:]
@@ -71,7 +66,7 @@ extension IntegrationOutcome {
             }
         }
         var outcome = IntegrationOutcome(
-            result: result, reason: reasons.isEmpty ? nil : reasons.joined(separator: "; "), tests: tests,
+            result: result, reason: reasons.isEmpty ? nil : .cells(reasons), tests: tests,
             coverage: cells.lazy.compactMap(\.cell.summary?.coverage).first, issues: issues, commits: commits)
         outcome.cells = cells.compactMap(\.cell.cell?.name)
         outcome.dependencies = cells.first { !$0.dependencies.isEmpty }?.dependencies ?? []

@@ -33,7 +33,7 @@ public struct Integration: Sendable, Hashable {
     /// Nil until completed.
     public var summary: Summary?
     /// Why it ended as it did, for internal errors, cancellations and timeouts.
-    public var reason: String?
+    public var reason: IntegrationReason?
     /// Retention removed its log, issues and tests; the summary stays.
     public var expired: Bool
     /// The host that claimed it (`host:` in kiln.yml); nil while queued.
@@ -64,7 +64,7 @@ public struct Integration: Sendable, Hashable {
     public init(
         id: Int64, bot: String, number: Int, cause: IntegrationCause, commit: String?, branch: String, step: IntegrationStep = .pending,
         result: IntegrationResult? = nil, queuedAt: Date, startedAt: Date? = nil, endedAt: Date? = nil, summary: Summary? = nil,
-        reason: String? = nil, expired: Bool = false, host: String? = nil, owner: String? = nil, pullRequest: PullRequest? = nil,
+        reason: IntegrationReason? = nil, expired: Bool = false, host: String? = nil, owner: String? = nil, pullRequest: PullRequest? = nil,
         bisectionID: Int64? = nil, workspaceSlot: Int? = nil, cellOf: Int? = nil, cell: Cell? = nil, toolchain: String? = nil,
         swiftVersion: String? = nil, workspace: WorkspaceOrigin? = nil
     ) {

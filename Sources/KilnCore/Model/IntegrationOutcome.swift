@@ -14,7 +14,7 @@
 /// What an integration produced, as its sequencer hands it to the store to be recorded.
 public struct IntegrationOutcome: Sendable {
     public var result: IntegrationResult
-    public var reason: String?
+    public var reason: IntegrationReason?
     public var tests: [TestCase]
     public var coverage: Double?
     /// Issues found, without status: the store marks them against the previous integration.
@@ -33,7 +33,7 @@ public struct IntegrationOutcome: Sendable {
     public var review: ReviewRequest?
 
     public init(
-        result: IntegrationResult, reason: String? = nil, tests: [TestCase] = [], coverage: Double? = nil,
+        result: IntegrationResult, reason: IntegrationReason? = nil, tests: [TestCase] = [], coverage: Double? = nil,
         issues: [IntegrationIssue] = [], commits: [Commit] = [], triggers: [TriggerRun] = []
     ) {
         self.result = result

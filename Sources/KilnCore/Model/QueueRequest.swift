@@ -113,9 +113,9 @@ public struct PullRequestChange: Sendable, Hashable {
 public struct PullRequestClosing: Sendable, Hashable {
     public var bot: String
     public var number: Int
-    public var reason: String
+    public var reason: IntegrationReason
 
-    public init(bot: String, number: Int, reason: String) {
+    public init(bot: String, number: Int, reason: IntegrationReason) {
         self.bot = bot
         self.number = number
         self.reason = reason

@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnStore
 import Logging
 import ServiceLifecycle
@@ -112,7 +113,7 @@ public actor HostKeeper: Service {
             for integration in try await store.recoverLostHosts(now: clock.now) {
                 logger.warning(
                     "ended an integration of a lost host and queued its commit again",
-                    metadata: ["bot": "\(integration.bot)", "number": "\(integration.number)", "reason": "\(integration.reason ?? "")"])
+                    metadata: ["bot": "\(integration.bot)", "number": "\(integration.number)", "reason": "\(integration.reason?.sentence ?? "")"])
             }
         } catch {
             logger.error("cannot recover the integrations of lost hosts", metadata: ["error": "\(error)"])

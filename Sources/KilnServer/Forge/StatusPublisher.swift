@@ -163,7 +163,7 @@ public actor StatusPublisher: Service {
         _ queued: QueuedStatus, client: ForgeClient, retry: RetryPolicy, store: any StatusOutbox, logger: Logger, clock: WallClock
     ) async -> Bool {
         let status = queued.status
-        let metadata: Logger.Metadata = ["bot": "\(status.bot)", "commit": "\(status.sha.prefix(12))", "state": "\(status.state.rawValue)"]
+        let metadata: Logger.Metadata = ["bot": "\(status.bot)", "commit": "\(ShortHash.text(status.sha))", "state": "\(status.state.rawValue)"]
         let answer: ForgeClient.Answer
         if let token = SecretFile.read(status.tokenFile) {
             answer = await client.post(status, token: String(decoding: token, as: UTF8.self))

@@ -15,6 +15,7 @@ import Foundation
 import KilnBuild
 import KilnCore
 import KilnGit
+import KilnPresentation
 import KilnStore
 import Logging
 
@@ -101,7 +102,7 @@ public struct IntegrationSequencer: Sendable {
         if let cell = claim.integration.cell {
             guard bot.matrix?.cells.contains(cell) == true else {
                 return await record(
-                    claim, outcome: IntegrationOutcome(result: .canceled, reason: "the bot's matrix no longer has the cell \(cell.name)"))
+                    claim, outcome: IntegrationOutcome(result: .canceled, reason: .cellRemoved(cell: cell.name)))
             }
             return await run(claim, of: bot.running(in: cell), cell: cell, progress: progress)
         }
@@ -170,7 +171,7 @@ public struct IntegrationSequencer: Sendable {
             // The log is where people look, and it is what failed: the reason says it instead.
             logger.error(
                 "an integration's log lost output", metadata: ["bot": "\(bot.name)", "number": "\(claim.number)", "lost": "\(loss.sentence)"])
-            outcome.reason = [outcome.reason, loss.sentence].compactMap { $0 }.joined(separator: "; ")
+            outcome.reason = .logLost(path: loss.path, bytes: loss.bytes, message: loss.reason, besides: outcome.reason)
         }
         guard let recorded = await record(claim, outcome: outcome) else {
             await log.noteLocally("stopped: the result was not recorded: this host no longer holds the integration")
@@ -194,14 +195,14 @@ public struct IntegrationSequencer: Sendable {
                 loses: "it is recorded as canceled without the reason given, and as this host's even if another host took it",
                 { [store] () async throws(StoreError) in try await store.stopRequests(for: [claim]) })
         {
-            if let lost = requests.first(where: \.lost) {
-                await log.note("stopped: this host no longer holds the integration (\(lost.reason))")
+            if let lost = requests.lazy.compactMap(\.lost).first {
+                await log.note("stopped: this host no longer holds the integration (\(lost))")
                 await log.close()
                 return nil
             }
-            if let request = requests.first { outcome.reason = request.reason }
+            if let reason = requests.lazy.compactMap(\.reason).first { outcome.reason = reason }
         }
-        await log.note("result: \(outcome.result.rawValue)\(outcome.reason.map { " (\($0))" } ?? "")")
+        await log.note("result: \(outcome.result.rawValue)\(outcome.reason.map { " (\($0.sentence))" } ?? "")")
         return outcome
     }
 

@@ -15,6 +15,7 @@ import Foundation
 import KilnBuild
 import KilnCore
 import KilnGit
+import KilnPresentation
 
 /// Dependencies from Kiln's own mirrors (`DependencyMirrors`): every git dependency the
 /// package's `Package.resolved` pins is mirrored (fetched from outside the sandbox only when the
@@ -35,7 +36,7 @@ extension IntegrationSteps {
         var errors: [Diagnostic] = []
         var verified: Set<String> = []
         for pin in pins {
-            let name = "\(pin.identity) \(pin.version ?? String(pin.revision.prefix(10)))"
+            let name = "\(pin.identity) \(pin.version ?? ShortHash.text(pin.revision))"
             var state = DependencyPin.MirrorState.unavailable
             do {
                 let mirrored = try await context.dependencies.ensure(pin.location, revision: pin.revision)

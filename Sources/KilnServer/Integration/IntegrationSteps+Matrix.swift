@@ -44,7 +44,7 @@ extension IntegrationSteps {
         } catch {
             switch error {
             case .ended(let outcome):
-                let (store, claim, now, reason) = (store, claim, context.clock.now, outcome.reason ?? outcome.result.rawValue)
+                let (store, claim, now, reason) = (store, claim, context.clock.now, outcome.reason ?? .matrixEnded(result: outcome.result))
                 await context.logger.bestEffort(
                     "ending the cells of \(claim.bot) #\(claim.number)", loses: "they end when the integration is recorded, which is retried",
                     { () async throws(StoreError) in try await store.endCells(of: claim, reason: reason, now: now) })
@@ -79,7 +79,7 @@ extension IntegrationSteps {
             deadline: workspace.deadline, runCell: runCell)
         switch try await storing({ () async throws(StoreError) in try await supervisor.run() }) {
         case .completed: return
-        case .canceled: throw stop(.canceled, "canceled")
+        case .canceled: throw stop(.canceled, .canceled)
         case .timedOut: throw timedOut()
         }
     }
@@ -92,7 +92,7 @@ extension IntegrationSteps {
         } catch .claimLost(_, let reason) {
             throw .lost("this host no longer holds the integration (\(reason))")
         } catch {
-            throw stop(.internalError, "\(error)")
+            throw stop(.internalError, .fault(stage: .other, message: "\(error)"))
         }
     }
 }

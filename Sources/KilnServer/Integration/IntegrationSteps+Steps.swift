@@ -75,12 +75,12 @@ extension IntegrationSteps {
             await log.append(Array("checked out \(target) (\(commits.count) new commit\(commits.count == 1 ? "" : "s"))\n".utf8))
         } catch let error as GitError {
             await log.note(error.description)
-            throw stop(.checkoutError, error.description)
+            throw stop(.checkoutError, .checkoutFailed(message: error.description))
         } catch StoreError.claimLost(_, let reason) {
             throw .lost("this host no longer holds the integration (\(reason))")
         } catch {
             await log.note("\(error)")
-            throw stop(.internalError, "checkout: \(error)")
+            throw stop(.internalError, .fault(stage: .checkout, message: "\(error)"))
         }
     }
 
@@ -181,7 +181,7 @@ extension IntegrationSteps {
         try await enter(.archiving)
         let archived = try await attempt { [workspace, commit] in try await package.archive(in: workspace.archiveDirectory, commit: commit) }
         _ = try ended(archived.end)
-        if let refusal = archived.refusal { await log.note(refusal) }
+        if let refusal = archived.refusal { await log.note(refusal.sentence) }
         if let asset = archived.asset { await log.note("packed \(asset.name): \(ByteCount.text(asset.size)), sha256 \(asset.sha256)") }
         return archived
     }
@@ -203,7 +203,7 @@ extension IntegrationSteps {
             throw .lost("this host no longer holds the integration (\(reason))")
         } catch {
             await log.note("archive not kept: \(error)")
-            outcome.reason = outcome.reason ?? "archive not kept: \(error)"
+            outcome.reason = outcome.reason ?? .archiveNotKept(message: "\(error)")
         }
     }
 
@@ -274,7 +274,7 @@ extension IntegrationSteps {
             previousRead = .some(detail)
             return detail
         } catch {
-            throw stop(.internalError, "cannot read the integration to compare with: \(error)")
+            throw stop(.internalError, .fault(stage: .readingBaseline, message: "\(error)"))
         }
     }
 }

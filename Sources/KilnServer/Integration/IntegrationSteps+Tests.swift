@@ -97,7 +97,7 @@ extension IntegrationSteps {
             do {
                 history = try await store.testHistory(bot: bot.name, suite: test.suite, name: test.name, limit: Self.historyWindow)
             } catch {
-                throw stop(.internalError, "cannot read the history of \(test.suite).\(test.name) to tell whether its failure is flaky: \(error)")
+                throw stop(.internalError, .fault(stage: .readingTestHistory(test: "\(test.suite).\(test.name)"), message: "\(error)"))
             }
             guard let reason = history.inCell(cell?.name).flakiness else { continue }
             tests[index].status = .flaky

@@ -59,7 +59,7 @@ extension IntegrationSteps {
             triggers.append(TriggerRun(name: script.name, phase: phase, exitStatus: status, duration: context.clock.monotonic.since(start).seconds))
             if status != 0 {
                 await log.note("trigger '\(script.name)' failed with exit status \(status)")
-                if phase == .before { throw stop(.triggerError, "before trigger '\(script.name)' failed with exit status \(status)") }
+                if phase == .before { throw stop(.triggerError, .triggerFailed(name: script.name, status: status)) }
             }
         }
     }

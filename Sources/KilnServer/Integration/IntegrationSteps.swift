@@ -14,6 +14,7 @@
 import Foundation
 import KilnBuild
 import KilnCore
+import KilnPresentation
 import KilnStore
 import Synchronization
 
@@ -125,7 +126,7 @@ struct IntegrationSteps {
     }
 
     /// Ends the integration here with `result`, keeping what it has learnt so far.
-    func stop(_ result: IntegrationResult, _ reason: String?) -> Stop {
+    func stop(_ result: IntegrationResult, _ reason: IntegrationReason?) -> Stop {
         .ended(IntegrationOutcome(result: result, reason: reason, commits: commits, triggers: triggers))
     }
 
@@ -141,7 +142,7 @@ struct IntegrationSteps {
         if step != .checkout, recordedHere {
             try recorded(step, await Self.record(step, of: claim, in: store, now: context.clock.now))
         }
-        if Task.isCancelled { throw stop(.canceled, "canceled") }
+        if Task.isCancelled { throw stop(.canceled, .canceled) }
         if context.clock.monotonic.now >= workspace.deadline { throw timedOut() }
     }
 
@@ -160,12 +161,12 @@ struct IntegrationSteps {
         switch failure {
         case nil: return
         case .claimLost(_, let reason)?: throw .lost("this host no longer holds the integration (\(reason))")
-        case let error?: throw stop(.internalError, "recording step \(step.rawValue): \(error)")
+        case let error?: throw stop(.internalError, .fault(stage: .recordingStep(step), message: "\(error)"))
         }
     }
 
     func timedOut() -> Stop {
-        stop(.timeout, "the integration ran longer than its timeout of \(bot.timeout.configSpelling)")
+        stop(.timeout, .timedOut(limit: bot.timeout))
     }
 
     // MARK: Processes
@@ -174,7 +175,7 @@ struct IntegrationSteps {
     func ended(_ end: ProcessEnd) throws(Stop) -> ProcessEnd {
         switch end {
         case .timedOut: throw timedOut()
-        case .canceled: throw stop(.canceled, "canceled")
+        case .canceled: throw stop(.canceled, .canceled)
         case .exited, .signaled: return end
         }
     }
@@ -187,11 +188,11 @@ struct IntegrationSteps {
             await log.note("\(error)")
             guard workspace.exists else {
                 // The integration's own doing (a script or build removed it), not Kiln's fault.
-                let reason = "the workspace \(workspace.directory) is gone: a process of this integration deleted it"
-                await log.note(reason)
+                let reason = IntegrationReason.workspaceDeleted(path: workspace.directory)
+                await log.note(reason.sentence)
                 throw stop(currentStep == .beforeTriggers || currentStep == .afterTriggers ? .triggerError : .buildErrors, reason)
             }
-            throw stop(.internalError, "\(error)")
+            throw stop(.internalError, .fault(stage: .other, message: "\(error)"))
         }
     }
 }

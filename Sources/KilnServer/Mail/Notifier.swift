@@ -139,7 +139,7 @@ public struct Notifier: Sendable {
                 pullRequest: integration.pullRequest.map { PullRequestLine(number: $0.number, title: $0.title) }, url: url(of: integration),
                 issues: entry.issues.map { issue, commit in
                     IssueLine(
-                        type: issue.kindLabel, location: Self.location(issue), message: issue.message, commit: String(commit.prefix(10)),
+                        type: issue.kindLabel, location: Self.location(issue), message: issue.message, commit: ShortHash.text(commit),
                         cells: issue.cellsText)
                 }, bisection: bisection.map(Self.bisectionLine))
             let (text, html) = templates.render("new-issues", view)
@@ -159,7 +159,7 @@ public struct Notifier: Sendable {
         let count = CountText.of(bisection.integrations.count, "integration")
         switch bisection.state {
         case .found:
-            let culprit = bisection.culpritCommit.map { "\($0.sha.prefix(10)) (\($0.author))" } ?? "one commit"
+            let culprit = bisection.culpritCommit.map { "\(ShortHash.text($0.sha)) (\($0.author))" } ?? "one commit"
             return "Kiln integrated the commits one by one (\(count)): the failure came with \(culprit)."
         case .failed:
             return
@@ -179,8 +179,8 @@ public struct Notifier: Sendable {
         let flaky = detail.tests.filter { $0.status == .flaky }
         let result = integration.result?.rawValue ?? ""
         let view = ReportMail(
-            bot: integration.bot, number: integration.number, result: result, headline: headline, reason: integration.reason,
-            cause: integration.cause.rawValue, commit: String((integration.commit ?? "unknown").prefix(12)),
+            bot: integration.bot, number: integration.number, result: result, headline: headline, reason: integration.reason?.sentence,
+            cause: integration.cause.rawValue, commit: integration.commit.map(ShortHash.text) ?? "unknown",
             duration: DurationText.prose(integration.duration), figures: SummaryFigures(integration.summary),
             newIssues: newIssues.prefix(50).map {
                 IssueLine(type: $0.kindLabel, location: Self.location($0), message: $0.message, commit: "", cells: $0.cellsText)

@@ -14,6 +14,7 @@
 import Foundation
 import KilnCore
 import KilnGit
+import KilnPresentation
 import KilnStore
 
 /// What makes a bot integrate: its files changing, its branch moving, its schedule coming round.
@@ -152,7 +153,7 @@ extension Scheduler {
                         { () async throws(StoreError) in try await store.predecessor(.withCommit, bot: bot.name, before: nil) })
                 else { continue }
                 guard known?.commit != head else { continue }
-                await queue(bot, cause: .poll, commit: head, why: "the branch moved to \(head.prefix(12))")
+                await queue(bot, cause: .poll, commit: head, why: "the branch moved to \(ShortHash.text(head))")
             }
         }
     }

@@ -135,7 +135,7 @@ public actor Scheduler: Service {
         guard let claim else { return outcome }
         let claimed = claim.bot == bot.name ? bot : await registry.catalog.bot(named: claim.bot)
         guard self.wake != nil else {
-            _ = await sequencer.record(claim, outcome: IntegrationOutcome(result: .canceled, reason: Self.stoppedFirst))
+            _ = await sequencer.record(claim, outcome: IntegrationOutcome(result: .canceled, reason: .serverStopped))
             return outcome
         }
         let (stops, stop) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -200,13 +200,11 @@ public actor Scheduler: Service {
         // ends as canceled, as the running integrations did.
         self.wake = nil
         for handed in handedOver {
-            _ = await sequencer.record(handed.claim, outcome: IntegrationOutcome(result: .canceled, reason: Self.stoppedFirst))
+            _ = await sequencer.record(handed.claim, outcome: IntegrationOutcome(result: .canceled, reason: .serverStopped))
             executorFreed(handed.claim.id)
         }
         handedOver.removeAll()
     }
-
-    static let stoppedFirst = "the server stopped before it started"
 
     private func stopsMayHaveChanged() {
         stopsToCheck = true
@@ -230,9 +228,8 @@ public actor Scheduler: Service {
                 { () async throws(StoreError) in try await store.stopRequests(for: claims) })
         else { return }
         for request in requests {
-            if request.lost {
-                logger.warning(
-                    "stopping an integration this host no longer holds", metadata: ["id": "\(request.id)", "reason": "\(request.reason)"])
+            if let lost = request.lost {
+                logger.warning("stopping an integration this host no longer holds", metadata: ["id": "\(request.id)", "reason": "\(lost)"])
             }
             running[request.id]?.stop.yield()
         }
@@ -253,7 +250,7 @@ public actor Scheduler: Service {
         let integration = claim.integration
         guard let bot else {
             // Recorded as any result is: waiting for the store while it cannot be reached.
-            _ = await sequencer.record(claim, outcome: IntegrationOutcome(result: .canceled, reason: "the bot's file is gone or broken"))
+            _ = await sequencer.record(claim, outcome: IntegrationOutcome(result: .canceled, reason: .botUnavailable))
             return
         }
         logger.info("started", metadata: ["bot": "\(bot.name)", "number": "\(integration.number)", "cause": "\(integration.cause.rawValue)"])

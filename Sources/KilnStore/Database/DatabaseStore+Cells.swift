@@ -112,7 +112,7 @@ extension DatabaseStore {
         }
     }
 
-    public func endCells(of claim: Claim, reason: String, now: Date) async throws(StoreError) {
+    public func endCells(of claim: Claim, reason: IntegrationReason, now: Date) async throws(StoreError) {
         try await write("ending the cells of integration \(claim.number)", notify: .stop) { db in
             try Self.endCells(db, bot: claim.bot, number: claim.number, lacking: nil, reason: reason, now: now)
         }
@@ -125,11 +125,11 @@ extension DatabaseStore {
     }
 
     /// Ends the queued cells of integration `number` as canceled: with `offered`, those whose
-    /// toolchain it lacks, each saying so (`CellOutcome.noHost`); without, every queued one with
+    /// toolchain it lacks, each saying so (`IntegrationReason.noHost`); without, every queued one with
     /// `reason`, and its running cells are asked to stop. Returns how many queued cells it ended.
     @discardableResult
     static func endCells(
-        _ db: any SQLConnection, bot: String, number: Int, lacking offered: Set<String>?, reason: String?, now: Date
+        _ db: any SQLConnection, bot: String, number: Int, lacking offered: Set<String>?, reason: IntegrationReason?, now: Date
     ) throws -> Int {
         let queued = try db.rows(
             "SELECT id, toolchain FROM integration WHERE bot = ? AND cell_of = ? AND step = 'pending' AND step <> 'completed'\(db.dialect.lock())",
@@ -142,7 +142,7 @@ extension DatabaseStore {
                 """
                 UPDATE integration SET step = 'completed', result = 'canceled', reason = ?, ended_at = ?, issue_counts = '{}', tests = 0
                 WHERE id = ?
-                """, offered == nil ? reason : CellOutcome.noHost(toolchain: toolchain), now, row["id"] as Int64)
+                """, offered == nil ? reason : IntegrationReason.noHost(toolchain: toolchain), now, row["id"] as Int64)
             ended += 1
         }
         if offered == nil {

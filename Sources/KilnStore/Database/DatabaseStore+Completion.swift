@@ -33,7 +33,8 @@ extension DatabaseStore {
                 ?? 0
             if unfinished > 0 {
                 try Self.endCells(
-                    db, bot: integration.bot, number: integration.number, lacking: nil, reason: outcome.reason ?? outcome.result.rawValue, now: now)
+                    db, bot: integration.bot, number: integration.number, lacking: nil,
+                    reason: outcome.reason ?? .matrixEnded(result: outcome.result), now: now)
                 try Self.announce(db, .stop)
             }
             return integration

@@ -110,7 +110,7 @@ extension DatabaseStore {
     /// Asks the running integrations of another commit than a push's to stop (in its lane:
     /// the branch, or its pull request); returns their ids by bot.
     private static func supersede(_ db: any SQLConnection, _ requests: [QueueRequest], active: [String: [SQLRow]]) throws -> [String: [Int64]] {
-        var stopping: [String: [Int64]] = [:]
+        var stopping: [IntegrationReason: [Int64]] = [:]
         for request in requests where request.cancelSuperseded {
             guard let commit = request.commit else { continue }
             let ids = (active[request.bot] ?? []).filter { row in
@@ -118,14 +118,14 @@ extension DatabaseStore {
                 return (row["step"] as String) != IntegrationStep.pending.rawValue && running != nil && running != commit
                     && row.value("cancel_requested") == .null && (row["pull_number"] as Int?) == request.pullRequest?.number
             }.map { $0["id"] as Int64 }
-            if !ids.isEmpty { stopping[StoreRules.supersededReason(commit), default: []] += ids }
+            if !ids.isEmpty { stopping[.superseded(commit: commit), default: []] += ids }
         }
         var superseded: [String: [Int64]] = [:]
         for (reason, ids) in stopping {
             for chunk in batches(ids) {
                 let sql =
                     "UPDATE integration SET cancel_requested = ? WHERE id IN (\(placeholders(chunk.count))) AND cancel_requested IS NULL RETURNING id, bot"
-                for row in try db.rows(sql, [reason] + bindable(chunk)) { superseded[row["bot"], default: []].append(row["id"]) }
+                for row in try db.rows(sql, [reason.sqlValue] + bindable(chunk)) { superseded[row["bot"], default: []].append(row["id"]) }
             }
         }
         if !superseded.isEmpty { try announce(db, .stop) }

@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 
 /// Hosts, their leases and what they recover of each other, all on the database's clock
 /// (`SQLDialect.now`): a host whose own clock is wrong is judged the same as any other.
@@ -78,8 +79,8 @@ extension DatabaseStore {
             for row in lost {
                 let claim = Claim(row: row)
                 let integration = claim.integration
-                let reason = StoreRules.lostHostReason(host: integration.host ?? "?", lastHeard: row["host_heard"], step: integration.step)
-                try Self.appendNote(db, reason, to: integration.id)
+                let reason = IntegrationReason.hostLost(host: integration.host ?? "?", lastHeard: row["host_heard"], step: integration.step)
+                try Self.appendNote(db, reason.sentence, to: integration.id)
                 recovered.append(try Self.complete(db, claim, outcome: IntegrationOutcome(result: .internalError, reason: reason), now: now))
                 // A re-queued integration that is lost in turn is not queued a third time. A bisect
                 // integration is not queued again: its bisection takes the commit as skipped; nor a

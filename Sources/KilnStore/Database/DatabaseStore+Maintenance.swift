@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 
 extension DatabaseStore {
     public func recoverAbandoned(isAlive: @Sendable (String) -> Bool, now: Date) async throws(StoreError) -> [Integration] {
@@ -22,17 +23,17 @@ extension DatabaseStore {
         var recovered: [Integration] = []
         let logsInDatabase = engine.logsInDatabase
         for claim in running where !isAlive(claim.owner ?? "") {
-            let reason = StoreRules.abandonedReason(owner: claim.owner ?? "", step: claim.step)
+            let reason = IntegrationReason.abandoned(owner: claim.owner.flatMap { $0.isEmpty ? nil : $0 }, step: claim.step)
             // The reason goes to the log with the ending, or the ending waits: an integration
             // never ends as internal-error with nothing in its log to say why.
             if !logsInDatabase, let log = logLocation(bot: claim.bot, number: claim.number) {
-                try LogFiles.append(LogFiles.note(reason), to: log)
+                try LogFiles.append(LogFiles.note(reason.sentence), to: log)
             }
             do {
                 let outcome = IntegrationOutcome(result: .internalError, reason: reason)
                 recovered.append(
                     try await write("ending an abandoned integration", notify: .stop) { db in
-                        if logsInDatabase { try Self.appendNote(db, reason, to: claim.integration.id) }
+                        if logsInDatabase { try Self.appendNote(db, reason.sentence, to: claim.integration.id) }
                         // Its queued cells end with it; its running ones are abandoned too, or
                         // their own process ends them.
                         try Self.endCells(db, bot: claim.bot, number: claim.number, lacking: nil, reason: reason, now: now)

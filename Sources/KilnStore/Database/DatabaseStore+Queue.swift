@@ -255,7 +255,7 @@ extension DatabaseStore {
         }
     }
 
-    public func requestCancel(_ id: Int64, reason: String) async throws(StoreError) {
+    public func requestCancel(_ id: Int64, reason: IntegrationReason) async throws(StoreError) {
         try await write("asking an integration to stop", notify: .stop) { db in
             try db.execute(
                 "UPDATE integration SET cancel_requested = ? WHERE id = ? AND step <> 'completed' AND cancel_requested IS NULL", reason, id)
@@ -275,7 +275,7 @@ extension DatabaseStore {
         }
     }
 
-    public func cancel(bot: String, number: Int, reason: String, now: Date) async throws(StoreError) -> Integration? {
+    public func cancel(bot: String, number: Int, reason: IntegrationReason, now: Date) async throws(StoreError) -> Integration? {
         try await write("canceling integration \(number) of '\(bot)'", notify: .queue) { db in
             let queued = try db.rows(
                 """

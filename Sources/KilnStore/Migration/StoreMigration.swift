@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 import Logging
 
 /// `kiln migrate`: copies the embedded store of a data directory (history, logs, outbox, webhook
@@ -51,7 +52,7 @@ public enum StoreMigration {
             let source = try SQLiteStore.open(dataDirectory: directory.path)
             // A server that crashed left its integrations running: end them as a start would.
             for ended in try await source.recoverAbandoned(isAlive: { ProcessOwner.isAlive($0, onHost: host) }, now: now) {
-                progress("\(ended.bot) #\(ended.number) ended as internal-error: \(ended.reason ?? "")")
+                progress("\(ended.bot) #\(ended.number) ended as internal-error: \(ended.reason?.sentence ?? "")")
             }
             let target = try await PostgresStore.open(settings, logger: logger)
             defer { target.close() }

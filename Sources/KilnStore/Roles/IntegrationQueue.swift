@@ -79,7 +79,7 @@ public protocol IntegrationQueue: Sendable {
 
     /// Ends the cells of the integration `claim` holds, which ended early: the queued ones as
     /// canceled with `reason`, the running ones asked to stop.
-    func endCells(of claim: Claim, reason: String, now: Date) async throws(StoreError)
+    func endCells(of claim: Claim, reason: IntegrationReason, now: Date) async throws(StoreError)
 
     /// Ends the queued cells of the integration `claim` holds whose toolchain is not among
     /// `offered`, as canceled with a reason that says so; returns how many.
@@ -91,11 +91,11 @@ public protocol IntegrationQueue: Sendable {
 
     /// Asks a running integration to stop; its owner hears of it through `changes()` and
     /// `stopRequests(for:)`.
-    func requestCancel(_ id: Int64, reason: String) async throws(StoreError)
+    func requestCancel(_ id: Int64, reason: IntegrationReason) async throws(StoreError)
 
     /// Cancels integration `number` of `bot`: a queued one ends `canceled` at once, a running one
     /// is asked to stop. Nil when there is no such integration or it has ended.
-    func cancel(bot: String, number: Int, reason: String, now: Date) async throws(StoreError) -> Integration?
+    func cancel(bot: String, number: Int, reason: IntegrationReason, now: Date) async throws(StoreError) -> Integration?
 
     /// Which of `claims` must stop: those someone asked to stop, and those whose claim was lost
     /// (another host ended them, taking this one as gone).

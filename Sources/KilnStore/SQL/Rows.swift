@@ -24,6 +24,17 @@ extension IssueStatus: SQLDecodable { public static var sqlDefault: IssueStatus 
 extension TestStatus: SQLDecodable { public static var sqlDefault: TestStatus { .passed } }
 extension TriggerPhase: SQLDecodable { public static var sqlDefault: TriggerPhase { .after } }
 
+/// A reason is stored as its code and values (`IntegrationReason.stored`); text an older Kiln
+/// wrote reads back as it was (`recorded`).
+extension IntegrationReason: SQLBindable, SQLDecodable {
+    public var sqlValue: SQLValue { .text(stored) }
+    public init?(sqlValue: SQLValue) {
+        guard let text = String(sqlValue: sqlValue) else { return nil }
+        self.init(stored: text)
+    }
+    public static var sqlDefault: IntegrationReason { .recorded(text: "") }
+}
+
 extension Integration {
     init(row: SQLRow) {
         let result: IntegrationResult? = row["result"]

@@ -122,3 +122,19 @@ extension Migrations {
         ]
     }
 }
+
+extension Migrations {
+    /// v22: reasons as data (`IntegrationReason`). An integration's `reason` and
+    /// `cancel_requested` hold a code and its values as JSON; the sentences older versions wrote
+    /// become `recorded` reasons that keep their text.
+    static let reasonsAsData = Migration(name: "v22: reasons as data") { dialect in
+        let object =
+            switch dialect {
+            case .sqlite: { (column: String) in "json_object('code', 'recorded', 'text', \(column))" }
+            case .postgres: { (column: String) in "json_build_object('code', 'recorded', 'text', \(column))::text" }
+            }
+        return ["reason", "cancel_requested"].map { column in
+            "UPDATE integration SET \(column) = \(object(column)) WHERE \(column) IS NOT NULL AND \(column) NOT LIKE '{%'"
+        }
+    }
+}

@@ -78,7 +78,7 @@ extension API {
         public var step: IntegrationStep
         @Nullable public var result: IntegrationResult?
         /// Why it ended as it did; for a cell that could not run, why (no live host has its toolchain).
-        @Nullable public var reason: String?
+        @Nullable public var reason: Reason?
         @Nullable public var startedAt: Date?
         @Nullable public var endedAt: Date?
         @Nullable public var duration: Double?
@@ -98,7 +98,7 @@ extension API {
             host = cell.host
             step = cell.step
             result = cell.result
-            reason = cell.reason
+            reason = cell.reason.map(Reason.init)
             startedAt = cell.startedAt
             endedAt = cell.endedAt
             duration = cell.duration

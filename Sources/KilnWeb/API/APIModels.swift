@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnStore
 
 /// The JSON of docs/http.md's API, shared by `GET /api/…` and `kiln status --json` so both print
@@ -49,7 +50,8 @@ public enum API {
         }
     }
 
-    /// An integration: `{bot, number, cause, commit, step, result, queuedAt, startedAt, endedAt, duration, summary, host, pullRequest}`.
+    /// An integration: `{bot, number, cause, commit, step, result, reason, queuedAt, startedAt,
+    /// endedAt, duration, summary, host, pullRequest, workspace}`.
     public struct Integration: Encodable, Sendable, Hashable {
         public var bot: String
         public var number: Int
@@ -57,6 +59,8 @@ public enum API {
         @Nullable public var commit: String?
         public var step: IntegrationStep
         @Nullable public var result: IntegrationResult?
+        /// Why it ended as it did, or why it is asked to stop; null when nothing needs saying.
+        @Nullable public var reason: Reason?
         public var queuedAt: Date
         @Nullable public var startedAt: Date?
         @Nullable public var endedAt: Date?
@@ -78,6 +82,7 @@ public enum API {
             commit = integration.commit
             step = integration.step
             result = integration.result
+            reason = integration.reason.map(Reason.init)
             queuedAt = integration.queuedAt
             startedAt = integration.startedAt
             endedAt = integration.endedAt
@@ -86,6 +91,18 @@ public enum API {
             host = integration.host
             pullRequest = integration.pullRequest.map(PullRequest.init)
             workspace = integration.workspace.map(Workspace.init)
+        }
+    }
+
+    /// A reason: `{code, text}`, the stable code (`IntegrationReason.code`: `superseded`,
+    /// `host-lost`, `no-host`, …) and the sentence the pages and mail show.
+    public struct Reason: Encodable, Sendable, Hashable {
+        public var code: String
+        public var text: String
+
+        public init(_ reason: IntegrationReason) {
+            code = reason.code
+            text = reason.sentence
         }
     }
 

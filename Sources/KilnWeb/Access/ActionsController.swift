@@ -64,8 +64,8 @@ struct ActionsController {
         router.post("api/bots/{bot}/integrations/{number}/cancel") { request, context in
             let (bot, form) = try await authorize(request, context)
             let number = try APIController.number(context.parameters.get("number"))
-            let who = context.access.tokenName.map { " (token \($0))" } ?? ""
-            guard let canceled = try await store.cancel(bot: bot.name, number: number, reason: "canceled from the web\(who)", now: clock.now) else {
+            let reason = IntegrationReason.canceledFromWeb(token: context.access.tokenName)
+            guard let canceled = try await store.cancel(bot: bot.name, number: number, reason: reason, now: clock.now) else {
                 guard try await store.integration(bot: bot.name, number: number) != nil else {
                     throw WebError.notFound("integration \(number) of bot '\(bot.name)'")
                 }

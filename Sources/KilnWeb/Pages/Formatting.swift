@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 
 /// How pages write times, durations and changes: short, and the same everywhere.
 enum Formatting {
@@ -45,6 +46,6 @@ enum Formatting {
     }
 
     static func shortSHA(_ sha: String?) -> String {
-        sha.map { String($0.prefix(10)) } ?? "—"
+        sha.map(ShortHash.text) ?? "—"
     }
 }

@@ -192,7 +192,7 @@ struct PagesController {
                 toolchain: cell.toolchain ?? Matrix.defaultToolchain, version: cell.swiftVersion, host: cell.host,
                 duration: cell.step == .completed
                     ? DurationText.prose(cell.duration) : cell.startedAt.map { DurationText.prose(now.timeIntervalSince($0)) } ?? "queued",
-                reason: cell.reason, logURL: base + "/log?cell=" + (cell.cell?.name ?? ""), workspace: cell.workspace?.sentence)
+                reason: cell.reason?.sentence, logURL: base + "/log?cell=" + (cell.cell?.name ?? ""), workspace: cell.workspace?.sentence)
         }
         let failing = detail.tests.filter(\.counts).map(testView)
         let flaky = detail.tests.filter { $0.status == .flaky }.map(testView)
@@ -214,7 +214,7 @@ struct PagesController {
             number: integration.number, result: integration.result?.rawValue ?? integration.step.rawValue, tone: Formatting.tone(integration.result),
             running: integration.step != .completed, cause: integration.cause.rawValue, host: integration.host,
             pullRequest: integration.pullRequest.map { PullRequestView($0, now: now) }, commit: integration.commit ?? "not yet known",
-            branch: integration.branch, reason: integration.reason, queuedAt: Formatting.iso(integration.queuedAt),
+            branch: integration.branch, reason: integration.reason?.sentence, queuedAt: Formatting.iso(integration.queuedAt),
             startedAt: Formatting.iso(integration.startedAt),
             duration: integration.step == .completed
                 ? DurationText.prose(integration.duration) : DurationText.prose(now.timeIntervalSince(integration.startedAt ?? now)),

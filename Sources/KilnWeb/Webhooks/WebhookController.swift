@@ -15,6 +15,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import KilnCore
+import KilnPresentation
 import KilnStore
 import Logging
 
@@ -186,13 +187,11 @@ struct WebhookController {
             let requests = matched.map { QueueRequest($0, cause: .webhook, pullRequest: pullRequest, commit: event.commit) }
             return try await queue(requests, delivery: &delivery, why: why)
         case .close:
-            let verb = event.actionName == "merge" ? "merged" : "closed"
+            let reason = IntegrationReason.pullRequestClosed(number: pullRequest.number, merged: event.actionName == "merge")
             delivery.outcome = .closed
             delivery.statusCode = 200
-            delivery.detail = "pull request #\(pullRequest.number) was \(verb)"
-            let closings = matched.map {
-                PullRequestClosing(bot: $0.name, number: pullRequest.number, reason: "pull request #\(pullRequest.number) was \(verb)")
-            }
+            delivery.detail = reason.sentence
+            let closings = matched.map { PullRequestClosing(bot: $0.name, number: pullRequest.number, reason: reason) }
             let receipt = try await store.receiveWebhook(delivery, queue: [], close: closings, now: clock.now)
             for integration in receipt.stopped {
                 logger.info("stopping", metadata: ["bot": "\(integration.bot)", "number": "\(integration.number)", "why": "\(why)"])

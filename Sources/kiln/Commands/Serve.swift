@@ -14,6 +14,7 @@
 import ArgumentParser
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnServer
 import Logging
 import UnixSignals
@@ -74,7 +75,7 @@ struct Serve: AsyncParsableCommand {
             throw ExitCode.failure
         }
         for integration in application.recovered {
-            Console.out("\(integration.bot) #\(integration.number) ended as internal-error: \(integration.reason ?? "")")
+            Console.out("\(integration.bot) #\(integration.number) ended as internal-error: \(integration.reason?.sentence ?? "")")
         }
         let catalog: BotCatalog
         do {

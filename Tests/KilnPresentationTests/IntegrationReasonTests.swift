@@ -1,0 +1,79 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import KilnCore
+import KilnPresentation
+import Testing
+
+@Suite("Reasons as data")
+struct IntegrationReasonTests {
+    /// One of every case, with values a sentence can be checked against.
+    static let every: [IntegrationReason] = [
+        .canceledFromWeb(token: "alice"), .canceledFromWeb(token: nil), .canceled, .pullRequestClosed(number: 7, merged: true),
+        .superseded(commit: "0123456789abcdef"), .serverStopped, .botUnavailable, .cellRemoved(cell: "6_2-debug-none"),
+        .noHost(toolchain: "6.2"), .matrixEnded(result: .buildErrors), .checkoutFailed(message: "reference 'main' not found"),
+        .triggerFailed(name: "lint", status: 3), .timedOut(limit: .seconds(1800)), .workspaceDeleted(path: "/w/app"),
+        .archiveTooLarge(bytes: 2048, limit: 1024), .archiveNotKept(message: "disk full"),
+        .fault(stage: .checkout, message: "e1"), .fault(stage: .recordingStep(.testing), message: "e2"),
+        .fault(stage: .readingBaseline, message: "e3"), .fault(stage: .readingTestHistory(test: "S.t"), message: "e4"),
+        .fault(stage: .other, message: "e5"), .abandoned(owner: "kiln 12@a", step: .building), .abandoned(owner: nil, step: .checkout),
+        .hostLost(host: "build-1", lastHeard: Date(timeIntervalSince1970: 1_800_000_000), step: .testing),
+        .hostLost(host: "build-2", lastHeard: nil, step: .pending),
+        .logLost(path: "/l/1.log", bytes: 4096, message: "No space left on device", besides: .triggerFailed(name: "t", status: 1)),
+        .cells([.init(cell: "a", reason: .noHost(toolchain: "x")), .init(cell: "b", reason: .canceled)]), .recorded(text: "as it was"),
+    ]
+
+    @Test("Every reason is stored as its code and values, and reads back as the same case")
+    func roundTrip() throws {
+        for reason in Self.every {
+            let stored = reason.stored
+            let object = try #require(try JSONSerialization.jsonObject(with: Data(stored.utf8)) as? [String: Any], "\(stored)")
+            #expect(object["code"] as? String == reason.code, "\(stored)")
+            #expect(IntegrationReason(stored: stored) == reason, "\(stored)")
+        }
+        #expect(Set(Self.every.map(\.code)).count == 21, "every case has a code of its own")
+    }
+
+    @Test("Text an older Kiln stored, or a code this one does not know, is kept as it was")
+    func legacy() {
+        #expect(IntegrationReason(stored: "pull request #2 was closed") == .recorded(text: "pull request #2 was closed"))
+        #expect(IntegrationReason(stored: #"{"code":"from-the-future","x":1}"#) == .recorded(text: #"{"code":"from-the-future","x":1}"#))
+        #expect(IntegrationReason(stored: "{not json") == .recorded(text: "{not json"))
+    }
+
+    @Test("KilnPresentation makes each reason's one sentence from its values")
+    func sentences() {
+        #expect(IntegrationReason.superseded(commit: "0123456789abcdef").sentence == "superseded by a newer commit, 0123456789")
+        #expect(IntegrationReason.pullRequestClosed(number: 7, merged: true).sentence == "pull request #7 was merged")
+        #expect(IntegrationReason.canceledFromWeb(token: "alice").sentence == "canceled from the web (token alice)")
+        #expect(IntegrationReason.timedOut(limit: .seconds(1800)).sentence == "the integration ran longer than its timeout of 30m")
+        #expect(
+            IntegrationReason.archiveTooLarge(bytes: 2048, limit: 1024).sentence == "archive not kept: 2.0 KiB is over archive.max-size (1.0 KiB)")
+        #expect(
+            IntegrationReason.hostLost(host: "build-2", lastHeard: nil, step: .pending).sentence
+                == "host 'build-2' stopped answering (never heard from) during step 'pending'; another host ended this integration and queued its commit again"
+        )
+        #expect(
+            IntegrationReason.logLost(
+                path: "/l/1.log", bytes: 4096, message: "No space left on device", besides: .triggerFailed(name: "t", status: 1)
+            )
+            .sentence
+                == "before trigger 't' failed with exit status 1; the log file /l/1.log could not be written (No space left on device): 4.0 KiB of output lost"
+        )
+        #expect(
+            IntegrationReason.cells([.init(cell: "a", reason: .noHost(toolchain: "x")), .init(cell: "b", reason: .canceled)]).sentence
+                == "a: no live host offers the toolchain 'x' (name it under `toolchains:` in a host's kiln.yml); b: canceled")
+        #expect(Self.every.allSatisfy { !$0.sentence.isEmpty })
+    }
+}
