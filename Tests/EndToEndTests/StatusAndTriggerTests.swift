@@ -122,9 +122,10 @@ struct StatusAndTriggerTests {
         let queued = try #require((app["queued"] as? [[String: Any]])?.first)
         #expect(
             Set(queued.keys) == [
-                "bot", "number", "cause", "commit", "step", "result", "queuedAt", "startedAt", "endedAt", "duration", "summary", "host",
-                "pullRequest", "workspace",
+                "bot", "number", "cause", "commit", "step", "result", "reason", "queuedAt", "startedAt", "endedAt", "duration", "summary",
+                "host", "pullRequest", "workspace",
             ])
+        #expect(queued["reason"] is NSNull, "nothing to say of a queued integration")
         #expect(queued["bot"] as? String == "app" && queued["number"] as? Int == 1 && queued["cause"] as? String == "manual")
         #expect(queued["workspace"] is NSNull, "a queued integration has no workspace yet")
         #expect(queued["step"] as? String == "pending" && queued["result"] is NSNull && queued["summary"] is NSNull)

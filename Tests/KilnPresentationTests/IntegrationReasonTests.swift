@@ -77,3 +77,28 @@ struct IntegrationReasonTests {
         #expect(Self.every.allSatisfy { !$0.sentence.isEmpty })
     }
 }
+
+@Suite("One report of an integration, for its page and its mail")
+struct IntegrationReportTests {
+    @Test("The report lists at most 50 new issues and failing tests, counts flaky tests apart, and times a running integration so far")
+    func report() {
+        let start = Date(timeIntervalSince1970: 1_800_000_000)
+        var integration = Integration(
+            id: 1, bot: "app", number: 4, cause: .webhook, commit: "0123456789abcdef", branch: "main", step: .testing, queuedAt: start)
+        integration.startedAt = start
+        let issues = (0..<60).map { (index: Int) in
+            IntegrationIssue(type: .error, message: "e\(index)", file: "a.swift", line: index, fingerprint: "\(index)", status: .new)
+        }
+        let tests =
+            (0..<60).map { TestCase(suite: "S", name: "t\($0)", status: .failed, duration: 1) } + [
+                TestCase(suite: "S", name: "flaky", status: .flaky, duration: 1)
+            ]
+        let detail = IntegrationDetail(integration: integration, steps: [], commits: [], issues: issues, tests: tests, triggers: [])
+        let report = IntegrationReport(detail, now: start.addingTimeInterval(90))
+        #expect(report.result == "testing" && report.tone == "neutral" && report.shortCommit == "0123456789" && report.reason == nil)
+        #expect(report.duration == DurationText.prose(90))
+        #expect(report.newIssues.count == 50 && report.hasNewIssues && report.newIssues.first?.location == "a.swift:0")
+        #expect(report.failingTests.count == 50 && report.failingTests.first == "S.t0")
+        #expect(report.flakyTests == ["S.flaky"])
+    }
+}

@@ -14,6 +14,7 @@
 import Foundation
 import KilnCore
 import KilnMail
+import KilnPresentation
 import KilnStore
 import KilnTestSupport
 import Logging
@@ -55,12 +56,14 @@ struct MailFixture {
 
     /// Records a completed integration of `bot` at the clock's time, then moves the clock on a minute.
     @discardableResult
-    func integrate(_ bot: String, _ result: IntegrationResult, issues: [IntegrationIssue] = [], tests: [TestCase] = []) async throws -> Integration {
+    func integrate(
+        _ bot: String, _ result: IntegrationResult, reason: IntegrationReason? = nil, issues: [IntegrationIssue] = [], tests: [TestCase] = []
+    ) async throws -> Integration {
         let now = clock.now
         let integration = try await store.record(
             bot,
             outcome: IntegrationOutcome(
-                result: result, tests: tests, issues: issues,
+                result: result, reason: reason, tests: tests, issues: issues,
                 commits: [Commit(sha: "abc1234", author: "Alice", email: "alice@example.com", date: now, subject: "Change things")]),
             commit: "abc1234", at: now, duration: 30)
         clock.set(now.addingTimeInterval(60))
@@ -165,6 +168,26 @@ struct MailTests {
         #expect(broken.contains("app #3: test-failures (broken)"))
         #expect(broken.contains("0 errors, 0 warnings, 1 test failure of 2 tests"))
         #expect(messages.first?.parts["text/html"]?.contains("0 errors, 0 warnings, 1 test failure of 2 tests") == true)
+    }
+
+    @Test("A report mail says what the integration's page says: result, the reason's sentence, cause, short commit, time, failing tests")
+    func reportAsThePage() async throws {
+        let server = try await SMTPServer.start()
+        let bot =
+            "repository: {url: 'https://example.com/app.git'}\nschedule: {poll: 0}\ntriggers: [{email: report, every: integration, to: [team@example.com]}]\n"
+        let fixture = try await MailFixture(bots: ["app": bot], smtpURL: server.url)
+        let failing = TestCase(suite: "AppTests", name: "testSlow", status: .failed, duration: 1800)
+        let integration = try await fixture.integrate("app", .timeout, reason: .timedOut(limit: .seconds(1800)), tests: [failing])
+        #expect(await fixture.mailer.round() == 1)
+        let mail = try #require(try await server.waitForMessages(1).first)
+        let text = try #require(mail.parts["text/plain"])
+        let detail = try #require(try await fixture.store.integration(bot: "app", number: integration.number))
+        let report = IntegrationReport(detail, now: fixture.clock.now)
+        #expect(report.reason == "the integration ran longer than its timeout of 30m" && report.shortCommit == "abc1234")
+        #expect(text.hasPrefix("app #\(integration.number): timeout\n\(try #require(report.reason))\n"), "\(text)")
+        #expect(text.contains("Cause: \(report.cause), commit abc1234, took \(report.duration)"), "\(text)")
+        #expect(text.contains("Failing tests:\n- AppTests.testSlow"), "\(text)")
+        #expect(mail.parts["text/html"]?.contains("<p>the integration ran longer than its timeout of 30m</p>") == true)
     }
 
     @Test("A report lists flaky tests apart from failures, and a flaky test alone mails no committer")

@@ -51,23 +51,11 @@ struct PullRequestLine {
     var title: String
 }
 
+/// A report mail: the integration's `IntegrationReport`, the one its page renders too, with the
+/// trigger's headline and the page's address.
 struct ReportMail {
-    var bot: String
-    var number: Int
-    var result: String
+    var report: IntegrationReport
     var headline: String?
-    var reason: String?
-    var cause: String
-    var commit: String
-    var duration: String
-    var figures: SummaryFigures
-    var newIssues: [IssueLine]
-    var hasNewIssues: Bool
-    var failingTests: [TestLine]
-    var hasFailingTests: Bool
-    /// Tests that failed, then passed when run again, listed apart from failures.
-    var flakyTests: [TestLine]
-    var hasFlakyTests: Bool
     var url: String
 }
 

@@ -139,7 +139,7 @@ public struct Notifier: Sendable {
                 pullRequest: integration.pullRequest.map { PullRequestLine(number: $0.number, title: $0.title) }, url: url(of: integration),
                 issues: entry.issues.map { issue, commit in
                     IssueLine(
-                        type: issue.kindLabel, location: Self.location(issue), message: issue.message, commit: ShortHash.text(commit),
+                        type: issue.kindLabel, location: IntegrationReport.location(issue), message: issue.message, commit: ShortHash.text(commit),
                         cells: issue.cellsText)
                 }, bisection: bisection.map(Self.bisectionLine))
             let (text, html) = templates.render("new-issues", view)
@@ -174,20 +174,8 @@ public struct Notifier: Sendable {
         let integration = detail.integration
         let to = trigger.to.filter(trigger.allows)
         guard !to.isEmpty else { return [] }
-        let newIssues = detail.issues.filter { $0.status == .new }
-        let failing = detail.tests.filter(\.counts)
-        let flaky = detail.tests.filter { $0.status == .flaky }
         let result = integration.result?.rawValue ?? ""
-        let view = ReportMail(
-            bot: integration.bot, number: integration.number, result: result, headline: headline, reason: integration.reason?.sentence,
-            cause: integration.cause.rawValue, commit: integration.commit.map(ShortHash.text) ?? "unknown",
-            duration: DurationText.prose(integration.duration), figures: SummaryFigures(integration.summary),
-            newIssues: newIssues.prefix(50).map {
-                IssueLine(type: $0.kindLabel, location: Self.location($0), message: $0.message, commit: "", cells: $0.cellsText)
-            },
-            hasNewIssues: !newIssues.isEmpty, failingTests: failing.prefix(50).map { TestLine(name: "\($0.suite).\($0.name)", duration: "") },
-            hasFailingTests: !failing.isEmpty, flakyTests: flaky.prefix(50).map { TestLine(name: "\($0.suite).\($0.name)", duration: "") },
-            hasFlakyTests: !flaky.isEmpty, url: url(of: integration))
+        let view = ReportMail(report: IntegrationReport(detail, now: now), headline: headline, url: url(of: integration))
         let (text, html) = templates.render("report", view)
         let subject = "[\(integration.bot)] #\(integration.number) \(headline.map { "\($0): " } ?? "")\(result)"
         let message = MailMessage(
@@ -208,10 +196,6 @@ public struct Notifier: Sendable {
 
     private func listID(_ bot: String) -> String {
         "\(bot).kiln.\(URLComponents(string: publicURL)?.host ?? "localhost")"
-    }
-
-    static func location(_ issue: IntegrationIssue) -> String? {
-        issue.file.map { file in issue.line.map { "\(file):\($0)" } ?? file }
     }
 
     static func day(_ date: Date, _ timeZone: TimeZone) -> String {

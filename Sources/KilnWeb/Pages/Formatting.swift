@@ -19,14 +19,7 @@ import KilnPresentation
 enum Formatting {
     /// `just now`, `5 min ago`, `3 h ago`, `2 days ago`.
     static func ago(_ date: Date?, now: Date) -> String {
-        guard let date else { return "—" }
-        let seconds = Int(now.timeIntervalSince(date))
-        switch seconds {
-        case ..<45: return "just now"
-        case ..<3600: return "\(max(1, (seconds + 30) / 60)) min ago"
-        case ..<(48 * 3600): return "\(seconds / 3600) h ago"
-        default: return "\(seconds / 86400) days ago"
-        }
+        Ago.text(date, now: now)
     }
 
     static func iso(_ date: Date?) -> String {
@@ -36,13 +29,7 @@ enum Formatting {
 
     /// The CSS class that colours a result; the word is always shown beside it.
     static func tone(_ result: IntegrationResult?) -> String {
-        switch result {
-        case .succeeded: "good"
-        case .analyzerWarnings, .warnings: "warn"
-        case .testFailures, .buildErrors: "bad"
-        case .checkoutError, .triggerError, .timeout, .internalError: "fault"
-        case .canceled, nil: "neutral"
-        }
+        IntegrationReport.tone(result)
     }
 
     static func shortSHA(_ sha: String?) -> String {

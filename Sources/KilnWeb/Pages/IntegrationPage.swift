@@ -144,19 +144,16 @@ struct IntegrationPage {
     var bot: String
     var botURL: String
     var number: Int
-    var result: String
-    var tone: String
+    /// The heading's facts, the same value the report mail renders.
+    var report: IntegrationReport
     var running: Bool
-    var cause: String
     /// The host that ran it; nil while queued.
     var host: String?
     var pullRequest: PullRequestView?
     var commit: String
     var branch: String
-    var reason: String?
     var queuedAt: String
     var startedAt: String
-    var duration: String
     var summary: IntegrationSummaryView
     var steps: [StepView]
     var commits: [CommitView]

@@ -211,13 +211,9 @@ struct PagesController {
         let tail = try await LogController.tail(of: integration, in: store)
         let page = IntegrationPage(
             title: "\(integration.bot) #\(integration.number) · Kiln", bot: integration.bot, botURL: "/bots/\(integration.bot)",
-            number: integration.number, result: integration.result?.rawValue ?? integration.step.rawValue, tone: Formatting.tone(integration.result),
-            running: integration.step != .completed, cause: integration.cause.rawValue, host: integration.host,
+            number: integration.number, report: IntegrationReport(detail, now: now), running: integration.step != .completed, host: integration.host,
             pullRequest: integration.pullRequest.map { PullRequestView($0, now: now) }, commit: integration.commit ?? "not yet known",
-            branch: integration.branch, reason: integration.reason?.sentence, queuedAt: Formatting.iso(integration.queuedAt),
-            startedAt: Formatting.iso(integration.startedAt),
-            duration: integration.step == .completed
-                ? DurationText.prose(integration.duration) : DurationText.prose(now.timeIntervalSince(integration.startedAt ?? now)),
+            branch: integration.branch, queuedAt: Formatting.iso(integration.queuedAt), startedAt: Formatting.iso(integration.startedAt),
             summary: IntegrationSummaryView(integration, now: now),
             steps: detail.steps.map { StepView(name: $0.name.rawValue, duration: DurationText.prose($0.duration)) },
             commits: detail.commits.map {

@@ -14,6 +14,7 @@
 import ArgumentParser
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnServer
 
 struct Backup: AsyncParsableCommand {
@@ -51,10 +52,9 @@ struct Backup: AsyncParsableCommand {
         }
         switch report {
         case .sqlite(let integrations, let databaseBytes, let files, let fileBytes, let vanished, let seconds):
-            let megabytes = { (bytes: Int) in String(format: "%.1f MB", Double(bytes) / 1e6) }
             Console.out(
-                "backed up \(integrations) integrations (\(megabytes(databaseBytes)) of store, integrity ok) and \(files) logs and assets "
-                    + "(\(megabytes(fileBytes))) to \(absolute) in \(String(format: "%.1f", seconds)) s")
+                "backed up \(integrations) integrations (\(ByteCount.text(databaseBytes)) of store, integrity ok) and \(files) logs and assets "
+                    + "(\(ByteCount.text(fileBytes))) to \(absolute) in \(String(format: "%.1f", seconds)) s")
             if vanished > 0 { Console.out("\(vanished) files went away while copying (retention removed their integrations' logs)") }
             Console.out("to restore: stop kiln serve, then kiln serve --data \(absolute) (or point data: at it)")
         case .postgres(let url):

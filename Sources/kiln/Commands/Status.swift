@@ -83,7 +83,7 @@ struct Status: AsyncParsableCommand {
                 + bot.status.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0)
             if let last = bot.last {
                 line += "  last #\(last.number) \(last.result?.rawValue ?? "?")"
-                if let ended = last.endedAt { line += " \(Self.ago(now.timeIntervalSince(ended))) ago" }
+                if let ended = last.endedAt { line += " \(Ago.text(ended, now: now))" }
                 if let duration = last.duration { line += " in \(DurationText.compact(duration))" }
             } else {
                 line += "  never integrated"
@@ -97,17 +97,17 @@ struct Status: AsyncParsableCommand {
             for problem in bot.problems { Console.out("  \(problem)") }
             if let refused = statusProblems.first(where: { $0.bot == bot.name }) {
                 let code = refused.responseCode.map { "HTTP \($0)" } ?? "no answer"
-                Console.out("  commit statuses refused \(Self.ago(now.timeIntervalSince(refused.at))) ago (\(code)): \(refused.message)")
+                Console.out("  commit statuses refused \(Ago.text(refused.at, now: now)) (\(code)): \(refused.message)")
             }
             if let refused = reviewProblems.first(where: { $0.bot == bot.name }) {
                 let code = refused.responseCode.map { "HTTP \($0)" } ?? "no answer"
-                Console.out("  pull request reviews refused \(Self.ago(now.timeIntervalSince(refused.at))) ago (\(code)): \(refused.message)")
+                Console.out("  pull request reviews refused \(Ago.text(refused.at, now: now)) (\(code)): \(refused.message)")
             }
         }
         if hosts.count > 1 || hosts.contains(where: \.gone) {
             Console.out("hosts:")
             for host in hosts {
-                let heard = "\(Self.ago(now.timeIntervalSince(host.lastHeard))) ago"
+                let heard = Ago.text(host.lastHeard, now: now)
                 Console.out(
                     host.gone
                         ? "  \(host.name)  gone, last heard \(heard)"
@@ -124,7 +124,7 @@ struct Status: AsyncParsableCommand {
             return "its process is gone; a server ends it when it starts"
         }
         if let name = integration.host, let host = hosts.first(where: { $0.name == name }), host.gone {
-            return "its host \(name) is gone (last heard \(ago(now.timeIntervalSince(host.lastHeard))) ago); another host ends it"
+            return "its host \(name) is gone (last heard \(Ago.text(host.lastHeard, now: now))); another host ends it"
         }
         return nil
     }
@@ -144,11 +144,4 @@ struct Status: AsyncParsableCommand {
         }
     }
 
-    static func ago(_ seconds: Double) -> String {
-        let whole = max(0, Int(seconds))
-        if whole < 60 { return "\(whole)s" }
-        if whole < 3600 { return "\(whole / 60)m" }
-        if whole < 86_400 { return "\(whole / 3600)h" }
-        return "\(whole / 86_400)d"
-    }
 }
