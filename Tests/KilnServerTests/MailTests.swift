@@ -337,6 +337,7 @@ struct MailTests {
         #expect(outbox.failed == 1 && outbox.queued == 0)
         let error = try #require(outbox.undelivered.first?.lastError)
         #expect(error.contains("550"))
+        #expect(outbox.undelivered.first?.responseCode == 550, "the server's reply code is kept beside its words")
         #expect(try server.messages().isEmpty)
     }
 

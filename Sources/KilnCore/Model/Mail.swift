@@ -50,10 +50,12 @@ public struct QueuedMail: Sendable, Hashable {
     public var createdAt: Date
     public var nextAttemptAt: Date
     public var lastError: String?
+    /// The SMTP server's reply code to the last attempt, where it gave one.
+    public var responseCode: Int?
 
     public init(
         id: Int64, dedupeKey: String?, recipients: [String], subject: String, message: [UInt8], state: State, attempts: Int, createdAt: Date,
-        nextAttemptAt: Date, lastError: String?
+        nextAttemptAt: Date, lastError: String?, responseCode: Int? = nil
     ) {
         self.id = id
         self.dedupeKey = dedupeKey
@@ -65,6 +67,7 @@ public struct QueuedMail: Sendable, Hashable {
         self.createdAt = createdAt
         self.nextAttemptAt = nextAttemptAt
         self.lastError = lastError
+        self.responseCode = responseCode
     }
 }
 

@@ -80,71 +80,77 @@ public actor ReviewPublisher: Service {
             if let last = lastIdleLook, clock.monotonic.since(last) < settings.tick { return 0 }
             lastIdleLook = clock.monotonic.now
         }
-        var delivered = 0
         do {
-            // A read first: claiming is a write, which the scheduler's writes would wait behind.
-            while let next = try await store.nextReviewAttempt(), next <= clock.now {
-                let due = try await store.dueReviews(now: clock.now, limit: 4)
-                guard !due.isEmpty else { break }
-                var sent = 0
-                for review in due where await deliver(review) { sent += 1 }
-                delivered += sent
-                if sent == 0 { break }
-            }
+            // A pull request's reviews go one at a time, in order; one at a time overall keeps
+            // the forge's rate limits far.
+            return try await OutboxDelivery(
+                deliverer: ReviewDeliverer(store: store, http: settings.http, publicURL: publicURL), retry: settings.retry, width: 1, clock: clock,
+                logger: logger
+            ).deliverDue()
         } catch {
             logger.error("review round failed", metadata: ["error": "\(error)"])
+            return 0
         }
-        return delivered
+    }
+}
+
+/// Reviews as the outbox delivers them: `ReviewClient` posts each, recording its comments and
+/// its progress as it goes, so that another attempt posts nothing twice.
+struct ReviewDeliverer: Deliverer {
+    let store: any ReviewOutbox
+    let http: HTTPPost
+    let publicURL: String
+
+    var noun: String { "review" }
+
+    func nextAttempt() async throws(StoreError) -> Date? { try await store.nextReviewAttempt() }
+
+    func claim(now: Date, limit: Int) async throws(StoreError) -> [QueuedReview] {
+        try await store.dueReviews(now: now, limit: limit).map { queued in
+            var queued = queued
+            queued.draft.request.url = queued.draft.request.url ?? "\(publicURL)/bots/\(queued.draft.bot)/integrations/\(queued.draft.number)"
+            return queued
+        }
     }
 
-    private func deliver(_ queued: QueuedReview) async -> Bool {
-        var queued = queued
-        queued.draft.request.url = queued.draft.request.url ?? "\(publicURL)/bots/\(queued.draft.bot)/integrations/\(queued.draft.number)"
+    func deliver(_ queued: QueuedReview) async -> DeliveryAnswer {
         let draft = queued.draft
-        let (bot, number) = (draft.bot, draft.request.pullRequest)
-        let metadata: Logger.Metadata = ["bot": "\(bot)", "pullRequest": "\(number)", "integration": "\(draft.number)"]
-        let store = store
+        let (bot, number, store) = (draft.bot, draft.request.pullRequest, store)
+        guard let token = SecretFile.read(draft.request.tokenFile) else {
+            return .failed(code: nil, message: "cannot read the forge token file \(draft.request.tokenFile) (forge.token-file)")
+        }
+        let commented: [ReviewComment]
+        do {
+            commented = try await store.reviewComments(bot: bot, pullRequest: number)
+        } catch {
+            return .failed(code: nil, message: "cannot read the pull request's review comments: \(error)")
+        }
         let record = ReviewClient.Recorder(
             comments: { comments in try await store.recordReviewComments(comments, bot: bot, pullRequest: number) },
             progress: { [id = queued.id] progress in try await store.recordReviewProgress(id, progress: progress) })
-        let outcome: Result<Int, ReviewClient.Failure>
-        if let token = SecretFile.read(draft.request.tokenFile) {
-            let commented: [ReviewComment]
-            do {
-                commented = try await store.reviewComments(bot: bot, pullRequest: number)
-            } catch {
-                logger.error("cannot read a pull request's review comments", metadata: metadata.merging(["error": "\(error)"]) { a, _ in a })
-                return false
-            }
-            do throws(ReviewClient.Failure) {
-                outcome = .success(
-                    try await ReviewClient(http: settings.http).deliver(
-                        queued, token: String(decoding: token, as: UTF8.self), commented: commented, record: record))
-            } catch {
-                outcome = .failure(error)
-            }
-        } else {
-            outcome = .failure(.failed(code: nil, message: "cannot read the forge token file \(draft.request.tokenFile) (forge.token-file)"))
-        }
-        do {
-            switch outcome {
-            case .success(let code):
-                try await store.reviewSent(queued.id, responseCode: code, now: clock.now)
-                logger.debug("review delivered", metadata: metadata)
-                return true
-            case .failure(.refused(let code, let message)):
-                try await store.reviewFailed(queued.id, error: message, responseCode: code, retryAt: nil, now: clock.now)
-                logger.error("the forge refused a review", metadata: metadata.merging(["code": "\(code)", "answer": "\(message)"]) { a, _ in a })
-            case .failure(.failed(let code, let message)):
-                let next = settings.retry.nextAttempt(after: queued.attempts + 1, queuedAt: queued.createdAt, now: clock.now)
-                try await store.reviewFailed(queued.id, error: message, responseCode: code, retryAt: next, now: clock.now)
-                logger.warning(
-                    next == nil ? "giving up a review after a day of failures" : "cannot post a review yet; trying again",
-                    metadata: metadata.merging(["error": "\(message)"]) { a, _ in a })
-            }
+        do throws(ReviewClient.Failure) {
+            let code = try await ReviewClient(http: http).deliver(
+                queued, token: String(decoding: token, as: UTF8.self), commented: commented, record: record)
+            return .delivered(code: code)
         } catch {
-            logger.error("cannot record a review attempt", metadata: metadata.merging(["error": "\(error)"]) { a, _ in a })
+            switch error {
+            case .refused(let code, let message): return .refused(code: code, message: message)
+            case .failed(let code, let message): return .failed(code: code, message: message)
+            }
         }
-        return false
+    }
+
+    func sent(_ queued: QueuedReview, code: Int?, now: Date) async throws(StoreError) {
+        try await store.reviewSent(queued.id, responseCode: code, now: now)
+    }
+
+    func failed(_ queued: QueuedReview, message: String, code: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
+        try await store.reviewFailed(queued.id, error: message, responseCode: code, retryAt: retryAt, now: now)
+    }
+
+    func history(_ queued: QueuedReview) -> (attempts: Int, queuedAt: Date) { (queued.attempts, queued.createdAt) }
+
+    func metadata(_ queued: QueuedReview) -> Logger.Metadata {
+        ["bot": "\(queued.draft.bot)", "pullRequest": "\(queued.draft.request.pullRequest)", "integration": "\(queued.draft.number)"]
     }
 }

@@ -99,16 +99,10 @@ public actor StatusPublisher: Service {
         }
         do {
             if !bots.isEmpty { try await compose(bots) }
-            var delivered = 0
-            // A read first: claiming is a write, which the scheduler's writes would wait behind.
-            while let next = try await store.nextStatusAttempt(), next <= clock.now {
-                let due = try await store.dueStatuses(now: clock.now, limit: settings.parallelPosts * 4)
-                guard !due.isEmpty else { break }
-                let sent = await deliver(due)
-                delivered += sent
-                if sent == 0 { break }
-            }
-            return delivered
+            return try await OutboxDelivery(
+                deliverer: StatusDeliverer(store: store, client: settings.client), retry: settings.retry, width: settings.parallelPosts, clock: clock,
+                logger: logger
+            ).deliverDue()
         } catch {
             logger.error("commit status round failed", metadata: ["error": "\(error)"])
             return 0
@@ -137,59 +131,41 @@ public actor StatusPublisher: Service {
             try await store.queueStatuses(statuses, for: candidate, stage: stage, commit: commit, now: clock.now)
         }
     }
+}
 
-    /// Posts `due` (each the first of its context), a few at once; returns how many were delivered.
-    private func deliver(_ due: [QueuedStatus]) async -> Int {
-        let (client, retry, store, logger, clock) = (settings.client, settings.retry, store, logger, clock)
-        return await withTaskGroup(of: Bool.self) { group in
-            var delivered = 0
-            var pending = due[...]
-            func startNext() {
-                guard let queued = pending.popFirst() else { return }
-                group.addTask {
-                    await Self.post(queued, client: client, retry: retry, store: store, logger: logger, clock: clock)
-                }
-            }
-            for _ in 0..<settings.parallelPosts { startNext() }
-            while let sent = await group.next() {
-                if sent { delivered += 1 }
-                startNext()
-            }
-            return delivered
+/// Commit statuses as the outbox delivers them: posted to the forge's API with the bot's token.
+struct StatusDeliverer: Deliverer {
+    let store: any StatusOutbox
+    let client: ForgeClient
+
+    var noun: String { "commit status" }
+
+    func nextAttempt() async throws(StoreError) -> Date? { try await store.nextStatusAttempt() }
+
+    func claim(now: Date, limit: Int) async throws(StoreError) -> [QueuedStatus] { try await store.dueStatuses(now: now, limit: limit) }
+
+    func deliver(_ queued: QueuedStatus) async -> DeliveryAnswer {
+        guard let token = SecretFile.read(queued.status.tokenFile) else {
+            return .failed(code: nil, message: "cannot read the forge token file \(queued.status.tokenFile) (forge.token-file)")
+        }
+        switch await client.post(queued.status, token: String(decoding: token, as: UTF8.self)) {
+        case .delivered(let code): return .delivered(code: code)
+        case .refused(let code, let message): return .refused(code: code, message: message)
+        case .failed(let code, let message): return .failed(code: code, message: message)
         }
     }
 
-    private static func post(
-        _ queued: QueuedStatus, client: ForgeClient, retry: RetryPolicy, store: any StatusOutbox, logger: Logger, clock: WallClock
-    ) async -> Bool {
-        let status = queued.status
-        let metadata: Logger.Metadata = ["bot": "\(status.bot)", "commit": "\(ShortHash.text(status.sha))", "state": "\(status.state.rawValue)"]
-        let answer: ForgeClient.Answer
-        if let token = SecretFile.read(status.tokenFile) {
-            answer = await client.post(status, token: String(decoding: token, as: UTF8.self))
-        } else {
-            answer = .failed(code: nil, message: "cannot read the forge token file \(status.tokenFile) (forge.token-file)")
-        }
-        do {
-            switch answer {
-            case .delivered(let code):
-                try await store.statusSent(queued.id, responseCode: code, now: clock.now)
-                logger.debug("commit status delivered", metadata: metadata)
-                return true
-            case .refused(let code, let message):
-                try await store.statusFailed(queued.id, error: message, responseCode: code, retryAt: nil, now: clock.now)
-                logger.error(
-                    "the forge refused a commit status", metadata: metadata.merging(["code": "\(code)", "answer": "\(message)"]) { a, _ in a })
-            case .failed(let code, let message):
-                let next = retry.nextAttempt(after: queued.attempts + 1, queuedAt: queued.createdAt, now: clock.now)
-                try await store.statusFailed(queued.id, error: message, responseCode: code, retryAt: next, now: clock.now)
-                logger.warning(
-                    next == nil ? "giving up a commit status after a day of failures" : "cannot post a commit status yet; trying again",
-                    metadata: metadata.merging(["error": "\(message)"]) { a, _ in a })
-            }
-        } catch {
-            logger.error("cannot record a commit status attempt", metadata: metadata.merging(["error": "\(error)"]) { a, _ in a })
-        }
-        return false
+    func sent(_ queued: QueuedStatus, code: Int?, now: Date) async throws(StoreError) {
+        try await store.statusSent(queued.id, responseCode: code, now: now)
+    }
+
+    func failed(_ queued: QueuedStatus, message: String, code: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
+        try await store.statusFailed(queued.id, error: message, responseCode: code, retryAt: retryAt, now: now)
+    }
+
+    func history(_ queued: QueuedStatus) -> (attempts: Int, queuedAt: Date) { (queued.attempts, queued.createdAt) }
+
+    func metadata(_ queued: QueuedStatus) -> Logger.Metadata {
+        ["bot": "\(queued.status.bot)", "commit": "\(ShortHash.text(queued.status.sha))", "state": "\(queued.status.state.rawValue)"]
     }
 }

@@ -100,7 +100,10 @@ public actor Mailer: Service {
             let composed = try await delivery.notifier.notifyCompleted(bots: bots, now: current)
             if composed > 0 { logger.info("mail queued", metadata: ["mails": "\(composed)"]) }
             try await queueDigests(delivery.notifier, bots: bots, now: current)
-            return await deliverDue(delivery, now: current)
+            return try await OutboxDelivery(
+                deliverer: MailDeliverer(store: store, client: delivery.client, sender: delivery.sender), retry: settings.retry,
+                width: settings.parallelSends, clock: clock, logger: logger
+            ).deliverDue()
         } catch {
             logger.error("mail round failed", metadata: ["error": "\(error)"])
             return 0
@@ -123,59 +126,39 @@ public actor Mailer: Service {
         for (frequency, time) in due { lastDigestTimes[frequency] = time }
         if queued > 0 { logger.info("digests queued", metadata: ["mails": "\(queued)"]) }
     }
+}
 
-    private func deliverDue(_ delivery: Delivery, now: Date) async -> Int {
-        var delivered = 0
-        while true {
-            let due: [QueuedMail]
-            do {
-                due = try await store.dueMails(now: now, limit: 100)
-            } catch {
-                // Nothing is lost: the mails stay queued for the next round.
-                logger.error("cannot read the mails due; they wait for the next round", metadata: ["error": "\(error)"])
-                break
-            }
-            if due.isEmpty { break }
-            let outcomes = await withTaskGroup(of: (QueuedMail, MailError?).self) { group in
-                var outcomes: [(QueuedMail, MailError?)] = []
-                for (index, mail) in due.enumerated() {
-                    if index >= settings.parallelSends, let outcome = await group.next() { outcomes.append(outcome) }
-                    group.addTask {
-                        do throws(MailError) {
-                            try await delivery.client.send(mail.message, from: delivery.sender, to: mail.recipients)
-                            return (mail, nil)
-                        } catch {
-                            return (mail, error)
-                        }
-                    }
-                }
-                for await outcome in group { outcomes.append(outcome) }
-                return outcomes
-            }
-            var failed = false
-            for (mail, error) in outcomes {
-                do {
-                    if let error {
-                        failed = true
-                        let retryAt =
-                            error.isPermanent
-                            ? nil : settings.retry.nextAttempt(after: mail.attempts + 1, queuedAt: mail.createdAt, now: self.clock.now)
-                        try await store.mailFailed(mail.id, error: error.description, retryAt: retryAt, now: self.clock.now)
-                        logger.warning(
-                            retryAt == nil ? "mail failed" : "mail delayed",
-                            metadata: ["subject": "\(mail.subject)", "error": "\(error)", "attempts": "\(mail.attempts + 1)"])
-                    } else {
-                        try await store.mailSent(mail.id, now: self.clock.now)
-                        delivered += 1
-                    }
-                } catch {
-                    logger.error("cannot record a mail delivery", metadata: ["error": "\(error)"])
-                    return delivered
-                }
-            }
-            // After a failure the server is likely down: leave the rest for their next attempt.
-            if failed { break }
+/// Mail as the outbox delivers it: sent to the SMTP server as it was composed.
+struct MailDeliverer: Deliverer {
+    let store: any MailOutbox
+    let client: SMTPClient
+    let sender: String
+
+    var noun: String { "mail" }
+
+    func nextAttempt() async throws(StoreError) -> Date? { try await store.nextMailAttempt() }
+
+    func claim(now: Date, limit: Int) async throws(StoreError) -> [QueuedMail] { try await store.dueMails(now: now, limit: limit) }
+
+    func deliver(_ mail: QueuedMail) async -> DeliveryAnswer {
+        do throws(MailError) {
+            try await client.send(mail.message, from: sender, to: mail.recipients)
+            return .delivered(code: nil)
+        } catch {
+            let code: Int? = if case .rejected(let code, _) = error { code } else { nil }
+            return error.isPermanent ? .refused(code: code, message: error.description) : .failed(code: code, message: error.description)
         }
-        return delivered
     }
+
+    func sent(_ mail: QueuedMail, code: Int?, now: Date) async throws(StoreError) {
+        try await store.mailSent(mail.id, responseCode: code, now: now)
+    }
+
+    func failed(_ mail: QueuedMail, message: String, code: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
+        try await store.mailFailed(mail.id, error: message, responseCode: code, retryAt: retryAt, now: now)
+    }
+
+    func history(_ mail: QueuedMail) -> (attempts: Int, queuedAt: Date) { (mail.attempts, mail.createdAt) }
+
+    func metadata(_ mail: QueuedMail) -> Logger.Metadata { ["subject": "\(mail.subject)", "attempts": "\(mail.attempts + 1)"] }
 }

@@ -26,35 +26,19 @@ extension DatabaseStore {
     }
 
     public func dueMails(now: Date, limit: Int) async throws(StoreError) -> [QueuedMail] {
-        // Rows another host is claiming are skipped, not waited for: each mail goes to one host.
-        try await write("claiming due mails") { db in
-            try db.rows(
-                """
-                UPDATE outbox SET next_attempt_at = ? WHERE id IN (
-                    SELECT id FROM outbox WHERE state = 'queued' AND next_attempt_at <= ?
-                    ORDER BY next_attempt_at, id LIMIT ?\(db.dialect.lockSkippingLocked()))
-                RETURNING *
-                """, now.addingTimeInterval(MailClaim.duration), now, limit
-            ).map(QueuedMail.init(row:)).sorted { $0.id < $1.id }
-        }
+        try await claimDue(.mail, now: now, limit: limit) { QueuedMail(row: $0) }.map(\.item)
     }
 
     public func nextMailAttempt() async throws(StoreError) -> Date? {
-        try await readStatement("reading the outbox") { db in try db.value("SELECT min(next_attempt_at) FROM outbox WHERE state = 'queued'") }
+        try await nextAttempt(in: .mail)
     }
 
-    public func mailSent(_ id: Int64, now: Date) async throws(StoreError) {
-        try await write("recording a sent mail") { db in
-            try db.execute("UPDATE outbox SET state = 'sent', sent_at = ?, attempts = attempts + 1, last_error = NULL WHERE id = ?", now, id)
-        }
+    public func mailSent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError) {
+        try await recordSent(.mail, id: id, responseCode: responseCode, now: now)
     }
 
-    public func mailFailed(_ id: Int64, error: String, retryAt: Date?, now: Date) async throws(StoreError) {
-        try await write("recording a failed mail") { db in
-            try db.execute(
-                "UPDATE outbox SET state = ?, attempts = attempts + 1, last_error = ?, next_attempt_at = ? WHERE id = ?",
-                (retryAt == nil ? QueuedMail.State.failed : .queued).rawValue, error, retryAt ?? now, id)
-        }
+    public func mailFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
+        try await recordFailed(.mail, id: id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
     }
 
     public func outbox(limit: Int) async throws(StoreError) -> Outbox {

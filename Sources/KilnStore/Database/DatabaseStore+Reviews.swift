@@ -23,25 +23,11 @@ extension DatabaseStore {
     }
 
     public func dueReviews(now: Date, limit: Int) async throws(StoreError) -> [QueuedReview] {
-        try await write("claiming due reviews") { db in
-            try db.rows(
-                """
-                UPDATE forge_review SET next_attempt_at = ? WHERE id IN (
-                    SELECT id FROM forge_review AS due WHERE delivery = 'queued' AND next_attempt_at <= ? AND NOT EXISTS (
-                        SELECT 1 FROM forge_review AS earlier
-                        WHERE earlier.bot = due.bot AND earlier.pull_request = due.pull_request AND earlier.id < due.id
-                            AND earlier.delivery = 'queued')
-                    ORDER BY next_attempt_at, id LIMIT ?\(db.dialect.lockSkippingLocked()))
-                RETURNING *
-                """, now.addingTimeInterval(MailClaim.duration), now, limit
-            ).compactMap(QueuedReview.init(row:)).sorted { $0.id < $1.id }
-        }
+        try await claimDue(.reviews, now: now, limit: limit) { QueuedReview(row: $0) }.map(\.item)
     }
 
     public func nextReviewAttempt() async throws(StoreError) -> Date? {
-        try await readStatement("reading the reviews") { db in
-            try db.value("SELECT min(next_attempt_at) FROM forge_review WHERE delivery = 'queued'")
-        }
+        try await nextAttempt(in: .reviews)
     }
 
     public func reviewComments(bot: String, pullRequest: Int) async throws(StoreError) -> [ReviewComment] {
@@ -75,14 +61,12 @@ extension DatabaseStore {
         }
     }
 
-    public func reviewSent(_ id: Int64, responseCode: Int, now: Date) async throws(StoreError) {
-        try await write("recording a delivered review") { db in try Self.sent(db, in: "forge_review", id: id, responseCode: responseCode, now: now) }
+    public func reviewSent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError) {
+        try await recordSent(.reviews, id: id, responseCode: responseCode, now: now)
     }
 
     public func reviewFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
-        try await write("recording a failed review") { db in
-            try Self.failed(db, in: "forge_review", id: id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
-        }
+        try await recordFailed(.reviews, id: id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
     }
 
     public func reviews(limit: Int) async throws(StoreError) -> [QueuedReview] {
@@ -94,7 +78,7 @@ extension DatabaseStore {
 
 extension DatabaseStore {
     public func reviewProblems() async throws(StoreError) -> [StatusProblem] {
-        try await read("reading refused reviews") { db in try Self.problems(db, in: "forge_review") }
+        try await problems(in: .reviews)
     }
 }
 

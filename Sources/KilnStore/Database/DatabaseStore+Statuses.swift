@@ -58,38 +58,19 @@ extension DatabaseStore {
     }
 
     public func dueStatuses(now: Date, limit: Int) async throws(StoreError) -> [QueuedStatus] {
-        // Rows another host is claiming are skipped, not waited for: each status goes to one host.
-        try await write("claiming due commit statuses") { db in
-            try db.rows(
-                """
-                UPDATE forge_status SET next_attempt_at = ? WHERE id IN (
-                    SELECT id FROM forge_status AS due WHERE delivery = 'queued' AND next_attempt_at <= ? AND NOT EXISTS (
-                        SELECT 1 FROM forge_status AS earlier
-                        WHERE earlier.sha = due.sha AND earlier.context = due.context AND earlier.id < due.id
-                            AND earlier.project = due.project AND earlier.delivery = 'queued')
-                    ORDER BY next_attempt_at, id LIMIT ?\(db.dialect.lockSkippingLocked()))
-                RETURNING *
-                """, now.addingTimeInterval(MailClaim.duration), now, limit
-            ).map(QueuedStatus.init(row:)).sorted { $0.id < $1.id }
-        }
+        try await claimDue(.statuses, now: now, limit: limit) { QueuedStatus(row: $0) }.map(\.item)
     }
 
     public func nextStatusAttempt() async throws(StoreError) -> Date? {
-        try await readStatement("reading the commit statuses") { db in
-            try db.value("SELECT min(next_attempt_at) FROM forge_status WHERE delivery = 'queued'")
-        }
+        try await nextAttempt(in: .statuses)
     }
 
-    public func statusSent(_ id: Int64, responseCode: Int, now: Date) async throws(StoreError) {
-        try await write("recording a delivered commit status") { db in
-            try Self.sent(db, in: "forge_status", id: id, responseCode: responseCode, now: now)
-        }
+    public func statusSent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError) {
+        try await recordSent(.statuses, id: id, responseCode: responseCode, now: now)
     }
 
     public func statusFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
-        try await write("recording a failed commit status") { db in
-            try Self.failed(db, in: "forge_status", id: id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
-        }
+        try await recordFailed(.statuses, id: id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
     }
 
     public func statuses(limit: Int) async throws(StoreError) -> [QueuedStatus] {
@@ -99,42 +80,6 @@ extension DatabaseStore {
     }
 
     public func statusProblems() async throws(StoreError) -> [StatusProblem] {
-        try await read("reading refused commit statuses") { db in try Self.problems(db, in: "forge_status") }
-    }
-
-    // What the statuses' and the reviews' outboxes share (`forge_status`, `forge_review`).
-
-    /// Records a delivery the forge took.
-    static func sent(_ db: any SQLConnection, in table: String, id: Int64, responseCode: Int, now: Date) throws {
-        try db.execute(
-            "UPDATE \(table) SET delivery = 'sent', sent_at = ?, attempts = attempts + 1, last_error = NULL, response_code = ? WHERE id = ?", now,
-            responseCode, id)
-    }
-
-    /// Records a failed attempt: tried again at `retryAt`, or refused for good when it is nil.
-    static func failed(
-        _ db: any SQLConnection, in table: String, id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date
-    ) throws {
-        try db.execute(
-            """
-            UPDATE \(table) SET delivery = ?, attempts = attempts + 1, last_error = ?, response_code = ?, next_attempt_at = ?, sent_at = ?
-            WHERE id = ?
-            """, (retryAt == nil ? QueuedStatus.Delivery.refused : .queued).rawValue, error, responseCode, retryAt ?? now,
-            retryAt == nil ? now : nil, id)
-    }
-
-    /// Per bot, the latest refusal, unless a delivery of the bot queued after it was taken since.
-    static func problems(_ db: any SQLConnection, in table: String) throws -> [StatusProblem] {
-        try db.rows(
-            """
-            SELECT refused.* FROM \(table) AS refused
-            WHERE refused.id IN (SELECT max(id) FROM \(table) WHERE delivery = 'refused' GROUP BY bot)
-                AND NOT EXISTS (SELECT 1 FROM \(table) AS later WHERE later.delivery = 'sent' AND later.bot = refused.bot AND later.id > refused.id)
-            ORDER BY refused.bot
-            """
-        ).map { row in
-            StatusProblem(
-                bot: row["bot"], responseCode: row["response_code"], message: row["last_error"] ?? "refused", at: row["sent_at"] ?? row["created_at"])
-        }
+        try await problems(in: .statuses)
     }
 }

@@ -31,11 +31,12 @@ public protocol MailOutbox: Sendable {
     /// When the next queued mail is due; nil when the outbox has none queued.
     func nextMailAttempt() async throws(StoreError) -> Date?
 
-    /// Records a mail as delivered.
-    func mailSent(_ id: Int64, now: Date) async throws(StoreError)
+    /// Records a mail as delivered (`responseCode`: the server's reply code, where known).
+    func mailSent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError)
 
-    /// Records a failed attempt: tried again at `retryAt`, or failed for good when it is nil.
-    func mailFailed(_ id: Int64, error: String, retryAt: Date?, now: Date) async throws(StoreError)
+    /// Records a failed attempt with the server's words: tried again at `retryAt`, or failed for
+    /// good when it is nil.
+    func mailFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError)
 
     /// The outbox for `kiln status`: counts by state and the mails not delivered yet.
     func outbox(limit: Int) async throws(StoreError) -> Outbox

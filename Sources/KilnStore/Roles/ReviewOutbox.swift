@@ -40,7 +40,7 @@ public protocol ReviewOutbox: Sendable {
     func recordReviewProgress(_ id: Int64, progress: String) async throws(StoreError)
 
     /// Records a review the forge has whole.
-    func reviewSent(_ id: Int64, responseCode: Int, now: Date) async throws(StoreError)
+    func reviewSent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError)
 
     /// Records a failed attempt: tried again at `retryAt`, or refused for good when it is nil.
     func reviewFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError)

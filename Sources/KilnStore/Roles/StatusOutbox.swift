@@ -41,7 +41,7 @@ public protocol StatusOutbox: Sendable {
     func nextStatusAttempt() async throws(StoreError) -> Date?
 
     /// Records a status the forge took.
-    func statusSent(_ id: Int64, responseCode: Int, now: Date) async throws(StoreError)
+    func statusSent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError)
 
     /// Records a failed attempt: tried again at `retryAt`, or refused for good when it is nil.
     func statusFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError)

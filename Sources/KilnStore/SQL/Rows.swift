@@ -149,7 +149,8 @@ extension QueuedMail {
         self.init(
             id: row["id"], dedupeKey: row["dedupe_key"], recipients: JSON.decode([String].self, from: row["recipients"], default: []),
             subject: row["subject"], message: row["message"], state: QueuedMail.State(rawValue: row["state"]) ?? .queued,
-            attempts: row["attempts"], createdAt: row["created_at"], nextAttemptAt: row["next_attempt_at"], lastError: row["last_error"])
+            attempts: row["attempts"], createdAt: row["created_at"], nextAttemptAt: row["next_attempt_at"], lastError: row["last_error"],
+            responseCode: row["response_code"])
     }
 }
 

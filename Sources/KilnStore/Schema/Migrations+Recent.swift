@@ -138,3 +138,16 @@ extension Migrations {
         }
     }
 }
+
+extension Migrations {
+    /// v23: one outbox code for mail, commit statuses and reviews (`OutboxTable`): mail keeps
+    /// the SMTP server's reply code beside its words, as the forges' deliveries keep theirs.
+    static let mailResponseCode = Migration(name: "v23: mail response code") { dialect in
+        let integer =
+            switch dialect {
+            case .sqlite: "INTEGER"
+            case .postgres: "bigint"
+            }
+        return ["ALTER TABLE outbox ADD COLUMN response_code \(integer)"]
+    }
+}
