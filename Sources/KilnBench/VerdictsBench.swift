@@ -138,7 +138,7 @@ struct VerdictsBench {
             {
                 guard bisection.state == .found, let ended = try await store.integration(bot: "bench", number: bisection.integrations.max() ?? 0),
                     let pushedTime = pushed.duration, let pushedEnd = pushed.endedAt, let end = ended.integration.endedAt
-                else { throw BenchError.unexpected("the bisection did not find the commit: \(bisection.reason ?? "")") }
+                else { throw BenchError.unexpected("the bisection did not find the commit: \(String(describing: bisection.failure))") }
                 let wall = end.timeIntervalSince(pushedEnd)
                 table.add(
                     "bisecting 8 commits, \(executors) executor\(executors == 1 ? "" : "s")",

@@ -24,7 +24,24 @@ extension WorkspaceOrigin {
         case .warm: return "warm: the workspace's own .build"
         case .copy: return "warm from this host's snapshot\(made)"
         case .snapshot: return "from \(snapshot?.host ?? "another host")'s snapshot\(made)"
-        case .cold: return "cold: \(reason ?? "built from nothing")"
+        case .cold: return "cold: \(reason?.sentence ?? "built from nothing")"
+        }
+    }
+}
+
+extension WorkspaceOrigin.ColdReason {
+    /// "no snapshot of this cell yet", "build-2's snapshot of #41 was refused: …".
+    public var sentence: String {
+        switch self {
+        case .wiped(let clean): "clean: \(clean) wiped the workspace"
+        case .cacheOff: "cache: none"
+        case .noSnapshot: "no snapshot of this cell yet"
+        case .refused(let refusals):
+            refusals.map { refusal in
+                let whose = "\(refusal.host.map { "\($0)'s" } ?? "this host's") snapshot of #\(refusal.number)"
+                return refusal.toolchain.map { "\(whose) was made with \($0)" } ?? "\(whose) was refused: \(refusal.error ?? "unknown")"
+            }.joined(separator: "; ")
+        case .recorded(let text): text
         }
     }
 }

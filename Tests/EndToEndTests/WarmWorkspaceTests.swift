@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnStore
 import KilnTestSupport
 import Testing
@@ -95,7 +96,7 @@ struct WarmWorkspaceTests {
 
         let first = try await home.kilnRun()
         #expect(first.status == 0, "\(first.output)")
-        #expect(try await home.recorded(1).integration.workspace == .cold("no snapshot of this cell yet"))
+        #expect(try await home.recorded(1).integration.workspace == .cold(.noSnapshot))
         let cold = WarmPackage.compiled(try await Self.log(home, 1))
         #expect(cold.isSuperset(of: ["Dep", "App"]), "a cold build compiles the dependency too: \(cold)")
         let manifest = try #require(FileManager.default.contents(atPath: layout.snapshotManifest(of: "app", cell: "branch")))
@@ -176,7 +177,9 @@ struct WarmWorkspaceTests {
             let run = try await home.kilnRun()
             #expect(run.status == 0, "\(run.output)")
             let origin = try #require(try await home.recorded(number).integration.workspace)
-            #expect(origin.origin == .cold && origin.reason?.contains("refused") == true && origin.reason?.contains(why) == true, "\(why): \(origin)")
+            #expect(
+                origin.origin == .cold && origin.reason?.sentence.contains("refused") == true && origin.reason?.sentence.contains(why) == true,
+                "\(why): \(origin)")
             #expect(WarmPackage.compiled(try await Self.log(home, number)).contains("Dep"), "\(why): built cold")
             // Made again from this build: the next new workspace is warm.
             let remade = try #require(FileManager.default.contents(atPath: manifestPath))
@@ -184,7 +187,7 @@ struct WarmWorkspaceTests {
         }
 
         // `cache: none`: a new workspace builds from nothing; `clean: always` wipes and stays cold.
-        for (setting, reason) in [("cache: none", "cache: none"), ("clean: always", "clean: always wiped the workspace")] {
+        for (setting, reason) in [("cache: none", WorkspaceOrigin.ColdReason.cacheOff), ("clean: always", .wiped(clean: "always"))] {
             try home.write("Bots/app.yml", bot + setting + "\n")
             try? FileManager.default.removeItem(atPath: workspace)
             number += 1
@@ -259,7 +262,7 @@ struct WarmWorkspaceHostsTests {
         // sanitizer's build would replace the other cell's products), both cold.
         let first = try await integrate(1, from: buildOne)
         #expect(first.cells.map(\.workspaceSlot) == [0, 1], "\(first.cells.map(\.workspaceSlot))")
-        #expect(first.cells.allSatisfy { $0.workspace == .cold("no snapshot of this cell yet") }, "\(first.cells.map(\.workspace))")
+        #expect(first.cells.allSatisfy { $0.workspace == .cold(.noSnapshot) }, "\(first.cells.map(\.workspace))")
         #expect(first.integration.workspace == nil, "a matrix's integration builds nothing itself")
 
         // Two executors: the cells at once, each back in its own workspace, warm.
@@ -339,8 +342,8 @@ struct WarmWorkspaceHostsTests {
         for cell in fifth.cells {
             let origin = try #require(cell.workspace, "\(cell)")
             #expect(
-                origin.origin == .cold && origin.reason?.contains("build-1's snapshot of #") == true
-                    && origin.reason?.contains("fetching it from") == true,
+                origin.origin == .cold && origin.reason?.sentence.contains("build-1's snapshot of #") == true
+                    && origin.reason?.sentence.contains("fetching it from") == true,
                 "\(origin)")
         }
 

@@ -41,12 +41,12 @@ struct TestHistoryTests {
 
     @Test("Flaky: a re-run that passed, a commit it passed and failed on, or a result that keeps changing")
     func flakiness() {
-        #expect(Self.history([.passed, .flaky, .passed]).flakiness == "it failed, then passed when run again, in #2")
+        #expect(Self.history([.passed, .flaky, .passed]).flakiness == .passedOnRerun(number: 2))
         let sameCommit = Self.history([.passed, .failed, .passed], commits: ["a", "b", "b"])
-        #expect(sameCommit.flakiness == "it passed and failed on the same commit b (#2, #3)")
+        #expect(sameCommit.flakiness == .sameCommit("b", numbers: [2, 3]))
         let flipping = Self.history([.passed, .failed, .passed, .failed, .passed])
         #expect(flipping.flips == 4)
-        #expect(flipping.flakiness == "its result changed 4 times in its last 5 integrations")
+        #expect(flipping.flakiness == .flipping(flips: 4, integrations: 5))
         #expect(Self.history([.passed, .failed, .passed, .failed]).flakiness == nil, "three changes are not yet enough")
     }
 

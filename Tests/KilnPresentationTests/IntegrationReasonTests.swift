@@ -102,3 +102,36 @@ struct IntegrationReportTests {
         #expect(report.flakyTests == ["S.flaky"])
     }
 }
+
+@Suite("A bisection's failure and a test's flakiness as data")
+struct HistoryWordsTests {
+    @Test("A bisection's failure is stored as data and read back, an older sentence kept; its sentence names short commits")
+    func bisectionFailure() {
+        let failures: [Bisection.Failure] = [.noneShowed, .among(["0123456789abcdef", "fedcba9876543210"]), .limitReached(integrations: 3)]
+        for failure in failures { #expect(Bisection.Failure(stored: failure.stored) == failure, "\(failure.stored)") }
+        #expect(Bisection.Failure(stored: "no commit showed it") == .recorded("no commit showed it"))
+        #expect(
+            Bisection.Failure.among(["0123456789abcdef", "fedcba9876543210"]).sentence
+                == "it is one of 0123456789, fedcba9876: the others failed for other reasons")
+    }
+
+    @Test("A cold workspace's reason is stored as data; an older Kiln's sentence is read back as it was")
+    func coldReason() throws {
+        let refused = WorkspaceOrigin.cold(
+            .refused([.init(host: nil, number: 4, error: "corrupted"), .init(host: "build-2", number: 5, toolchain: "Swift version 6.2")]))
+        let stored = try JSONEncoder().encode(refused)
+        #expect(try JSONDecoder().decode(WorkspaceOrigin.self, from: stored) == refused)
+        #expect(
+            refused.sentence
+                == "cold: this host's snapshot of #4 was refused: corrupted; build-2's snapshot of #5 was made with Swift version 6.2")
+        let older = try JSONDecoder().decode(WorkspaceOrigin.self, from: Data(#"{"origin":"cold","reason":"cache: none"}"#.utf8))
+        #expect(older == .cold(.recorded("cache: none")) && older.sentence == "cold: cache: none")
+    }
+
+    @Test("Flakiness reads as the test page and a flaky test's message say it")
+    func flakiness() {
+        #expect(TestHistory.Flakiness.passedOnRerun(number: 2).sentence == "it failed, then passed when run again, in #2")
+        #expect(TestHistory.Flakiness.sameCommit("b", numbers: [2, 3]).sentence == "it passed and failed on the same commit b (#2, #3)")
+        #expect(TestHistory.Flakiness.flipping(flips: 4, integrations: 5).sentence == "its result changed 4 times in its last 5 integrations")
+    }
+}

@@ -27,7 +27,7 @@ public struct Bisection: Sendable, Hashable {
         case running
         /// `culprit` is the first bad commit.
         case found
-        /// It could not finish; `reason` says why.
+        /// It could not finish; `failure` says why.
         case failed
     }
 
@@ -48,12 +48,13 @@ public struct Bisection: Sendable, Hashable {
     public var maxIntegrations: Int
     public var state: State
     public var culprit: String?
-    public var reason: String?
+    /// Why it could not finish, for a failed one.
+    public var failure: Failure?
     public var createdAt: Date
 
     public init(
         id: Int64, bot: String, integrationID: Int64, commits: [Commit], fingerprints: [String], verdicts: [String: Verdict] = [:],
-        integrations: [Int] = [], maxIntegrations: Int, state: State = .running, culprit: String? = nil, reason: String? = nil,
+        integrations: [Int] = [], maxIntegrations: Int, state: State = .running, culprit: String? = nil, failure: Failure? = nil,
         createdAt: Date
     ) {
         self.id = id
@@ -66,7 +67,7 @@ public struct Bisection: Sendable, Hashable {
         self.maxIntegrations = maxIntegrations
         self.state = state
         self.culprit = culprit
-        self.reason = reason
+        self.failure = failure
         self.createdAt = createdAt
     }
 
@@ -79,18 +80,17 @@ public struct Bisection: Sendable, Hashable {
         let verdict = { (index: Int) in index == commits.count - 1 ? Verdict.bad : verdicts[commits[index].sha] }
         // The last good commit before the first bad one bounds the search.
         guard let firstBad = commits.indices.first(where: { verdict($0) == .bad }) else {
-            return .failed("no commit of the range showed the failure")
+            return .failed(.noneShowed)
         }
         let lastGood = commits.indices.last { $0 < firstBad && verdict($0) == .good } ?? -1
         let open = (lastGood + 1..<firstBad).filter { verdict($0) == nil }
         if open.isEmpty {
             let between = lastGood + 1..<firstBad
             if between.isEmpty { return .found(commits[firstBad]) }
-            let skipped = between.map { String(commits[$0].sha.prefix(10)) }.joined(separator: ", ")
-            return .failed("it is one of \(skipped) or \(commits[firstBad].sha.prefix(10)): the others failed for other reasons")
+            return .failed(.among(between.map { commits[$0].sha } + [commits[firstBad].sha]))
         }
         guard integrations.count < maxIntegrations else {
-            return .failed("it took \(integrations.count) integrations, the most bisect.max-integrations allows")
+            return .failed(.limitReached(integrations: integrations.count))
         }
         let count = min(max(1, parallel), open.count, maxIntegrations - integrations.count)
         // Probes split the open commits into count + 1 equal parts.
@@ -101,7 +101,35 @@ public struct Bisection: Sendable, Hashable {
     public enum Step: Sendable, Hashable {
         case integrate([Commit])
         case found(Commit)
-        case failed(String)
+        case failed(Failure)
+    }
+
+    /// Why a bisection could not name one commit. Stored as its code and values (`stored`).
+    public enum Failure: Sendable, Hashable, Codable {
+        /// No commit of the range showed the failure.
+        case noneShowed
+        /// It is one of `commits` (the last one bad, those before it skipped: they failed for
+        /// other reasons).
+        case among([String])
+        /// It took `integrations`, the most `bisect.max-integrations` allows.
+        case limitReached(integrations: Int)
+        /// Written as a sentence by a Kiln from before reasons were data.
+        case recorded(String)
+
+        /// The failure as the store keeps it: JSON.
+        public var stored: String {
+            // Strings and numbers only: encoding cannot fail.
+            (try? JSONEncoder().encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        }
+
+        /// A failure as the store keeps it; an older Kiln's sentence is kept as `recorded`.
+        public init(stored text: String) {
+            if text.hasPrefix("{"), let failure = try? JSONDecoder().decode(Failure.self, from: Data(text.utf8)) {
+                self = failure
+            } else {
+                self = .recorded(text)
+            }
+        }
     }
 
     /// The most commits one bisection integrates at once, each in a workspace of its bot's own

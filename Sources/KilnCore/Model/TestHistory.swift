@@ -80,9 +80,9 @@ public struct TestHistory: Sendable, Hashable {
 
     /// Why the test is flaky, or nil when its history does not say so: a re-run that passed, a
     /// commit on which it both passed and failed, or a result that keeps changing.
-    public var flakiness: String? {
+    public var flakiness: Flakiness? {
         if let run = runs.first(where: { $0.test.status == .flaky }) {
-            return "it failed, then passed when run again, in #\(run.number)"
+            return .passedOnRerun(number: run.number)
         }
         var byCommit: [String: [TestRun]] = [:]
         for run in runs.reversed() where run.test.status == .passed || run.test.status == .failed {
@@ -90,12 +90,21 @@ public struct TestHistory: Sendable, Hashable {
         }
         for run in runs.reversed() {
             guard let commit = run.commit, let same = byCommit[commit], Set(same.map(\.test.status)).count > 1 else { continue }
-            let numbers = same.map { "#\($0.number)" }.joined(separator: ", ")
-            return "it passed and failed on the same commit \(commit.prefix(10)) (\(numbers))"
+            return .sameCommit(commit, numbers: same.map(\.number))
         }
         if flips >= Self.flakyFlips {
-            return "its result changed \(flips) times in its last \(outcomes.count) integrations"
+            return .flipping(flips: flips, integrations: outcomes.count)
         }
         return nil
+    }
+
+    /// What in a test's history says it is flaky.
+    public enum Flakiness: Sendable, Hashable {
+        /// It failed, then passed when run again, in integration `number`.
+        case passedOnRerun(number: Int)
+        /// It passed and failed on the same commit, in integrations `numbers`.
+        case sameCommit(String, numbers: [Int])
+        /// Its result changed `flips` times in its last `integrations`.
+        case flipping(flips: Int, integrations: Int)
     }
 }

@@ -84,7 +84,39 @@ public struct WorkspaceOrigin: Sendable, Hashable, Codable {
     public var seconds: Double?
     /// Why a new workspace started cold: no snapshot for its cell, `cache: none`, a snapshot
     /// refused and why.
-    public var reason: String?
+    public var reason: ColdReason?
+
+    /// Why a workspace started cold, as data (KilnPresentation says it).
+    public enum ColdReason: Sendable, Hashable, Codable {
+        /// The bot's `clean` schedule (`clean`: its value) wiped the workspace.
+        case wiped(clean: String)
+        /// The bot has `cache: none`.
+        case cacheOff
+        /// No host has a snapshot of this cell yet.
+        case noSnapshot
+        /// Every snapshot there was could not be used.
+        case refused([Refusal])
+        /// Written as a sentence by a Kiln from before reasons were data.
+        case recorded(String)
+    }
+
+    /// A snapshot that could not be used, and why.
+    public struct Refusal: Sendable, Hashable, Codable {
+        /// The host that made it; nil for this host's own.
+        public var host: String?
+        public var number: Int
+        /// It was made with another toolchain (this one, by `swift --version`).
+        public var toolchain: String?
+        /// Why it was refused (the snapshot's or the transfer's error), when not for its toolchain.
+        public var error: String?
+
+        public init(host: String?, number: Int, toolchain: String? = nil, error: String? = nil) {
+            self.host = host
+            self.number = number
+            self.toolchain = toolchain
+            self.error = error
+        }
+    }
 
     /// Whose snapshot, of which integration.
     public struct Source: Sendable, Hashable, Codable {
@@ -99,7 +131,7 @@ public struct WorkspaceOrigin: Sendable, Hashable, Codable {
         }
     }
 
-    public init(origin: Kind, snapshot: Source? = nil, bytes: Int? = nil, seconds: Double? = nil, reason: String? = nil) {
+    public init(origin: Kind, snapshot: Source? = nil, bytes: Int? = nil, seconds: Double? = nil, reason: ColdReason? = nil) {
         self.origin = origin
         self.snapshot = snapshot
         self.bytes = bytes
@@ -109,7 +141,23 @@ public struct WorkspaceOrigin: Sendable, Hashable, Codable {
 
     public static let warm = WorkspaceOrigin(origin: .warm)
 
-    public static func cold(_ reason: String) -> WorkspaceOrigin { WorkspaceOrigin(origin: .cold, reason: reason) }
+    public static func cold(_ reason: ColdReason) -> WorkspaceOrigin { WorkspaceOrigin(origin: .cold, reason: reason) }
+
+    private enum CodingKeys: String, CodingKey { case origin, snapshot, bytes, seconds, reason }
+
+    public init(from decoder: any Decoder) throws {
+        let values = try decoder.container(keyedBy: CodingKeys.self)
+        origin = try values.decode(Kind.self, forKey: .origin)
+        snapshot = try values.decodeIfPresent(Source.self, forKey: .snapshot)
+        bytes = try values.decodeIfPresent(Int.self, forKey: .bytes)
+        seconds = try values.decodeIfPresent(Double.self, forKey: .seconds)
+        // An older Kiln stored the reason as its sentence.
+        if let text = try? values.decodeIfPresent(String.self, forKey: .reason) {
+            reason = .recorded(text)
+        } else {
+            reason = try values.decodeIfPresent(ColdReason.self, forKey: .reason)
+        }
+    }
 
     /// Started from `snapshot`, made by `host` (this one: a copy).
     public static func seeded(from snapshot: WorkspaceSnapshot, here: Bool, seconds: Double) -> WorkspaceOrigin {

@@ -101,7 +101,7 @@ extension IntegrationSteps {
             }
             guard let reason = history.inCell(cell?.name).flakiness else { continue }
             tests[index].status = .flaky
-            tests[index].message = "flaky by its history (\(reason)): \(test.message ?? "failed")"
+            tests[index].message = "flaky by its history (\(reason.sentence)): \(test.message ?? "failed")"
         }
     }
 

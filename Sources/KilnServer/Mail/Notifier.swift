@@ -163,7 +163,7 @@ public struct Notifier: Sendable {
             return "Kiln integrated the commits one by one (\(count)): the failure came with \(culprit)."
         case .failed:
             return
-                "Kiln could not find the one commit that brought it (\(bisection.reason ?? "no reason given")), so everyone who committed hears of it."
+                "Kiln could not find the one commit that brought it (\(bisection.failure?.sentence ?? "no reason given")), so everyone who committed hears of it."
         case .running:
             return
                 "Kiln is still integrating the commits one by one (\(count) so far) to find the one that brought it; this mail could not wait longer."

@@ -48,17 +48,17 @@ struct WarmWorkspaces: Sendable {
     func start(_ workspace: Workspace, cell: String, swiftVersion: String?, wiped: Bool) async -> WorkspaceOrigin {
         let bot = workspace.bot
         if FileManager.default.fileExists(atPath: workspace.directory + "/.build") { return .warm }
-        if wiped { return .cold("clean: \(bot.clean.rawValue) wiped the workspace") }
-        if bot.cache == .none { return .cold("cache: none") }
+        if wiped { return .cold(.wiped(clean: bot.clean.rawValue)) }
+        if bot.cache == .none { return .cold(.cacheOff) }
         let began = MonotonicClock.system.now
-        var refusals: [String] = []
+        var refusals: [WorkspaceOrigin.Refusal] = []
         if let local = snapshots.snapshot(of: bot.name, cell: cell) {
             do throws(SnapshotError) {
                 let pack = snapshots.layout.snapshot(of: bot.name, cell: cell, sha256: local.sha256)
                 try await snapshots.unpack(local, from: pack, into: workspace, swiftVersion: swiftVersion)
                 return .seeded(from: local, here: true, seconds: MonotonicClock.system.since(began).seconds)
             } catch {
-                refusals.append("this host's snapshot of #\(local.number) was refused: \(error)")
+                refusals.append(WorkspaceOrigin.Refusal(host: nil, number: local.number, error: "\(error)"))
                 if case .toolchain = error {} else { await drop(local) }
             }
         }
@@ -71,17 +71,17 @@ struct WarmWorkspaces: Sendable {
             ) ?? []
         for (remote, address) in elsewhere {
             guard remote.swiftVersion == swiftVersion else {
-                refusals.append("\(remote.host)'s snapshot of #\(remote.number) was made with \(remote.swiftVersion)")
+                refusals.append(WorkspaceOrigin.Refusal(host: remote.host, number: remote.number, toolchain: remote.swiftVersion))
                 continue
             }
             do throws(SnapshotError) {
                 try await fetch(remote, from: address, into: workspace, swiftVersion: swiftVersion)
                 return .seeded(from: remote, here: false, seconds: MonotonicClock.system.since(began).seconds)
             } catch {
-                refusals.append("\(remote.host)'s snapshot of #\(remote.number) was refused: \(error)")
+                refusals.append(WorkspaceOrigin.Refusal(host: remote.host, number: remote.number, error: "\(error)"))
             }
         }
-        return .cold(refusals.isEmpty ? "no snapshot of this cell yet" : refusals.joined(separator: "; "))
+        return .cold(refusals.isEmpty ? .noSnapshot : .refused(refusals))
     }
 
     /// Fetches `remote` from the host at `address` into this host's snapshots, checks it, and

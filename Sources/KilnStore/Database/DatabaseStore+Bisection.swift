@@ -121,8 +121,8 @@ extension DatabaseStore {
             try db.execute(
                 "UPDATE issue SET introduced_by = ? WHERE integration_id = ? AND fingerprint IN (\(placeholders(bisection.fingerprints.count)))",
                 [JSON.encode([committer]), bisection.integrationID] + bisection.fingerprints)
-        case .failed(let reason):
-            try db.execute("UPDATE bisection SET state = 'failed', reason = ?, ended_at = ? WHERE id = ?", reason, now, bisection.id)
+        case .failed(let failure):
+            try db.execute("UPDATE bisection SET state = 'failed', reason = ?, ended_at = ? WHERE id = ?", failure.stored, now, bisection.id)
         }
     }
 }
@@ -135,6 +135,7 @@ extension Bisection {
             fingerprints: JSON.decode([String].self, from: row["fingerprints"], default: []),
             verdicts: JSON.decode([String: Verdict].self, from: row["verdicts"], default: [:]),
             integrations: JSON.decode([Int].self, from: row["integrations"], default: []), maxIntegrations: row["max_integrations"],
-            state: State(rawValue: row["state"]) ?? .failed, culprit: row["culprit"], reason: row["reason"], createdAt: row["created_at"])
+            state: State(rawValue: row["state"]) ?? .failed, culprit: row["culprit"],
+            failure: (row["reason"] as String?).map(Failure.init(stored:)), createdAt: row["created_at"])
     }
 }

@@ -151,3 +151,16 @@ extension Migrations {
         return ["ALTER TABLE outbox ADD COLUMN response_code \(integer)"]
     }
 }
+
+extension Migrations {
+    /// v24: why a bisection failed as data (`Bisection.Failure`, JSON); the sentences older
+    /// versions wrote become `recorded` failures that keep their text.
+    static let bisectionFailures = Migration(name: "v24: bisection failures as data") { dialect in
+        let object =
+            switch dialect {
+            case .sqlite: "json_object('recorded', json_object('_0', reason))"
+            case .postgres: "json_build_object('recorded', json_build_object('_0', reason))::text"
+            }
+        return ["UPDATE bisection SET reason = \(object) WHERE reason IS NOT NULL AND reason NOT LIKE '{%'"]
+    }
+}

@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 
 extension API {
     /// `GET /api/bots/{bot}/integrations/{n}`: an integration with `steps`, `commits`, `issues`, `tests`.
@@ -211,7 +212,7 @@ extension API {
             self.bot = bot
             suite = history.suite
             name = history.name
-            flakyReason = history.flakiness
+            flakyReason = history.flakiness?.sentence
             flaky = history.flakiness != nil
             flipRate = history.flipRate
             results = history.runs.map {

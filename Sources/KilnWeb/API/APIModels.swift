@@ -121,7 +121,7 @@ public enum API {
             snapshot = origin.snapshot
             bytes = origin.bytes
             seconds = origin.seconds
-            reason = origin.reason
+            reason = origin.reason?.sentence
         }
     }
 

@@ -227,7 +227,7 @@ struct BisectionView {
             let culprit = bisection.culpritCommit.map { "\(Formatting.shortSHA($0.sha)) (\($0.author))" } ?? "one commit"
             text = "bisected to \(culprit) in \(count)"
         case .failed:
-            text = "bisection stopped after \(count): \(bisection.reason ?? "no reason given")"
+            text = "bisection stopped after \(count): \(bisection.failure?.sentence ?? "no reason given")"
         case .running:
             text = "bisecting: \(count) so far"
         }

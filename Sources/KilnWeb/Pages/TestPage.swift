@@ -53,7 +53,7 @@ struct TestPage {
         botURL = "/bots/\(bot)"
         suite = history.suite
         name = history.name
-        flakyReason = history.flakiness
+        flakyReason = history.flakiness?.sentence
         let count = { (status: TestStatus) in history.runs.filter { $0.test.status == status }.count }
         let counts = TestStatus.allCases.compactMap { status in count(status) > 0 ? "\(count(status)) \(status.rawValue)" : nil }
         let span = history.runs.count == 1 ? "the last integration" : "the last \(history.runs.count) integrations"
