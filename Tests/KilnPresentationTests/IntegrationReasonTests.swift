@@ -135,3 +135,15 @@ struct HistoryWordsTests {
         #expect(TestHistory.Flakiness.flipping(flips: 4, integrations: 5).sentence == "its result changed 4 times in its last 5 integrations")
     }
 }
+
+@Suite("How long ago, as the pages and kiln status say it")
+struct AgoTests {
+    @Test("Just now under 45 s, then minutes, hours under two days, then days; a dash for no date")
+    func ago() {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let ago = { (seconds: Double) in Ago.text(now.addingTimeInterval(-seconds), now: now) }
+        #expect(ago(10) == "just now" && ago(100) == "2 min ago" && ago(7200) == "2 h ago" && ago(3 * 86400) == "3 days ago")
+        #expect(ago(-30) == "just now", "a clock a little ahead is not the future")
+        #expect(Ago.text(nil, now: now) == "—")
+    }
+}

@@ -149,8 +149,7 @@ public struct PackageBuild: Sendable {
             let place = checkout.flatMap { APIBreakageReport.declaration(of: item.change, in: $0) }
             let declared = place.map { " (declared at \($0.file):\($0.line) in \(ShortHash.text(baseline)))" } ?? ""
             return Diagnostic(
-                severity: .warning, file: nil, line: nil, column: nil, message: "\(item.module): \(item.change)\(declared)",
-                check: .apiBreakage)
+                severity: .warning, file: nil, line: nil, column: nil, message: "\(item.module): \(item.change)\(declared)", check: .apiBreakage)
         }
         var failure: String?
         switch end {

@@ -27,12 +27,23 @@ enum DeliveryAnswer: Sendable {
     case failed(code: Int?, message: String)
 }
 
+/// A delivery as its outbox keeps it: how many attempts it had, and when it was queued (what its
+/// backoff counts from).
+protocol OutboxItem: Sendable {
+    var attempts: Int { get }
+    var createdAt: Date { get }
+}
+
+extension QueuedMail: OutboxItem {}
+extension QueuedStatus: OutboxItem {}
+extension QueuedReview: OutboxItem {}
+
 /// One kind of output of the outboxes: mail (`Mailer`), commit statuses (`StatusPublisher`),
 /// reviews (`ReviewPublisher`). It says how its deliveries are claimed from the store, delivered
 /// and recorded; `OutboxDelivery` does the rest, once for every kind: the order, the width, the
 /// backoff, the refusals kept with the remote's words, and the log.
 protocol Deliverer: Sendable {
-    associatedtype Item: Sendable
+    associatedtype Item: OutboxItem
     /// What one delivery is, for the log: "mail", "commit status", "review".
     var noun: String { get }
     /// When the next queued delivery is due; nil when none is queued.
@@ -43,8 +54,6 @@ protocol Deliverer: Sendable {
     func deliver(_ item: Item) async -> DeliveryAnswer
     func sent(_ item: Item, code: Int?, now: Date) async throws(StoreError)
     func failed(_ item: Item, message: String, code: Int?, retryAt: Date?, now: Date) async throws(StoreError)
-    /// How many attempts `item` had, and when it was queued: what its backoff counts from.
-    func history(_ item: Item) -> (attempts: Int, queuedAt: Date)
     /// What the log says of `item`: its bot, commit or pull request.
     func metadata(_ item: Item) -> Logger.Metadata
 }
@@ -107,8 +116,7 @@ struct OutboxDelivery<Kind: Deliverer>: Sendable {
                 metadata["answer"] = "\(message)"
                 logger.error("the \(noun) was refused", metadata: metadata)
             case .failed(let code, let message):
-                let history = deliverer.history(item)
-                let next = retry.nextAttempt(after: history.attempts + 1, queuedAt: history.queuedAt, now: clock.now)
+                let next = retry.nextAttempt(after: item.attempts + 1, queuedAt: item.createdAt, now: clock.now)
                 try await deliverer.failed(item, message: message, code: code, retryAt: next, now: clock.now)
                 metadata["error"] = "\(message)"
                 logger.warning(

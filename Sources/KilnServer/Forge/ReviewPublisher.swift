@@ -148,8 +148,6 @@ struct ReviewDeliverer: Deliverer {
         try await store.reviewFailed(queued.id, error: message, responseCode: code, retryAt: retryAt, now: now)
     }
 
-    func history(_ queued: QueuedReview) -> (attempts: Int, queuedAt: Date) { (queued.attempts, queued.createdAt) }
-
     func metadata(_ queued: QueuedReview) -> Logger.Metadata {
         ["bot": "\(queued.draft.bot)", "pullRequest": "\(queued.draft.request.pullRequest)", "integration": "\(queued.draft.number)"]
     }

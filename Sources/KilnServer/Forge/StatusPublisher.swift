@@ -163,8 +163,6 @@ struct StatusDeliverer: Deliverer {
         try await store.statusFailed(queued.id, error: message, responseCode: code, retryAt: retryAt, now: now)
     }
 
-    func history(_ queued: QueuedStatus) -> (attempts: Int, queuedAt: Date) { (queued.attempts, queued.createdAt) }
-
     func metadata(_ queued: QueuedStatus) -> Logger.Metadata {
         ["bot": "\(queued.status.bot)", "commit": "\(ShortHash.text(queued.status.sha))", "state": "\(queued.status.state.rawValue)"]
     }

@@ -158,7 +158,5 @@ struct MailDeliverer: Deliverer {
         try await store.mailFailed(mail.id, error: message, responseCode: code, retryAt: retryAt, now: now)
     }
 
-    func history(_ mail: QueuedMail) -> (attempts: Int, queuedAt: Date) { (mail.attempts, mail.createdAt) }
-
     func metadata(_ mail: QueuedMail) -> Logger.Metadata { ["subject": "\(mail.subject)", "attempts": "\(mail.attempts + 1)"] }
 }

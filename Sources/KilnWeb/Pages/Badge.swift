@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 import KilnCore
+import KilnPresentation
 
 /// A shields-style badge: `build | succeeded`, coloured by the result.
 enum Badge {
@@ -20,7 +21,7 @@ enum Badge {
             if !overview.state.problems.isEmpty {
                 ("broken", "#8250df")
             } else if let result = overview.last?.result {
-                switch Formatting.tone(result) {
+                switch IntegrationReport.tone(result) {
                 case "good": (result.rawValue, "#2da44e")
                 case "warn": (result.rawValue, "#bf8700")
                 case "bad": (result.rawValue, "#cf222e")

@@ -17,19 +17,9 @@ import KilnPresentation
 
 /// How pages write times, durations and changes: short, and the same everywhere.
 enum Formatting {
-    /// `just now`, `5 min ago`, `3 h ago`, `2 days ago`.
-    static func ago(_ date: Date?, now: Date) -> String {
-        Ago.text(date, now: now)
-    }
-
     static func iso(_ date: Date?) -> String {
         guard let date else { return "" }
         return date.formatted(.iso8601)
-    }
-
-    /// The CSS class that colours a result; the word is always shown beside it.
-    static func tone(_ result: IntegrationResult?) -> String {
-        IntegrationReport.tone(result)
     }
 
     static func shortSHA(_ sha: String?) -> String {

@@ -87,7 +87,7 @@ struct HostView {
         busy = host.busy
         executors = host.executors
         lastHeard = Formatting.iso(host.lastHeard)
-        ago = Formatting.ago(host.lastHeard, now: now)
+        ago = Ago.text(host.lastHeard, now: now)
         gone = host.gone
         self.differs = differs
     }

@@ -188,7 +188,7 @@ struct PagesController {
         }
         let cells = detail.cells.map { cell in
             CellView(
-                name: cell.cell?.name ?? "?", result: cell.result?.rawValue ?? cell.step.rawValue, tone: Formatting.tone(cell.result),
+                name: cell.cell?.name ?? "?", result: cell.result?.rawValue ?? cell.step.rawValue, tone: IntegrationReport.tone(cell.result),
                 toolchain: cell.toolchain ?? Matrix.defaultToolchain, version: cell.swiftVersion, host: cell.host,
                 duration: cell.step == .completed
                     ? DurationText.prose(cell.duration) : cell.startedAt.map { DurationText.prose(now.timeIntervalSince($0)) } ?? "queued",

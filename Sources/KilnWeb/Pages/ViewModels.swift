@@ -44,7 +44,7 @@ struct IntegrationSummaryView {
     init(_ integration: Integration, cells: [Integration], now: Date) {
         self.init(integration, now: now)
         self.cells = cells.map {
-            CellMark(name: $0.cell?.name ?? "?", result: $0.result?.rawValue ?? $0.step.rawValue, tone: Formatting.tone($0.result))
+            CellMark(name: $0.cell?.name ?? "?", result: $0.result?.rawValue ?? $0.step.rawValue, tone: IntegrationReport.tone($0.result))
         }
     }
 
@@ -52,10 +52,10 @@ struct IntegrationSummaryView {
         number = integration.number
         url = "/bots/\(integration.bot)/integrations/\(integration.number)"
         result = integration.result?.rawValue ?? integration.step.rawValue
-        tone = Formatting.tone(integration.result)
+        tone = IntegrationReport.tone(integration.result)
         cause = integration.cause.rawValue
         commit = Formatting.shortSHA(integration.commit)
-        ago = Formatting.ago(integration.endedAt ?? integration.startedAt ?? integration.queuedAt, now: now)
+        ago = Ago.text(integration.endedAt ?? integration.startedAt ?? integration.queuedAt, now: now)
         endedAt = Formatting.iso(integration.endedAt)
         duration = DurationText.prose(integration.duration)
         figures = SummaryFigures(integration.summary)
@@ -100,7 +100,7 @@ struct StatusProblemView {
         code = problem.responseCode.map { "HTTP \($0)" } ?? "no answer"
         message = problem.message
         at = Formatting.iso(problem.at)
-        ago = Formatting.ago(problem.at, now: now)
+        ago = Ago.text(problem.at, now: now)
     }
 }
 
