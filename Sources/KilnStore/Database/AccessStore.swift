@@ -14,7 +14,12 @@
 import Foundation
 import KilnCore
 
-extension DatabaseStore {
+/// Tokens and the bots' visibility (`AccessRecords`).
+struct AccessStore<Engine: StoreEngine>: AccessRecords, StoreRole {
+    let engine: Engine
+}
+
+extension AccessStore {
     public func botVisibility() async throws(StoreError) -> [String: Bool] {
         try await readStatement("reading the bots' visibility") { db in
             Dictionary(try db.rows("SELECT name, private FROM bot").map { ($0["name"] as String, $0["private"] as Bool) }) { first, _ in first }
@@ -44,14 +49,6 @@ extension DatabaseStore {
         return rows.first.map(Self.token(row:))
     }
 
-    private static func token(row: SQLRow) -> (hash: String, token: AccessToken) {
-        let token = AccessToken(
-            name: row["name"], role: AccessRole(rawValue: row["role"]) ?? .viewer,
-            bots: JSON.decode([String].self, from: row["bots"], default: []),
-            createdAt: row["created_at"], lastUsedAt: row["last_used_at"])
-        return (row["hash"], token)
-    }
-
     @discardableResult
     public func revokeToken(named name: String) async throws(StoreError) -> Bool {
         try await write("revoking the token '\(name)'", notify: .access) { db in
@@ -69,5 +66,15 @@ extension DatabaseStore {
         try await write("recording the use of the token '\(name)'", notify: nil) { db in
             try db.execute("UPDATE access_token SET last_used_at = ? WHERE name = ?", now, name)
         }
+    }
+}
+
+extension AccessStore {
+    static func token(row: SQLRow) -> (hash: String, token: AccessToken) {
+        let token = AccessToken(
+            name: row["name"], role: AccessRole(rawValue: row["role"]) ?? .viewer,
+            bots: JSON.decode([String].self, from: row["bots"], default: []),
+            createdAt: row["created_at"], lastUsedAt: row["last_used_at"])
+        return (row["hash"], token)
     }
 }

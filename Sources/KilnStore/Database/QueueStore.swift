@@ -14,7 +14,13 @@
 import Foundation
 import KilnCore
 
-extension DatabaseStore {
+/// The queue and the life of an integration (`IntegrationQueue`): queueing, claims, steps, a matrix's
+/// cells, completion, requests to stop, recovery and retention.
+struct QueueStore<Engine: StoreEngine>: IntegrationQueue, StoreRole {
+    let engine: Engine
+}
+
+extension QueueStore {
     public func syncBots(_ bots: [BotState], now: Date) async throws(StoreError) {
         try await write("recording the loaded bots", notify: .queue) { db in
             try db.execute("UPDATE bot SET loaded = false")
@@ -31,46 +37,7 @@ extension DatabaseStore {
     }
 
     public func enqueue(_ request: QueueRequest, now: Date) async throws(StoreError) -> QueueOutcome {
-        try await write("queueing an integration of '\(request.bot)'", notify: .queue) { db in try Self.enqueue(db, request, now: now) }
-    }
-
-    /// Queues, or coalesces, one request within the caller's transaction.
-    static func enqueue(_ db: any SQLConnection, _ request: QueueRequest, now: Date) throws -> QueueOutcome {
-        guard let outcome = try enqueue(db, [request], now: now).first else { throw StoreError.query(what: "queueing", reason: "no outcome") }
-        return outcome
-    }
-
-    /// Records a pull request as the forge last described it, open or closed.
-    static func record(_ db: any SQLConnection, _ pullRequest: PullRequest, bot: String, open: Bool, now: Date) throws {
-        try db.execute(
-            """
-            INSERT INTO pull_request (bot, number, title, author, url, head, base, ref, fork, open, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            ON CONFLICT (bot, number) DO UPDATE SET title = excluded.title, author = excluded.author, url = excluded.url, head = excluded.head,
-                base = excluded.base, ref = excluded.ref, fork = excluded.fork, open = excluded.open, updated_at = excluded.updated_at
-            """, bot, pullRequest.number, pullRequest.title, pullRequest.author, pullRequest.url, pullRequest.head, pullRequest.base,
-            pullRequest.ref, pullRequest.fork, open, now)
-    }
-
-    /// Closes a pull request for a bot: its queued integration ends as canceled, its running one is
-    /// asked to stop. Returns the integrations it reached.
-    static func close(_ db: any SQLConnection, _ closing: PullRequestClosing, now: Date) throws -> [Integration] {
-        try db.execute("UPDATE pull_request SET open = false, updated_at = ? WHERE bot = ? AND number = ?", now, closing.bot, closing.number)
-        let canceled = try db.rows(
-            """
-            UPDATE integration SET step = 'completed', result = 'canceled', reason = ?, ended_at = ?
-            WHERE bot = ? AND step = 'pending' AND step <> 'completed' AND pull_number = ?
-            RETURNING *
-            """, closing.reason, now, closing.bot, closing.number
-        ).map(Integration.init(row:))
-        let stopping = try db.rows(
-            """
-            UPDATE integration SET cancel_requested = ?
-            WHERE bot = ? AND step IN \(runningSteps) AND step <> 'completed' AND pull_number = ? AND cancel_requested IS NULL
-            RETURNING *
-            """, closing.reason, closing.bot, closing.number
-        ).map(Integration.init(row:))
-        if !stopping.isEmpty { try announce(db, .stop) }
-        return canceled + stopping
+        try await write("queueing an integration of '\(request.bot)'", notify: .queue) { db in try Queueing.enqueue(db, request, now: now) }
     }
 
     public func claimNext(owner: String, toolchains: [String], now: Date) async throws(StoreError) -> Claim? {
@@ -97,33 +64,9 @@ extension DatabaseStore {
         _ request: QueueRequest, claimingFor owner: String, toolchains: [String], now: Date
     ) async throws(StoreError) -> (outcome: QueueOutcome, claim: Claim?) {
         try await write("queueing an integration of '\(request.bot)' for a free executor", notify: .queue) { db in
-            let outcome = try Self.enqueue(db, request, now: now)
+            let outcome = try Queueing.enqueue(db, request, now: now)
             return (outcome, try Self.claimNext(db, owner: owner, toolchains: toolchains, now: now))
         }
-    }
-
-    /// `claimNext` within the caller's transaction.
-    static func claimNext(_ db: any SQLConnection, owner: String, toolchains: [String], now: Date) throws -> Claim? {
-        // The queued row and its bot's row are locked together, skipping those another host
-        // holds: a bot being queued or claimed elsewhere waits for the next look. A matrix's
-        // cells come first (their integration holds an executor, waiting for them); bisect
-        // integrations come after every other: they only use executors nothing else wants.
-        guard
-            let row = try db.rows(
-                """
-                SELECT queued.id FROM integration AS queued JOIN bot ON bot.name = queued.bot
-                WHERE \(Self.startable) AND \(offered(toolchains))
-                ORDER BY queued.cell_of IS NULL, queued.bisection_id IS NOT NULL, queued.queued_at, queued.id
-                LIMIT 1\(db.dialect.lockSkippingLocked(of: "queued, bot"))
-                """, toolchains
-            ).first
-        else { return nil }
-        return try Self.start(db, row, owner: owner, now: now)
-    }
-
-    /// A cell runs only where its toolchain is.
-    static func offered(_ toolchains: [String]) -> String {
-        "(queued.cell_of IS NULL OR queued.toolchain IN (\(placeholders(toolchains.count))))"
     }
 
     public func claim(_ id: Int64, owner: String, now: Date) async throws(StoreError) -> Claim? {
@@ -140,6 +83,71 @@ extension DatabaseStore {
         }
     }
 
+    public func advance(_ claim: Claim, to step: IntegrationStep, now: Date) async throws(StoreError) {
+        try await write("recording step \(step.rawValue)") { db in
+            try Self.checkClaim(db, claim)
+            try Self.closeSteps(db, claim.id, now: now)
+            try db.execute("UPDATE integration SET step = ? WHERE id = ?", step.rawValue, claim.id)
+            if step != .completed {
+                try db.execute(
+                    """
+                    INSERT INTO step (integration_id, name, started_at) VALUES (?, ?, ?)
+                    ON CONFLICT (integration_id, name) DO UPDATE SET started_at = excluded.started_at, duration = NULL
+                    """, claim.id, step.rawValue, now)
+            }
+        }
+    }
+
+    public func setCommit(_ claim: Claim, commit: String) async throws(StoreError) {
+        try await write("recording the commit") { db in
+            try Self.checkClaim(db, claim)
+            try db.execute("UPDATE integration SET commit_sha = ? WHERE id = ?", commit, claim.id)
+        }
+    }
+
+    public func requestCancel(_ id: Int64, reason: IntegrationReason) async throws(StoreError) {
+        try await write("asking an integration to stop", notify: .stop) { db in
+            try db.execute(
+                "UPDATE integration SET cancel_requested = ? WHERE id = ? AND step <> 'completed' AND cancel_requested IS NULL", reason, id)
+        }
+    }
+
+    public func stopRequests(for claims: [Claim]) async throws(StoreError) -> [CancelRequest] {
+        guard !claims.isEmpty else { return [] }
+        let rows = try await readStatement("reading cancel requests") { db in
+            try db.rows(
+                "SELECT id, step, claim_token, reason, cancel_requested FROM integration WHERE id IN (\(placeholders(claims.count)))",
+                claims.map(\.id))
+        }
+        return claims.compactMap { claim in
+            let row = rows.first { $0["id"] == claim.id }
+            return StoreRules.stopRequest(for: claim, row: row)
+        }
+    }
+
+    public func cancel(bot: String, number: Int, reason: IntegrationReason, now: Date) async throws(StoreError) -> Integration? {
+        try await write("canceling integration \(number) of '\(bot)'", notify: .queue) { db in
+            let queued = try db.rows(
+                """
+                UPDATE integration SET step = 'completed', result = 'canceled', reason = ?, ended_at = ?
+                WHERE bot = ? AND number = ? AND step = 'pending' AND cell_of IS NULL AND bisection_id IS NULL RETURNING *
+                """, reason, now, bot, number
+            ).map(Integration.init(row:))
+            if let integration = queued.first { return integration }
+            let running = try db.rows(
+                """
+                UPDATE integration SET cancel_requested = ?
+                WHERE bot = ? AND number = ? AND step <> 'completed' AND cell_of IS NULL AND bisection_id IS NULL AND cancel_requested IS NULL
+                RETURNING *
+                """, reason, bot, number
+            ).map(Integration.init(row:))
+            if !running.isEmpty { try db.announce(.stop) }
+            return running.first
+        }
+    }
+}
+
+extension StoreRole {
     /// Whether `queued` (an integration row) may start: no other integration of its bot runs,
     /// but that the bisect integrations of one bisection run beside each other, and a matrix's
     /// cells beside each other and their integration, each in a workspace of its own.
@@ -212,12 +220,6 @@ extension DatabaseStore {
         return free.first { _ in true } ?? 0
     }
 
-    /// Tells this process and the others of `kind` at commit, besides what the transaction's own
-    /// `notify` says: a queueing that also asked running work to stop.
-    static func announce(_ db: any SQLConnection, _ kind: ChangeKind) throws {
-        try db.announce(kind)
-    }
-
     /// Throws `claimLost` unless `claim` still holds its integration (not completed, same token),
     /// whose row it locks.
     static func checkClaim(_ db: any SQLConnection, _ claim: Claim) throws {
@@ -226,73 +228,38 @@ extension DatabaseStore {
             throw refusal
         }
     }
+}
 
-    public func advance(_ claim: Claim, to step: IntegrationStep, now: Date) async throws(StoreError) {
-        try await write("recording step \(step.rawValue)") { db in
-            try Self.checkClaim(db, claim)
-            try Self.closeSteps(db, claim.id, now: now)
-            try db.execute("UPDATE integration SET step = ? WHERE id = ?", step.rawValue, claim.id)
-            if step != .completed {
-                try db.execute(
-                    """
-                    INSERT INTO step (integration_id, name, started_at) VALUES (?, ?, ?)
-                    ON CONFLICT (integration_id, name) DO UPDATE SET started_at = excluded.started_at, duration = NULL
-                    """, claim.id, step.rawValue, now)
-            }
-        }
+extension QueueStore {
+    /// `claimNext` within the caller's transaction.
+    static func claimNext(_ db: any SQLConnection, owner: String, toolchains: [String], now: Date) throws -> Claim? {
+        // The queued row and its bot's row are locked together, skipping those another host
+        // holds: a bot being queued or claimed elsewhere waits for the next look. A matrix's
+        // cells come first (their integration holds an executor, waiting for them); bisect
+        // integrations come after every other: they only use executors nothing else wants.
+        guard
+            let row = try db.rows(
+                """
+                SELECT queued.id FROM integration AS queued JOIN bot ON bot.name = queued.bot
+                WHERE \(Self.startable) AND \(offered(toolchains))
+                ORDER BY queued.cell_of IS NULL, queued.bisection_id IS NOT NULL, queued.queued_at, queued.id
+                LIMIT 1\(db.dialect.lockSkippingLocked(of: "queued, bot"))
+                """, toolchains
+            ).first
+        else { return nil }
+        return try Self.start(db, row, owner: owner, now: now)
     }
 
+    /// A cell runs only where its toolchain is.
+    static func offered(_ toolchains: [String]) -> String {
+        "(queued.cell_of IS NULL OR queued.toolchain IN (\(placeholders(toolchains.count))))"
+    }
+}
+
+extension StoreRole {
     static func closeSteps(_ db: any SQLConnection, _ id: Int64, now: Date) throws {
         try db.execute(
             "UPDATE step SET duration = CASE WHEN ? > started_at THEN ? - started_at ELSE 0 END WHERE integration_id = ? AND duration IS NULL",
             now, now, id)
-    }
-
-    public func setCommit(_ claim: Claim, commit: String) async throws(StoreError) {
-        try await write("recording the commit") { db in
-            try Self.checkClaim(db, claim)
-            try db.execute("UPDATE integration SET commit_sha = ? WHERE id = ?", commit, claim.id)
-        }
-    }
-
-    public func requestCancel(_ id: Int64, reason: IntegrationReason) async throws(StoreError) {
-        try await write("asking an integration to stop", notify: .stop) { db in
-            try db.execute(
-                "UPDATE integration SET cancel_requested = ? WHERE id = ? AND step <> 'completed' AND cancel_requested IS NULL", reason, id)
-        }
-    }
-
-    public func stopRequests(for claims: [Claim]) async throws(StoreError) -> [CancelRequest] {
-        guard !claims.isEmpty else { return [] }
-        let rows = try await readStatement("reading cancel requests") { db in
-            try db.rows(
-                "SELECT id, step, claim_token, reason, cancel_requested FROM integration WHERE id IN (\(placeholders(claims.count)))",
-                claims.map(\.id))
-        }
-        return claims.compactMap { claim in
-            let row = rows.first { $0["id"] == claim.id }
-            return StoreRules.stopRequest(for: claim, row: row)
-        }
-    }
-
-    public func cancel(bot: String, number: Int, reason: IntegrationReason, now: Date) async throws(StoreError) -> Integration? {
-        try await write("canceling integration \(number) of '\(bot)'", notify: .queue) { db in
-            let queued = try db.rows(
-                """
-                UPDATE integration SET step = 'completed', result = 'canceled', reason = ?, ended_at = ?
-                WHERE bot = ? AND number = ? AND step = 'pending' AND cell_of IS NULL AND bisection_id IS NULL RETURNING *
-                """, reason, now, bot, number
-            ).map(Integration.init(row:))
-            if let integration = queued.first { return integration }
-            let running = try db.rows(
-                """
-                UPDATE integration SET cancel_requested = ?
-                WHERE bot = ? AND number = ? AND step <> 'completed' AND cell_of IS NULL AND bisection_id IS NULL AND cancel_requested IS NULL
-                RETURNING *
-                """, reason, bot, number
-            ).map(Integration.init(row:))
-            if !running.isEmpty { try Self.announce(db, .stop) }
-            return running.first
-        }
     }
 }

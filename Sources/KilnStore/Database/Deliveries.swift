@@ -15,8 +15,8 @@ import Foundation
 import KilnCore
 
 /// One of the outboxes (mail, commit statuses, reviews) and what tells it apart from the others;
-/// the code that claims, orders, retries and records deliveries is `DatabaseStore`'s, once for
-/// all three. A new output is a new `OutboxTable` over a table of its own with these columns:
+/// the code that claims, orders, retries and records deliveries is `Deliveries`'s, once for all
+/// three. A new output is a new `OutboxTable` over a table of its own with these columns:
 /// `id`, `created_at`, `bot`, `next_attempt_at`, `attempts`, `last_error`, `response_code`,
 /// `sent_at` and the state column.
 struct OutboxTable: Sendable {
@@ -39,12 +39,17 @@ struct OutboxTable: Sendable {
         name: "forge_review", what: "reviews", stateColumn: "delivery", givenUp: "refused", lane: ["bot", "pull_request"])
 }
 
-extension DatabaseStore {
+/// The generic outbox: one table's deliveries claimed, ordered per lane, retried and recorded.
+/// The mail, status and review stores each read and write their own table through one.
+struct Deliveries<Engine: StoreEngine>: StoreRole {
+    let engine: Engine
+    let table: OutboxTable
+
     /// Claims the due deliveries of `table`, oldest first, each the first still queued in its
     /// lane; a claimed one is not due again for `MailClaim.duration`, so that of several hosts
     /// one delivers it. Rows another host is claiming are skipped, not waited for.
     func claimDue<Item: Sendable>(
-        _ table: OutboxTable, now: Date, limit: Int, as item: @escaping @Sendable (SQLRow) -> Item?
+        now: Date, limit: Int, as item: @escaping @Sendable (SQLRow) -> Item?
     ) async throws(StoreError) -> [(id: Int64, item: Item)] {
         let (name, state) = (table.name, table.stateColumn)
         let earlier =
@@ -70,14 +75,14 @@ extension DatabaseStore {
 
     /// When the next queued delivery of `table` is due; nil when none is queued. A read, so that
     /// an idle round never waits behind the scheduler's writes.
-    func nextAttempt(in table: OutboxTable) async throws(StoreError) -> Date? {
+    func nextAttempt() async throws(StoreError) -> Date? {
         try await readStatement("reading the \(table.what)") { db in
             try db.value("SELECT min(next_attempt_at) FROM \(table.name) WHERE \(table.stateColumn) = 'queued'")
         }
     }
 
     /// Records a delivery the remote took (`responseCode`: its answer's code, where it has one).
-    func recordSent(_ table: OutboxTable, id: Int64, responseCode: Int?, now: Date) async throws(StoreError) {
+    func recordSent(id: Int64, responseCode: Int?, now: Date) async throws(StoreError) {
         try await write("recording delivered \(table.what)") { db in
             try db.execute(
                 """
@@ -90,7 +95,7 @@ extension DatabaseStore {
     /// Records a failed attempt, with the remote's words: tried again at `retryAt`, or given up
     /// for good when it is nil.
     func recordFailed(
-        _ table: OutboxTable, id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date
+        id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date
     ) async throws(StoreError) {
         try await write("recording a failed delivery of \(table.what)") { db in
             try db.execute(
@@ -104,7 +109,7 @@ extension DatabaseStore {
 
     /// Per bot, the latest delivery given up, unless one of the bot's queued after it was
     /// delivered since.
-    func problems(in table: OutboxTable) async throws(StoreError) -> [StatusProblem] {
+    func problems() async throws(StoreError) -> [StatusProblem] {
         let (name, state) = (table.name, table.stateColumn)
         return try await read("reading refused \(table.what)") { db in
             try db.rows(

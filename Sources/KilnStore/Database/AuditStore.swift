@@ -14,7 +14,12 @@
 import Foundation
 import KilnCore
 
-extension DatabaseStore {
+/// The audit trail (`AuditTrail`).
+struct AuditStore<Engine: StoreEngine>: AuditTrail, StoreRole {
+    let engine: Engine
+}
+
+extension AuditStore {
     public func recordAudit(_ event: AuditEvent) async throws(StoreError) {
         try await write("recording '\(event.action.rawValue)' in the audit trail", notify: nil) { db in
             try db.execute(

@@ -14,7 +14,49 @@
 import Foundation
 import KilnCore
 
-extension DatabaseStore {
+/// The routines of a transaction that queues: a request's integration queued or coalesced, a
+/// pull request recorded or closed. Run by the queue (`kiln trigger`, polls), by a webhook's
+/// delivery and by a lost host's recovery, each in its own transaction.
+enum Queueing {
+    /// Queues, or coalesces, one request within the caller's transaction.
+    static func enqueue(_ db: any SQLConnection, _ request: QueueRequest, now: Date) throws -> QueueOutcome {
+        guard let outcome = try enqueue(db, [request], now: now).first else { throw StoreError.query(what: "queueing", reason: "no outcome") }
+        return outcome
+    }
+
+    /// Records a pull request as the forge last described it, open or closed.
+    static func record(_ db: any SQLConnection, _ pullRequest: PullRequest, bot: String, open: Bool, now: Date) throws {
+        try db.execute(
+            """
+            INSERT INTO pull_request (bot, number, title, author, url, head, base, ref, fork, open, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            ON CONFLICT (bot, number) DO UPDATE SET title = excluded.title, author = excluded.author, url = excluded.url, head = excluded.head,
+                base = excluded.base, ref = excluded.ref, fork = excluded.fork, open = excluded.open, updated_at = excluded.updated_at
+            """, bot, pullRequest.number, pullRequest.title, pullRequest.author, pullRequest.url, pullRequest.head, pullRequest.base,
+            pullRequest.ref, pullRequest.fork, open, now)
+    }
+
+    /// Closes a pull request for a bot: its queued integration ends as canceled, its running one is
+    /// asked to stop. Returns the integrations it reached.
+    static func close(_ db: any SQLConnection, _ closing: PullRequestClosing, now: Date) throws -> [Integration] {
+        try db.execute("UPDATE pull_request SET open = false, updated_at = ? WHERE bot = ? AND number = ?", now, closing.bot, closing.number)
+        let canceled = try db.rows(
+            """
+            UPDATE integration SET step = 'completed', result = 'canceled', reason = ?, ended_at = ?
+            WHERE bot = ? AND step = 'pending' AND step <> 'completed' AND pull_number = ?
+            RETURNING *
+            """, closing.reason, now, closing.bot, closing.number
+        ).map(Integration.init(row:))
+        let stopping = try db.rows(
+            """
+            UPDATE integration SET cancel_requested = ?
+            WHERE bot = ? AND step IN \(runningSteps) AND step <> 'completed' AND pull_number = ? AND cancel_requested IS NULL
+            RETURNING *
+            """, closing.reason, closing.bot, closing.number
+        ).map(Integration.init(row:))
+        if !stopping.isEmpty { try db.announce(.stop) }
+        return canceled + stopping
+    }
+
     /// Queues, or coalesces, `requests` within the caller's transaction, in a few statements
     /// however many bots they reach: a push to a repository that 432 bots build took 3,000
     /// statements one bot at a time (0.87 s on PostgreSQL with 24 hosts busy), and takes eight.
@@ -128,7 +170,7 @@ extension DatabaseStore {
                 for row in try db.rows(sql, [reason.sqlValue] + bindable(chunk)) { superseded[row["bot"], default: []].append(row["id"]) }
             }
         }
-        if !superseded.isEmpty { try announce(db, .stop) }
+        if !superseded.isEmpty { try db.announce(.stop) }
         return superseded
     }
 

@@ -14,13 +14,7 @@
 import Foundation
 import KilnCore
 
-extension DatabaseStore {
-    /// Integrations of the branch: not of a pull request, not a step of a bisection, not a cell
-    /// of a matrix. Qualified, so that it holds in joins too.
-    static var branchOnly: String {
-        "integration.pull_number IS NULL AND integration.bisection_id IS NULL AND integration.cell_of IS NULL"
-    }
-
+extension RecordStore {
     public func bisection(of integrationID: Int64) async throws(StoreError) -> Bisection? {
         try await read("reading the bisection of integration \(integrationID)") { db in
             try db.row("SELECT * FROM bisection WHERE integration_id = ? ORDER BY id DESC LIMIT 1", integrationID).map(Bisection.init(row:))
@@ -36,6 +30,14 @@ extension DatabaseStore {
                 """, id
             ).map { (Bisection(row: $0), $0["bisected_number"]) }
         }
+    }
+}
+
+extension StoreRole {
+    /// Integrations of the branch: not of a pull request, not a step of a bisection, not a cell
+    /// of a matrix. Qualified, so that it holds in joins too.
+    static var branchOnly: String {
+        "integration.pull_number IS NULL AND integration.bisection_id IS NULL AND integration.cell_of IS NULL"
     }
 
     /// Starts a bisection within `complete`'s transaction when `integration` (just completed,

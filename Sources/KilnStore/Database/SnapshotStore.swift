@@ -14,7 +14,12 @@
 import Foundation
 import KilnCore
 
-extension DatabaseStore {
+/// Workspaces' origins and the snapshots hosts keep (`WorkspaceCatalog`).
+struct SnapshotStore<Engine: StoreEngine>: WorkspaceCatalog, StoreRole {
+    let engine: Engine
+}
+
+extension SnapshotStore {
     public func setWorkspace(_ claim: Claim, origin: WorkspaceOrigin) async throws(StoreError) {
         try await write("recording where the workspace came from", notify: nil) { db in
             try Self.checkClaim(db, claim)
@@ -68,15 +73,15 @@ extension DatabaseStore {
     }
 
     public func clusterSecret() async throws(StoreError) -> String {
-        if let known = try await readStatement("reading the hosts' secret", { db in try Self.clusterSecret(db) }) { return known }
+        if let known = try await readStatement("reading the hosts' secret", { db in try Self.storedSecret(db) }) { return known }
         let made = StoreRules.newToken() + StoreRules.newToken()
         return try await write("making the hosts' secret", notify: nil) { db in
             try db.execute("INSERT INTO cluster_secret (name, value) VALUES ('snapshots', ?) ON CONFLICT DO NOTHING", made)
-            return try Self.clusterSecret(db) ?? made
+            return try Self.storedSecret(db) ?? made
         }
     }
 
-    private static func clusterSecret(_ db: any SQLConnection) throws -> String? {
+    private static func storedSecret(_ db: any SQLConnection) throws -> String? {
         try db.value("SELECT value FROM cluster_secret WHERE name = 'snapshots'")
     }
 }

@@ -14,7 +14,13 @@
 import Foundation
 import KilnCore
 
-extension DatabaseStore {
+/// Commit statuses to post (`StatusOutbox`), over the generic `Deliveries`.
+struct StatusStore<Engine: StoreEngine>: StatusOutbox, StoreRole {
+    let engine: Engine
+    var deliveries: Deliveries<Engine> { Deliveries(engine: engine, table: .statuses) }
+}
+
+extension StatusStore {
     public func integrationsAwaitingStatus(bots: [String], since: Date, limit: Int) async throws(StoreError) -> [StatusCandidate] {
         guard !bots.isEmpty else { return [] }
         return try await read("reading integrations awaiting a commit status") { db in
@@ -58,19 +64,19 @@ extension DatabaseStore {
     }
 
     public func dueStatuses(now: Date, limit: Int) async throws(StoreError) -> [QueuedStatus] {
-        try await claimDue(.statuses, now: now, limit: limit) { QueuedStatus(row: $0) }.map(\.item)
+        try await deliveries.claimDue(now: now, limit: limit) { QueuedStatus(row: $0) }.map(\.item)
     }
 
     public func nextStatusAttempt() async throws(StoreError) -> Date? {
-        try await nextAttempt(in: .statuses)
+        try await deliveries.nextAttempt()
     }
 
     public func statusSent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError) {
-        try await recordSent(.statuses, id: id, responseCode: responseCode, now: now)
+        try await deliveries.recordSent(id: id, responseCode: responseCode, now: now)
     }
 
     public func statusFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
-        try await recordFailed(.statuses, id: id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
+        try await deliveries.recordFailed(id: id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
     }
 
     public func statuses(limit: Int) async throws(StoreError) -> [QueuedStatus] {
@@ -80,6 +86,6 @@ extension DatabaseStore {
     }
 
     public func statusProblems() async throws(StoreError) -> [StatusProblem] {
-        try await problems(in: .statuses)
+        try await deliveries.problems()
     }
 }

@@ -17,7 +17,7 @@ import KilnCore
 /// A matrix's cells: each an integration row of its own, queued by the integration it is a cell
 /// of once that one has its commit, claimed by any executor whose host offers its toolchain
 /// (its own integration's executor among them), and read back when all have ended.
-extension DatabaseStore {
+extension QueueStore {
     public func addCells(_ cells: [Cell], to claim: Claim, now: Date) async throws(StoreError) {
         guard !cells.isEmpty else { return }
         try await write("queueing the cells of integration \(claim.number)", notify: .queue) { db in
@@ -67,20 +67,6 @@ extension DatabaseStore {
         }
     }
 
-    static func cells(_ db: any SQLConnection, bot: String, number: Int) throws -> [Integration] {
-        try db.rows("SELECT * FROM integration WHERE bot = ? AND cell_of = ? ORDER BY number DESC", bot, number).map(Integration.init(row:))
-    }
-
-    public func cells(bot: String, of numbers: [Int]) async throws(StoreError) -> [Int: [Integration]] {
-        guard !numbers.isEmpty else { return [:] }
-        let rows = try await readStatement("reading the cells of '\(bot)'") { db in
-            try db.rows(
-                "SELECT * FROM integration WHERE bot = ? AND cell_of IN (\(placeholders(numbers.count))) ORDER BY number DESC",
-                [bot as any SQLBindable] + numbers)
-        }
-        return Dictionary(grouping: rows.map(Integration.init(row:))) { $0.cellOf ?? 0 }
-    }
-
     public func cellOutcomes(of claim: Claim) async throws(StoreError) -> [CellOutcome] {
         try await read("reading what the cells of integration \(claim.number) found") { db in
             try db.rows("SELECT * FROM integration WHERE bot = ? AND cell_of = ? ORDER BY number DESC", claim.bot, claim.number).map { row in
@@ -124,6 +110,34 @@ extension DatabaseStore {
         }
     }
 
+    public func offeredToolchains() async throws(StoreError) -> Set<String> {
+        try await readStatement("reading the toolchains hosts offer") { db in
+            var offered: Set<String> = []
+            for row in try db.rows("SELECT toolchains FROM host WHERE last_heard + lease >= \(db.dialect.now) AND executors > 0") {
+                offered.formUnion(JSON.decode([String].self, from: row["toolchains"], default: [Matrix.defaultToolchain]))
+            }
+            return offered
+        }
+    }
+}
+
+extension RecordStore {
+    public func cells(bot: String, of numbers: [Int]) async throws(StoreError) -> [Int: [Integration]] {
+        guard !numbers.isEmpty else { return [:] }
+        let rows = try await readStatement("reading the cells of '\(bot)'") { db in
+            try db.rows(
+                "SELECT * FROM integration WHERE bot = ? AND cell_of IN (\(placeholders(numbers.count))) ORDER BY number DESC",
+                [bot as any SQLBindable] + numbers)
+        }
+        return Dictionary(grouping: rows.map(Integration.init(row:))) { $0.cellOf ?? 0 }
+    }
+}
+
+extension StoreRole {
+    static func cells(_ db: any SQLConnection, bot: String, number: Int) throws -> [Integration] {
+        try db.rows("SELECT * FROM integration WHERE bot = ? AND cell_of = ? ORDER BY number DESC", bot, number).map(Integration.init(row:))
+    }
+
     /// Ends the queued cells of integration `number` as canceled: with `offered`, those whose
     /// toolchain it lacks, each saying so (`IntegrationReason.noHost`); without, every queued one with
     /// `reason`, and its running cells are asked to stop. Returns how many queued cells it ended.
@@ -153,15 +167,5 @@ extension DatabaseStore {
                 """, reason, bot, number)
         }
         return ended
-    }
-
-    public func offeredToolchains() async throws(StoreError) -> Set<String> {
-        try await readStatement("reading the toolchains hosts offer") { db in
-            var offered: Set<String> = []
-            for row in try db.rows("SELECT toolchains FROM host WHERE last_heard + lease >= \(db.dialect.now) AND executors > 0") {
-                offered.formUnion(JSON.decode([String].self, from: row["toolchains"], default: [Matrix.defaultToolchain]))
-            }
-            return offered
-        }
     }
 }

@@ -14,20 +14,19 @@
 import Foundation
 import KilnCore
 
-extension DatabaseStore {
-    /// Queues `draft` within the completion's transaction.
-    static func queueReview(_ db: any SQLConnection, _ draft: ReviewDraft, integration id: Int64, now: Date) throws {
-        try db.execute(
-            "INSERT INTO forge_review (created_at, bot, pull_request, integration_id, draft, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)", now,
-            draft.bot, draft.request.pullRequest, id, JSON.encode(draft), now)
-    }
+/// Pull request reviews to post and their comments (`ReviewOutbox`), over the generic `Deliveries`.
+struct ReviewStore<Engine: StoreEngine>: ReviewOutbox, StoreRole {
+    let engine: Engine
+    var deliveries: Deliveries<Engine> { Deliveries(engine: engine, table: .reviews) }
+}
 
+extension ReviewStore {
     public func dueReviews(now: Date, limit: Int) async throws(StoreError) -> [QueuedReview] {
-        try await claimDue(.reviews, now: now, limit: limit) { QueuedReview(row: $0) }.map(\.item)
+        try await deliveries.claimDue(now: now, limit: limit) { QueuedReview(row: $0) }.map(\.item)
     }
 
     public func nextReviewAttempt() async throws(StoreError) -> Date? {
-        try await nextAttempt(in: .reviews)
+        try await deliveries.nextAttempt()
     }
 
     public func reviewComments(bot: String, pullRequest: Int) async throws(StoreError) -> [ReviewComment] {
@@ -62,11 +61,11 @@ extension DatabaseStore {
     }
 
     public func reviewSent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError) {
-        try await recordSent(.reviews, id: id, responseCode: responseCode, now: now)
+        try await deliveries.recordSent(id: id, responseCode: responseCode, now: now)
     }
 
     public func reviewFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
-        try await recordFailed(.reviews, id: id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
+        try await deliveries.recordFailed(id: id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
     }
 
     public func reviews(limit: Int) async throws(StoreError) -> [QueuedReview] {
@@ -76,9 +75,18 @@ extension DatabaseStore {
     }
 }
 
-extension DatabaseStore {
+extension StoreRole {
+    /// Queues `draft` within the completion's transaction.
+    static func queueReview(_ db: any SQLConnection, _ draft: ReviewDraft, integration id: Int64, now: Date) throws {
+        try db.execute(
+            "INSERT INTO forge_review (created_at, bot, pull_request, integration_id, draft, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?)", now,
+            draft.bot, draft.request.pullRequest, id, JSON.encode(draft), now)
+    }
+}
+
+extension ReviewStore {
     public func reviewProblems() async throws(StoreError) -> [StatusProblem] {
-        try await problems(in: .reviews)
+        try await deliveries.problems()
     }
 }
 

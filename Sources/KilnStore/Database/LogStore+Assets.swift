@@ -18,15 +18,8 @@ import KilnCore
 /// file under the data directory (`assets/<bot>/<number>/<name>`, SQLite's) or as 1 MiB
 /// `asset_chunk` rows (PostgreSQL's, where logs are kept too), so that any host serves any asset.
 /// An asset is written only while its claim holds, and is visible once all its bytes are.
-extension DatabaseStore {
-    /// Bytes per `asset_chunk` row, and per write transaction.
-    static var assetChunk: Int { 1 << 20 }
-
+extension LogStore {
     /// Where SQLite keeps assets: beside the logs, in the data directory.
-    var assetsDirectory: String? {
-        engine.logsInDatabase ? nil : logsDirectory.map { ($0 as NSString).deletingLastPathComponent + "/assets" }
-    }
-
     public func assetLocation(bot: String, number: Int, name: String) -> String? {
         assetsDirectory.map { "\($0)/\(bot)/\(number)/\(name)" }
     }
@@ -115,7 +108,9 @@ extension DatabaseStore {
                 """, bot, name)
         }
     }
+}
 
+extension StoreRole {
     /// Removes the assets of expired integrations, rows and bytes, within the caller's transaction.
     static func deleteAssets(_ db: any SQLConnection, of ids: [Int64], bytesInDatabase: Bool) throws {
         let list = placeholders(ids.count)
@@ -128,4 +123,9 @@ extension Asset {
     init(row: SQLRow) {
         self.init(name: row["name"], size: row["size"], sha256: row["sha256"])
     }
+}
+
+extension LogStore {
+    /// Bytes per `asset_chunk` row, and per write transaction.
+    static var assetChunk: Int { 1 << 20 }
 }

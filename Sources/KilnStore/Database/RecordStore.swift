@@ -14,7 +14,12 @@
 import Foundation
 import KilnCore
 
-extension DatabaseStore {
+/// What pages, the API and mail read of bots and integrations (`IntegrationRecords`).
+struct RecordStore<Engine: StoreEngine>: IntegrationRecords, StoreRole {
+    let engine: Engine
+}
+
+extension RecordStore {
     public func botOverviews() async throws(StoreError) -> [BotOverview] {
         try await read("reading the bots") { db in
             let active = try db.rows("SELECT * FROM integration WHERE step <> 'completed' AND cell_of IS NULL ORDER BY queued_at, id").map(
@@ -89,21 +94,6 @@ extension DatabaseStore {
         }
     }
 
-    /// `Predecessor`'s rules in SQL, within the caller's transaction. Pull requests are never
-    /// anyone's predecessor: the branch's history skips them.
-    static func predecessor(_ db: any SQLConnection, _ kind: Predecessor, bot: String, before number: Int?) throws -> Integration? {
-        let condition =
-            switch kind {
-            case .withCommit: "commit_sha IS NOT NULL"
-            case .built: "step = 'completed' AND result IN \(sqlList(IntegrationResult.built))"
-            case .ended: "step = 'completed' AND result IS NOT NULL AND result <> 'canceled'"
-            }
-        return try db.row(
-            "SELECT * FROM integration WHERE bot = ? AND number < ? AND \(Self.branchOnly) AND \(condition) ORDER BY number DESC LIMIT 1",
-            bot, number ?? Int.max
-        ).map(Integration.init(row:))
-    }
-
     public func pullRequests(bot: String, includeClosed: Bool) async throws(StoreError) -> [PullRequestOverview] {
         try await read("reading the pull requests of '\(bot)'") { db in
             try db.rows(
@@ -120,5 +110,22 @@ extension DatabaseStore {
                 return PullRequestOverview(pullRequest: PullRequest(row: row), open: row["open"], latest: latest)
             }
         }
+    }
+}
+
+extension StoreRole {
+    /// `Predecessor`'s rules in SQL, within the caller's transaction. Pull requests are never
+    /// anyone's predecessor: the branch's history skips them.
+    static func predecessor(_ db: any SQLConnection, _ kind: Predecessor, bot: String, before number: Int?) throws -> Integration? {
+        let condition =
+            switch kind {
+            case .withCommit: "commit_sha IS NOT NULL"
+            case .built: "step = 'completed' AND result IN \(sqlList(IntegrationResult.built))"
+            case .ended: "step = 'completed' AND result IS NOT NULL AND result <> 'canceled'"
+            }
+        return try db.row(
+            "SELECT * FROM integration WHERE bot = ? AND number < ? AND \(Self.branchOnly) AND \(condition) ORDER BY number DESC LIMIT 1",
+            bot, number ?? Int.max
+        ).map(Integration.init(row:))
     }
 }

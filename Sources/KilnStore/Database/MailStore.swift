@@ -14,7 +14,13 @@
 import Foundation
 import KilnCore
 
-extension DatabaseStore {
+/// Mail to send and integrations to mail about (`MailOutbox`), over the generic `Deliveries`.
+struct MailStore<Engine: StoreEngine>: MailOutbox, StoreRole {
+    let engine: Engine
+    var deliveries: Deliveries<Engine> { Deliveries(engine: engine, table: .mail) }
+}
+
+extension MailStore {
     public func queueMail(_ mail: OutgoingMail, now: Date) async throws(StoreError) -> Bool {
         try await write("queueing a mail") { db in
             try db.execute(
@@ -26,19 +32,19 @@ extension DatabaseStore {
     }
 
     public func dueMails(now: Date, limit: Int) async throws(StoreError) -> [QueuedMail] {
-        try await claimDue(.mail, now: now, limit: limit) { QueuedMail(row: $0) }.map(\.item)
+        try await deliveries.claimDue(now: now, limit: limit) { QueuedMail(row: $0) }.map(\.item)
     }
 
     public func nextMailAttempt() async throws(StoreError) -> Date? {
-        try await nextAttempt(in: .mail)
+        try await deliveries.nextAttempt()
     }
 
     public func mailSent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError) {
-        try await recordSent(.mail, id: id, responseCode: responseCode, now: now)
+        try await deliveries.recordSent(id: id, responseCode: responseCode, now: now)
     }
 
     public func mailFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
-        try await recordFailed(.mail, id: id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
+        try await deliveries.recordFailed(id: id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
     }
 
     public func outbox(limit: Int) async throws(StoreError) -> Outbox {
@@ -130,7 +136,9 @@ extension DatabaseStore {
                 issuesResolved: issues["resolved"] ?? 0, slowestTests: slowest ?? [], last: last, flakyTests: flaky)
         }
     }
+}
 
+extension StoreRole {
     /// `SELECT column, count(*) FROM table GROUP BY column`, by the column's values.
     static func counts<Key: RawRepresentable & Hashable>(_ db: any SQLConnection, of column: String, in table: String, as key: Key.Type) throws
         -> [Key: Int] where Key.RawValue == String

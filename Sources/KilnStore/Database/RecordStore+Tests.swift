@@ -14,7 +14,7 @@
 import Foundation
 import KilnCore
 
-extension DatabaseStore {
+extension RecordStore {
     public func testHistory(bot: String, suite: String, name: String, limit: Int) async throws(StoreError) -> TestHistory {
         try await read("reading the history of test \(suite)/\(name) of '\(bot)'") { db in
             try Self.history(db, bot: bot, suite: suite, name: name, limit: limit)
@@ -32,7 +32,9 @@ extension DatabaseStore {
             ).map { row in try Self.history(db, bot: bot, suite: row["suite"], name: row["name"], limit: results) }
         }
     }
+}
 
+extension RecordStore {
     /// A test's results on `bot`'s branch, newest first, within the caller's transaction.
     static func history(_ db: any SQLConnection, bot: String, suite: String, name: String, limit: Int) throws -> TestHistory {
         let runs = try db.rows(

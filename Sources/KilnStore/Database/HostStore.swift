@@ -17,7 +17,12 @@ import KilnPresentation
 
 /// Hosts, their leases and what they recover of each other, all on the database's clock
 /// (`SQLDialect.now`): a host whose own clock is wrong is judged the same as any other.
-extension DatabaseStore {
+/// The hosts that share the store, their heartbeats and leases (`HostRegistry`).
+struct HostStore<Engine: StoreEngine>: HostRegistry, StoreRole {
+    let engine: Engine
+}
+
+extension HostStore {
     @discardableResult
     public func heartbeat(_ host: HostReport) async throws(StoreError) -> Bool {
         // `kiln run` beside one SQLite file is judged by its process, never by a lease: its
@@ -88,23 +93,13 @@ extension DatabaseStore {
                 // cells anew, so its queued cells end here.
                 try Self.endCells(db, bot: integration.bot, number: integration.number, lacking: nil, reason: reason, now: now)
                 guard row.value("requeue_of") == .null, integration.bisectionID == nil, integration.cellOf == nil else { continue }
-                let queued = try Self.enqueue(db, StoreRules.requeue(integration), now: now)
+                let queued = try Queueing.enqueue(db, StoreRules.requeue(integration), now: now)
                 if !queued.coalesced { try db.execute("UPDATE integration SET requeue_of = ? WHERE id = ?", integration.id, queued.integration.id) }
             }
             // A host gone this long was taken down for good (renamed, retired): it leaves the list.
             try db.execute("DELETE FROM host WHERE last_heard < \(db.dialect.now) - ?", StoreRules.forgetHostsAfter.seconds)
             return recovered
         }
-    }
-
-    /// The unfinished integrations of hosts whose lease ran out (or that left the list): what
-    /// `recoverLostHosts` ends, and what a heartbeat looks for to say a recovery is due.
-    static func lostWork(_ db: any SQLConnection) -> String {
-        """
-        FROM integration LEFT JOIN host ON host.name = integration.host
-        WHERE integration.step NOT IN ('pending', 'completed') AND integration.host IS NOT NULL
-            AND (host.name IS NULL OR host.last_heard + host.lease < \(db.dialect.now))
-        """
     }
 
     public func holdLease(_ name: String, holder: String, for duration: Duration) async throws(StoreError) -> Bool {
@@ -119,5 +114,17 @@ extension DatabaseStore {
                 """, name, holder, duration.seconds)
             return row?["holder"] == holder
         }
+    }
+}
+
+extension HostStore {
+    /// The unfinished integrations of hosts whose lease ran out (or that left the list): what
+    /// `recoverLostHosts` ends, and what a heartbeat looks for to say a recovery is due.
+    static func lostWork(_ db: any SQLConnection) -> String {
+        """
+        FROM integration LEFT JOIN host ON host.name = integration.host
+        WHERE integration.step NOT IN ('pending', 'completed') AND integration.host IS NOT NULL
+            AND (host.name IS NULL OR host.last_heard + host.lease < \(db.dialect.now))
+        """
     }
 }

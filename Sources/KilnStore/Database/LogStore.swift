@@ -18,11 +18,14 @@ import KilnCore
 /// byte offsets in `log_chunk` (PostgreSQL's), so that every host serves every log, including one
 /// being written elsewhere. A chunk is written only while its claim holds, and is news for
 /// live-log followers on every host (`ChangeKind.log`).
-extension DatabaseStore {
-    public func logLocation(bot: String, number: Int) -> String? {
-        logsDirectory.map { LogFiles.path(in: $0, bot: bot, number: number) }
-    }
+/// Integrations' logs and kept assets (`LogsAndAssets`): files on SQLite, rows on PostgreSQL.
+struct LogStore<Engine: StoreEngine>: LogsAndAssets, StoreRole {
+    let engine: Engine
+    /// Sends this host's integration logs, where they are kept in the database.
+    let logShipper: LogShipper?
+}
 
+extension LogStore {
     public func logSink(for claim: Claim) -> (any LogSink)? {
         logShipper?.sink(for: claim)
     }
@@ -46,6 +49,29 @@ extension DatabaseStore {
         }
     }
 
+    public func logSize(bot: String, number: Int) async throws(StoreError) -> Int? {
+        guard engine.logsInDatabase else { return LogFiles.size(logLocation(bot: bot, number: number)) }
+        return try await read("reading the size of the log of \(bot) #\(number)") { db in
+            try db.value(
+                "SELECT max(start_offset + length(data)) FROM log_chunk WHERE integration_id = (SELECT id FROM integration WHERE bot = ? AND number = ?)",
+                bot, number)
+        }
+    }
+}
+
+extension StoreRole {
+    /// Appends `note` at the end of an integration's log in the database, within the caller's
+    /// transaction.
+    static func appendNote(_ db: any SQLConnection, _ note: String, to id: Int64) throws {
+        try db.execute(
+            """
+            INSERT INTO log_chunk (integration_id, start_offset, data)
+            SELECT ?, coalesce(max(start_offset + length(data)), 0), ? FROM log_chunk WHERE integration_id = ?
+            """, id, Array(LogFiles.note(note).utf8), id)
+    }
+}
+
+extension LogStore {
     /// The bytes of `chunks` (`start_offset`, `data`, in order) from `offset`, up to `limit`,
     /// stopping at a gap (a chunk not written yet).
     static func contiguous(_ chunks: [SQLRow], from offset: Int, limit: Int) -> [UInt8] {
@@ -58,25 +84,6 @@ extension DatabaseStore {
             bytes += data[from...]
         }
         return Array(bytes.prefix(limit))
-    }
-
-    public func logSize(bot: String, number: Int) async throws(StoreError) -> Int? {
-        guard engine.logsInDatabase else { return LogFiles.size(logLocation(bot: bot, number: number)) }
-        return try await read("reading the size of the log of \(bot) #\(number)") { db in
-            try db.value(
-                "SELECT max(start_offset + length(data)) FROM log_chunk WHERE integration_id = (SELECT id FROM integration WHERE bot = ? AND number = ?)",
-                bot, number)
-        }
-    }
-
-    /// Appends `note` at the end of an integration's log in the database, within the caller's
-    /// transaction.
-    static func appendNote(_ db: any SQLConnection, _ note: String, to id: Int64) throws {
-        try db.execute(
-            """
-            INSERT INTO log_chunk (integration_id, start_offset, data)
-            SELECT ?, coalesce(max(start_offset + length(data)), 0), ? FROM log_chunk WHERE integration_id = ?
-            """, id, Array(LogFiles.note(note).utf8), id)
     }
 
     /// Writes chunks at their offsets in one transaction, each only if its claim still holds. A

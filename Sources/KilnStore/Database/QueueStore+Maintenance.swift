@@ -15,7 +15,7 @@ import Foundation
 import KilnCore
 import KilnPresentation
 
-extension DatabaseStore {
+extension QueueStore {
     public func recoverAbandoned(isAlive: @Sendable (String) -> Bool, now: Date) async throws(StoreError) -> [Integration] {
         let running = try await read("reading running integrations") { db in
             try db.rows("SELECT * FROM integration WHERE step NOT IN ('pending', 'completed') AND step <> 'completed'").map(Claim.init(row:))

@@ -14,13 +14,18 @@
 import Foundation
 import KilnCore
 
-extension DatabaseStore {
+/// Forge deliveries as received, and the integrations they queue (`WebhookInbox`).
+struct WebhookStore<Engine: StoreEngine>: WebhookInbox, StoreRole {
+    let engine: Engine
+}
+
+extension WebhookStore {
     public func receiveWebhook(
         _ delivery: WebhookDelivery, queue requests: [QueueRequest], close closings: [PullRequestClosing], now: Date
     ) async throws(StoreError) -> WebhookReceipt {
         try await write("recording a webhook delivery", notify: .queue) { db in
-            let outcomes = try Self.enqueue(db, requests, now: now)
-            let stopped = try closings.flatMap { try Self.close(db, $0, now: now) }
+            let outcomes = try Queueing.enqueue(db, requests, now: now)
+            let stopped = try closings.flatMap { try Queueing.close(db, $0, now: now) }
             let reached = (outcomes.map(\.integration) + stopped).map { IntegrationReference(bot: $0.bot, number: $0.number) }
             try db.execute(
                 """
@@ -42,7 +47,9 @@ extension DatabaseStore {
             }
         }
     }
+}
 
+extension RecordStore {
     public func statistics(durationBuckets: [Double]) async throws(StoreError) -> StoreStatistics {
         try await read("counting for metrics") { db in
             let byResult = try Self.counts(db, of: "result", in: "integration", as: IntegrationResult.self)

@@ -14,7 +14,7 @@
 import Foundation
 import KilnCore
 
-extension DatabaseStore {
+extension QueueStore {
     /// The holder's completion. Its claim token is cleared, which tells its own stop-request
     /// checks (`StoreRules.stopRequest`) that it ended normally, not that another host took it.
     ///
@@ -35,12 +35,14 @@ extension DatabaseStore {
                 try Self.endCells(
                     db, bot: integration.bot, number: integration.number, lacking: nil,
                     reason: outcome.reason ?? .matrixEnded(result: outcome.result), now: now)
-                try Self.announce(db, .stop)
+                try db.announce(.stop)
             }
             return integration
         }
     }
+}
 
+extension StoreRole {
     /// Ends an integration within the caller's transaction: marks its issues against the
     /// predecessor that built, computes the summary's changes, and stores what it found.
     static func complete(_ db: any SQLConnection, _ claim: Claim, outcome: IntegrationOutcome, now: Date) throws -> Integration {
