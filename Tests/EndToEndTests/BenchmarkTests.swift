@@ -94,6 +94,11 @@ struct BenchmarkTests {
         let second = try await home.kilnRun("lib")
         #expect(second.status == 0 && second.output.contains("result: succeeded"), "unchanged code: \(second.output)")
         #expect(try await home.recorded(2, of: "lib").issues.isEmpty)
+        // A warm integration compiles nothing it compiled before: the benchmark step ran SwiftPM
+        // with other compiler flags than the build step, and each compiled the plugin's tools
+        // (argument-parser and the rest) again, every integration.
+        let warmLog = try String(contentsOfFile: home.url(".kiln/logs/lib/2.log"), encoding: .utf8)
+        #expect(warmLog.contains("=== testing: swift package") && !warmLog.contains("Compiling ArgumentParser"), "\(warmLog)")
 
         // Bob's change as a pull request first: judged against the branch's baseline, so it is
         // told before it merges.
