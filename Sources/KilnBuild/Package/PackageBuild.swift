@@ -80,7 +80,10 @@ public struct PackageBuild: Sendable {
 
     /// `swift build` (with the tests when the bot tests), its diagnostics read as the lines arrive.
     public var buildArguments: [String] {
-        var arguments = ["build", "-c", configuration]
+        // No shared dependency cache: a matrix's cells build at once under one HOME, and a
+        // SwiftPM that copied a repository from that cache while another was filling it found no
+        // versions at all ("no versions of 'dep' match"). Kiln's own mirrors are the cache.
+        var arguments = ["build", "-c", configuration, "--disable-dependency-cache"]
         if bot.test.enabled { arguments.append("--build-tests") }
         if bot.test.enabled, bot.test.coverage { arguments.append("--enable-code-coverage") }
         return arguments + Self.fileHashing + bot.build.arguments
