@@ -78,11 +78,15 @@ public struct PackageBuild: Sendable {
     /// 53 s without (cold: 106 s), for 0.4 s more on a build that does nothing.
     public static let fileHashing = ["-Xswiftc", "-enable-incremental-file-hashing"]
 
+    /// `swift package` with the build step's compiler flags: with others, a `swift package` that
+    /// builds (a plugin's tools, the API check) and the next `swift build` each rebuilt what the
+    /// other had (a warm package-benchmark integration took 18 s, 5.4 s with the same flags).
+    static func swiftPackage(_ subcommand: [String]) -> [String] { ["package"] + fileHashing + subcommand }
+
     /// `swift build` (with the tests when the bot tests), its diagnostics read as the lines arrive.
     public var buildArguments: [String] {
-        // No shared dependency cache: a matrix's cells build at once under one HOME, and a
-        // SwiftPM that copied a repository from that cache while another was filling it found no
-        // versions at all ("no versions of 'dep' match"). Kiln's own mirrors are the cache.
+        // No shared dependency cache (Kiln's mirrors are one): cells building at once under one
+        // HOME read a repository from it half written ("no versions of 'dep' match").
         var arguments = ["build", "-c", configuration, "--disable-dependency-cache"]
         if bot.test.enabled { arguments.append("--build-tests") }
         if bot.test.enabled, bot.test.coverage { arguments.append("--enable-code-coverage") }
@@ -142,9 +146,7 @@ public struct PackageBuild: Sendable {
     /// a finding; any other failure means the check was not done.
     public func apiBreakage(since baseline: String, commit: String?) async throws(ProcessError) -> AnalysisOutput {
         let report = Mutex(APIBreakageReport())
-        // The build step's compiler flags: with others, this build and the next integration's
-        // would each recompile the whole package.
-        let command = StepCommand("swift", ["package"] + Self.fileHashing + ["diagnose-api-breaking-changes", baseline])
+        let command = StepCommand("swift", Self.swiftPackage(["diagnose-api-breaking-changes", baseline]))
         let end = try await workspace.run(command, step: .analyzing, commit: commit) { line in
             report.withLock { $0.consume(line) }
         }
@@ -199,11 +201,7 @@ public struct PackageBuild: Sendable {
                 throw .cannotStart(command: "swift package benchmark", reason: error.description)
             }
         }
-        // The compiler flags of the build step, or each would rebuild what the other built: the
-        // plugin's tools (package-benchmark's: argument-parser and the rest) were compiled twice
-        // per integration: a warm integration of a package-benchmark fixture took 18 s, now 5.4 s.
-        var arguments = ["package"] + Self.fileHashing
-        arguments += ["--allow-writing-to-package-directory", "benchmark", "baseline", "update", BenchmarkResults.baselineName]
+        var arguments = Self.swiftPackage(["--allow-writing-to-package-directory", "benchmark", "baseline", "update", BenchmarkResults.baselineName])
         for target in targets { arguments += ["--target", target] }
         for name in only { arguments += ["--filter", "^\(NSRegularExpression.escapedPattern(for: name))$"] }
         arguments += ["--no-progress"]
