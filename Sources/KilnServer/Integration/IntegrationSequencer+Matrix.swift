@@ -25,7 +25,7 @@ extension IntegrationSequencer {
     func runMatrix(_ claim: Claim, of bot: Bot, matrix: Matrix, progress: @escaping @Sendable (Progress) -> Void) async -> Integration? {
         let workspace = await workspace(for: claim, of: bot)
         let log = workspace.log
-        var steps = IntegrationSteps(context: context, claim: claim, workspace: workspace, progress: progress)
+        let steps = IntegrationSteps(context: context, claim: claim, workspace: workspace, cell: nil, warm: nil, progress: progress)
         // The steps run cells through this, never through the sequencer: "run this cell".
         let runCell: @Sendable (Claim) async -> Void = { [self] cell in _ = await run(cell, of: bot, progress: { _ in }) }
         guard var outcome = await ended(claim, with: await steps.runCells(matrix, runCell: runCell), log: log) else { return nil }

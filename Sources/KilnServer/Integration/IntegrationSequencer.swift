@@ -149,9 +149,10 @@ public struct IntegrationSequencer: Sendable {
         progress: @escaping @Sendable (Progress) -> Void
     ) async -> Integration? {
         let log = workspace.log
-        var steps = IntegrationSteps(context: context, claim: claim, workspace: workspace, progress: progress)
-        steps.cell = cell
-        steps.warm = warm.map { IntegrationSteps.Warming(workspaces: $0, cell: WorkspaceSnapshot.cell(cell), swiftVersion: version) }
+        let steps = IntegrationSteps(
+            context: context, claim: claim, workspace: workspace, cell: cell,
+            warm: warm.map { IntegrationSteps.Warming(workspaces: $0, cell: WorkspaceSnapshot.cell(cell), swiftVersion: version) },
+            progress: progress)
         guard var outcome = await ended(claim, with: await steps.run(), log: log) else { return nil }
         if cell != nil { outcome.swiftVersion = version }
         if bisects, bot.bisect.enabled, cell == nil {

@@ -24,8 +24,9 @@ extension IntegrationSteps {
     /// instructions, syscalls…) that grew is a regression at once: a count does not change with
     /// the machine's load. A time that looks regressed is measured again, that benchmark alone,
     /// and counts only if it is every time, as XCTest's measurements.
-    mutating func benchmarkRegressions(_ package: PackageBuild, tests: inout [TestCase]) async throws(Stop) -> [MeasuredRegression] {
+    func benchmarkRegressions(_ package: PackageBuild, tests: inout [TestCase], _ course: Course) async throws(Stop) -> [MeasuredRegression] {
         guard let targets = bot.performance.benchmarks, package.hasBenchmarks else { return [] }
+        let commit = course.commit
         let run = try await attempt { [commit] in try await package.benchmarks(targets, commit: commit) }
         guard try ended(run.end).succeeded else {
             await log.note("the benchmarks did not run to the end (swift package benchmark \(run.end.description)): none is judged")
@@ -40,7 +41,7 @@ extension IntegrationSteps {
                 test.measurement?.baseline = PerformanceRegression.median(runs.compactMap { BenchmarkPercentiles.value(50, in: $0) })
                 if var regression = judge(measurement, runs: runs, host: host) {
                     if measurement.isTime {
-                        let (confirmed, values) = try await confirm(measurement, runs: runs, host: host, package: package)
+                        let (confirmed, values) = try await confirm(measurement, runs: runs, host: host, package: package, commit: commit)
                         test.measurement?.values = values
                         regression = confirmed ?? regression
                         if confirmed == nil { break regressed }
@@ -68,7 +69,7 @@ extension IntegrationSteps {
     /// the values last measured, which the integration keeps (a busy moment's values would skew
     /// the next baselines).
     private func confirm(
-        _ measurement: BenchmarkResults.Measurement, runs: [[Double]], host: String, package: PackageBuild
+        _ measurement: BenchmarkResults.Measurement, runs: [[Double]], host: String, package: PackageBuild, commit: String?
     ) async throws(Stop) -> (PerformanceRegression?, [Double]) {
         var regression: PerformanceRegression?
         var values = measurement.percentiles

@@ -27,11 +27,12 @@ import KilnPresentation
 /// error issue in one line; otherwise only those verified here are, and one that cannot be
 /// fetched is left to SwiftPM and the upstream, as before.
 extension IntegrationSteps {
-    /// Mirrors the package's pins and writes the build's git configuration; returns an error
-    /// for each pin that cannot be had.
-    mutating func mirrorDependencies() async -> [Diagnostic] {
+    /// Mirrors the package's pins and writes the build's git configuration; returns the pins as
+    /// the mirrors have them, and an error for each pin that cannot be had.
+    func mirrorDependencies() async -> (pins: [DependencyPin], errors: [Diagnostic]) {
         let pins = PackageResolved.pins(in: workspace.directory)
-        guard !pins.isEmpty || bot.network == .none else { return [] }
+        guard !pins.isEmpty || bot.network == .none else { return ([], []) }
+        var mirroredPins: [DependencyPin] = []
         var lines: [String] = []
         var errors: [Diagnostic] = []
         var verified: Set<String> = []
@@ -49,7 +50,7 @@ extension IntegrationSteps {
                 lines.append("\(name) (not mirrored: \(error))")
                 errors.append(Self.unavailable(pin.location, error))
             }
-            dependencies.append(
+            mirroredPins.append(
                 DependencyPin(identity: pin.identity, location: pin.location, version: pin.version, revision: pin.revision, mirror: state))
         }
         if let unwritten = await writeGitConfig(only: bot.network == .none ? nil : verified) { errors.append(unwritten) }
@@ -57,13 +58,13 @@ extension IntegrationSteps {
             await log.header("dependencies: \(pins.count) resolved from Kiln's mirrors")
             for line in lines { await log.note(line) }
         }
-        return errors
+        return (mirroredPins, errors)
     }
 
     /// Mirrors the dependencies SwiftPM named as unreachable, and with `refreshing` fetches every
     /// mirrored one again (a version the package now requires); returns an error for each that
     /// cannot be had.
-    mutating func mirrorMore(_ locations: [String], refreshing: Bool) async -> [Diagnostic] {
+    func mirrorMore(_ locations: [String], refreshing: Bool) async -> [Diagnostic] {
         let again = refreshing ? context.dependencies.mirrored().map(\.location) : []
         var errors: [Diagnostic] = []
         for location in locations + again.filter({ !locations.contains($0) }) {

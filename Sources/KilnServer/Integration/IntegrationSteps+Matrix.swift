@@ -21,38 +21,35 @@ extension IntegrationSteps {
     /// The matrix integration's steps: checkout, its cells (the `testing` step), what they found
     /// together (`processing`), the after triggers in its own workspace. Ending early ends its
     /// cells: the queued ones at once, the running ones asked to stop.
-    mutating func runCells(_ matrix: Matrix, runCell: @escaping @Sendable (Claim) async -> Void) async -> IntegrationOutcome? {
+    func runCells(_ matrix: Matrix, runCell: @escaping @Sendable (Claim) async -> Void) async -> IntegrationOutcome? {
+        var course = start()
         do throws(Stop) {
-            try await checkout()
-            try await enter(.testing)
+            try await checkout(&course)
+            try await enter(.testing, &course)
             let cells = try await cellsToRun(of: matrix)
             await log.header("cells: \(cells.map(\.name).joined(separator: ", ")), at once on idle executors")
             try await storing { [store, claim, context] () async throws(StoreError) in
                 try await store.addCells(cells, to: claim, now: context.clock.now)
             }
             try await superviseCells(runCell: runCell)
-            try await enter(.processing)
+            try await enter(.processing, &course)
             let found = try await storing { [store, claim] () async throws(StoreError) in try await store.cellOutcomes(of: claim) }
             for outcome in found { await log.note(CellText.line(outcome.cell)) }
-            var outcome = IntegrationOutcome.merging(found, commits: commits)
+            var outcome = IntegrationOutcome.merging(found, commits: course.commits)
             // after triggers report to the log and their trigger runs; a store error there ends nothing already recorded
-            if integration.bisectionID == nil { try? await runTriggers(.after, result: outcome.result) }
-            outcome.triggers = triggers
-            outcome.review = await reviewRequest()
-            progress(.stepEnded(currentStep, seconds: context.clock.monotonic.since(stepStart).seconds))
+            if integration.bisectionID == nil { try? await runTriggers(.after, result: outcome.result, &course) }
+            outcome.triggers = course.triggers
+            outcome.review = await reviewRequest(course)
+            ended(course)
             return outcome
         } catch {
-            switch error {
-            case .ended(let outcome):
-                let (store, claim, now, reason) = (store, claim, context.clock.now, outcome.reason ?? .matrixEnded(result: outcome.result))
+            if case .ended(let result, let reason) = error {
+                let (store, claim, now, reason) = (store, claim, context.clock.now, reason ?? .matrixEnded(result: result))
                 await context.logger.bestEffort(
                     "ending the cells of \(claim.bot) #\(claim.number)", loses: "they end when the integration is recorded, which is retried",
                     { () async throws(StoreError) in try await store.endCells(of: claim, reason: reason, now: now) })
-                return outcome
-            case .lost(let reason):
-                await log.note("stopped: \(reason)")
-                return nil
             }
+            return await outcome(of: error, course)
         }
     }
 

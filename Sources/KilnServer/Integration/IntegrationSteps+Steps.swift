@@ -20,8 +20,9 @@ import KilnStore
 extension IntegrationSteps {
     // MARK: Steps
 
-    mutating func checkout() async throws(Stop) {
-        try await enter(.checkout)
+    /// The `checkout` step: the commit, the commits it brings and the baseline go in `course`.
+    func checkout(_ course: inout Course) async throws(Stop) {
+        try await enter(.checkout, &course)
         let pullRequest = integration.pullRequest
         if let pullRequest {
             let from = pullRequest.fork ? " from a fork (no secrets)" : ""
@@ -30,9 +31,9 @@ extension IntegrationSteps {
         } else {
             await log.header("checkout: \(bot.repository.url.redacted) \(bot.repository.branch)")
         }
-        let (mirrors, store, claim, repository) = (context.mirrors, store, claim, bot.repository)
+        let (mirrors, store, claim, repository, commit) = (context.mirrors, store, claim, bot.repository, course.commit)
         do {
-            wiped = try workspace.prepare(now: context.clock.now)
+            course.wiped = try workspace.prepare(now: context.clock.now)
             let notes = NoteCollector()
             // A pull request's commits are those its head adds to the base branch as it is now;
             // the branch's are those since its previous integration. An integration of a known
@@ -69,9 +70,8 @@ extension IntegrationSteps {
             }
             try await recorded
             if let checkoutFailure { throw checkoutFailure }
-            commit = target
-            commits = try await listed
-            baseline = previous
+            let commits = try await listed
+            (course.commit, course.commits, course.baseline) = (target, commits, previous)
             await log.append(Array("checked out \(target) (\(commits.count) new commit\(commits.count == 1 ? "" : "s"))\n".utf8))
         } catch let error as GitError {
             await log.note(error.description)
@@ -84,10 +84,13 @@ extension IntegrationSteps {
         }
     }
 
-    mutating func build(_ package: PackageBuild) async throws(Stop) -> BuildOutput {
-        try await enter(.building)
-        let previous = try await previousIssues()
-        let unavailable = await mirrorDependencies()
+    /// The `build` step; the integration compared with and the dependencies go in `course`.
+    func build(_ package: PackageBuild, _ course: inout Course) async throws(Stop) -> BuildOutput {
+        try await enter(.building, &course)
+        course.previous = try await previousDetail()
+        let (previous, commit) = (course.previous?.issues ?? [], course.commit)
+        let unavailable: [Diagnostic]
+        (course.dependencies, unavailable) = await mirrorDependencies()
         if bot.network == .none, !unavailable.isEmpty { return .failed(unavailable) }
         var built = try await attempt { [commit] in try await package.build(commit: commit, previous: previous) }
         _ = try ended(built.end)
@@ -122,10 +125,11 @@ extension IntegrationSteps {
     /// The `analyze` step, when the bot asks for it (not in a bisect integration, which only
     /// looks for a failure). A check that could not run is an error issue that says why, never
     /// a clean pass.
-    mutating func analyze(_ package: PackageBuild) async throws(Stop) -> Analysis {
+    func analyze(_ package: PackageBuild, _ course: inout Course) async throws(Stop) -> Analysis {
         let settings = bot.analyze
         guard settings.enabled, integration.bisectionID == nil, analyzes else { return Analysis() }
-        try await enter(.analyzing)
+        try await enter(.analyzing, &course)
+        let (commit, baseline) = (course.commit, course.baseline)
         var analysis = Analysis()
         if settings.lint {
             analysis.findings = try await analyzed(into: &analysis) { [commit] in try await package.lint(commit: commit) }
@@ -167,7 +171,7 @@ extension IntegrationSteps {
     /// The `archiving` step, when the bot archives and the build succeeded: not for a bisect
     /// integration, nor for a fork's pull request unless `archive.pull-requests` says so, nor
     /// when failed tests already rule out every result `archive.on` accepts.
-    mutating func archive(_ package: PackageBuild, built: BuildOutput, tested: TestOutput) async throws(Stop) -> ArchiveOutput? {
+    func archive(_ package: PackageBuild, built: BuildOutput, tested: TestOutput, _ course: inout Course) async throws(Stop) -> ArchiveOutput? {
         let settings = bot.archive
         guard settings.enabled, built.succeeded, integration.bisectionID == nil, archives else { return nil }
         if workspace.fromFork, !settings.pullRequests {
@@ -178,8 +182,10 @@ extension IntegrationSteps {
             await log.note("not archived: tests failed, and archive.on does not keep test-failures")
             return nil
         }
-        try await enter(.archiving)
-        let archived = try await attempt { [workspace, commit] in try await package.archive(in: workspace.archiveDirectory, commit: commit) }
+        try await enter(.archiving, &course)
+        let archived = try await attempt { [workspace, commit = course.commit] in
+            try await package.archive(in: workspace.archiveDirectory, commit: commit)
+        }
         _ = try ended(archived.end)
         if let refusal = archived.refusal { await log.note(refusal.sentence) }
         if let asset = archived.asset { await log.note("packed \(asset.name): \(ByteCount.text(asset.size)), sha256 \(asset.sha256)") }
@@ -187,8 +193,9 @@ extension IntegrationSteps {
     }
 
     /// Keeps the archive with the integration when `archive.on` accepts its result, before the
-    /// after triggers (which see it as `KILN_ARCHIVE` and `KILN_ASSETS`); says why otherwise.
-    mutating func keep(_ archived: ArchiveOutput?, outcome: inout IntegrationOutcome) async throws(Stop) {
+    /// after triggers (which see it as `KILN_ARCHIVE` and `KILN_ASSETS`: `course.archive`); says
+    /// why otherwise.
+    func keep(_ archived: ArchiveOutput?, outcome: inout IntegrationOutcome, _ course: inout Course) async throws(Stop) {
         guard let archived else { return }
         if let refusal = archived.refusal, outcome.reason == nil { outcome.reason = refusal }
         guard let asset = archived.asset, let file = archived.file, let contents = archived.contents else { return }
@@ -198,7 +205,7 @@ extension IntegrationSteps {
         }
         do {
             try await store.storeAsset(asset, from: file, for: claim)
-            workspace.archive = (file, contents)
+            course.archive = (file, contents)
         } catch StoreError.claimLost(_, let reason) {
             throw .lost("this host no longer holds the integration (\(reason))")
         } catch {
@@ -207,38 +214,40 @@ extension IntegrationSteps {
         }
     }
 
-    mutating func process(
+    func process(
         _ package: PackageBuild, built: BuildOutput, tested: TestOutput, analyzed: Analysis, regressed: [MeasuredRegression],
-        archived: ArchiveOutput?
+        archived: ArchiveOutput?, _ course: inout Course
     ) async throws(Stop) -> IntegrationOutcome {
-        try await enter(.processing)
-        let carried = package.carriedWarnings(from: try await previousIssues(), build: built)
+        try await enter(.processing, &course)
+        let carried = package.carriedWarnings(from: course.previous?.issues ?? [], build: built)
         if !carried.isEmpty { await log.note("\(carried.count) warning(s) kept from files this build did not recompile") }
         var outcome = IssueBuilder.outcome(
             build: built, carried: carried + analyzed.errors + (archived?.diagnostics.filter { $0.severity == .error } ?? []), tests: tested,
             findings: analyzed.findings, regressed: regressed,
             regressions: bot.performance.regressions)
-        if let commit {
+        if let commit = course.commit {
             let (mirrors, repository) = (context.mirrors, bot.repository)
-            await IssueBuilder.attribute(&outcome.issues, commits: commits) { file, line in
+            await IssueBuilder.attribute(&outcome.issues, commits: course.commits) { file, line in
                 // a line blame cannot read is attributed to the range's authors (IssueBuilder.attribute)
                 try? await mirrors.blame(of: repository, file: file, line: line, at: commit)
             }
         }
-        outcome.commits = commits
-        outcome.triggers = triggers
-        outcome.dependencies = dependencies
-        outcome.review = await reviewRequest()
+        outcome.commits = course.commits
+        outcome.triggers = course.triggers
+        outcome.dependencies = course.dependencies
+        outcome.review = await reviewRequest(course)
         return outcome
     }
 
     /// For a pull request of a bot with `forge.review` (a matrix's integration, not its cells):
     /// where its review goes, with the lines it changed since its merge base with the base
     /// branch. Changed lines that cannot be read leave every finding to the review's summary.
-    func reviewRequest() async -> ReviewRequest? {
-        guard let pullRequest = workspace.pullRequest, let forge = bot.forge, forge.review, cell == nil, let commit else { return nil }
+    func reviewRequest(_ course: Course) async -> ReviewRequest? {
+        guard let pullRequest = workspace.pullRequest, let forge = bot.forge, forge.review, cell == nil, let commit = course.commit else {
+            return nil
+        }
         var changed = ChangedLines()
-        if let baseline {
+        if let baseline = course.baseline {
             do {
                 changed = try await context.mirrors.changedLines(of: bot.repository, base: baseline, head: commit)
             } catch {
@@ -250,18 +259,12 @@ extension IntegrationSteps {
             pullRequest: pullRequest.number, head: commit, changed: changed, url: nil, limit: forge.reviewLimit)
     }
 
-    /// The open issues of the integration this one is compared with.
-    mutating func previousIssues() async throws(Stop) -> [IntegrationIssue] {
-        try await previousDetail()?.issues ?? []
-    }
-
     /// The integration this one is compared with, with its issues and tests; nil when there is
     /// none, or its details have expired. A store that cannot say ends the integration: without
-    /// it every open issue would look new, and its committers would be mailed again. Read once
-    /// per integration. A cell sees what the same cell found there (and what an integration
-    /// before the bot had a matrix found).
-    mutating func previousDetail() async throws(Stop) -> IntegrationDetail? {
-        if let read = previousRead { return read }
+    /// it every open issue would look new, and its committers would be mailed again. The build
+    /// step reads it, once per integration (`Course.previous`). A cell sees what the same cell
+    /// found there (and what an integration before the bot had a matrix found).
+    func previousDetail() async throws(Stop) -> IntegrationDetail? {
         do {
             var detail: IntegrationDetail?
             if let previous = try await store.predecessor(.built, bot: bot.name, before: integration.shownNumber), !previous.expired {
@@ -271,7 +274,6 @@ extension IntegrationSteps {
                 detail?.tests.removeAll { $0.cell != nil && $0.cell != name }
                 detail?.issues.removeAll { !$0.cells.isEmpty && !$0.cells.contains(name) }
             }
-            previousRead = .some(detail)
             return detail
         } catch {
             throw stop(.internalError, .fault(stage: .readingBaseline, message: "\(error)"))

@@ -23,17 +23,18 @@ extension IntegrationSteps {
     /// More failing tests than this is a breakage, not flakiness: their histories are not read.
     static let historyLookups = 20
 
-    mutating func test(_ package: PackageBuild, built: BuildOutput) async throws(Stop) -> TestOutput {
+    func test(_ package: PackageBuild, built: BuildOutput, _ course: inout Course) async throws(Stop) -> TestOutput {
         guard bot.test.enabled, built.succeeded else { return TestOutput() }
-        try await enter(.testing)
+        try await enter(.testing, &course)
+        let commit = course.commit
         var tested = try await attempt { [commit] in try await package.test(commit: commit) }
         _ = try ended(tested.end)
         let now = context.clock.now
         for index in tested.tests.indices where bot.test.quarantine.holding(tested.tests[index], at: now) != nil {
             tested.tests[index].quarantined = true
         }
-        try await rerunFailures(package, tested: &tested)
-        try await measureSerially(package, tested: &tested)
+        try await rerunFailures(package, tested: &tested, course)
+        try await measureSerially(package, tested: &tested, course)
         try await flakyByHistory(&tested.tests)
         let flaky = tested.tests.filter { $0.status == .flaky }
         if !flaky.isEmpty {
@@ -45,9 +46,9 @@ extension IntegrationSteps {
 
     /// Runs the tests that failed here but passed in the previous integration again, up to
     /// `test.retries` times, before they count as failures: those that pass become `flaky`.
-    mutating func rerunFailures(_ package: PackageBuild, tested: inout TestOutput) async throws(Stop) {
+    func rerunFailures(_ package: PackageBuild, tested: inout TestOutput, _ course: Course) async throws(Stop) {
         guard bot.test.retries > 0, tested.tests.contains(where: \.counts) else { return }
-        let previous = try await previousDetail()
+        let (previous, commit) = (course.previous, course.commit)
         var candidates = TestRerun.candidates(tested.tests, previous: previous?.tests ?? [])
         guard let previous, !candidates.isEmpty else { return }
         for round in 1...bot.test.retries where !candidates.isEmpty {
@@ -66,7 +67,7 @@ extension IntegrationSteps {
     /// the parallel run did print (XCTest fails a measurement that varies too much, which is when
     /// other tests ran beside it) was measured under that load and is replaced; a test whose
     /// serial run gives no measurement keeps none.
-    mutating func measureSerially(_ package: PackageBuild, tested: inout TestOutput) async throws(Stop) {
+    func measureSerially(_ package: PackageBuild, tested: inout TestOutput, _ course: Course) async throws(Stop) {
         guard package.testsRunInParallel else { return }
         let measuring = MeasuringTests.find(tested.tests, packageAt: workspace.directory)
         guard !measuring.isEmpty else { return }
@@ -74,7 +75,7 @@ extension IntegrationSteps {
         await log.header("measuring \(measuring.count) test\(measuring.count == 1 ? "" : "s") serially (--parallel hides measurements): \(names)")
         let keys = Set(measuring.map(\.key))
         for index in tested.tests.indices where keys.contains(tested.tests[index].key) { tested.tests[index].measurement = nil }
-        let run = try await attempt { [commit] in try await package.measure(measuring, commit: commit) }
+        let run = try await attempt { [commit = course.commit] in try await package.measure(measuring, commit: commit) }
         _ = try ended(run.end)
         for measured in run.tests where measured.status == .passed {
             guard let measurement = measured.measurement, let index = tested.tests.firstIndex(where: { $0.key == measured.key }) else { continue }
@@ -152,7 +153,7 @@ extension IntegrationSteps {
     ///
     /// A bisect integration is judged against the baseline the integration it bisects had (the
     /// branch's integrations before it), so that an old commit is slow or fast by the same rule.
-    func performanceRegressions(_ package: PackageBuild, tests: inout [TestCase]) async throws(Stop) -> [MeasuredRegression] {
+    func performanceRegressions(_ package: PackageBuild, tests: inout [TestCase], _ course: Course) async throws(Stop) -> [MeasuredRegression] {
         guard let (host, before) = await baselineScope() else { return [] }
         var found: [MeasuredRegression] = []
         let tolerance = bot.performance.tolerance
@@ -168,7 +169,7 @@ extension IntegrationSteps {
                 await log.header(
                     "measuring \(test.suite).\(test.name) again (\(round) of \(Self.performanceConfirmations)): \(regression.message(suite: test.suite, name: test.name))"
                 )
-                let again = try await attempt { [commit] in try await package.measure([test], commit: commit) }
+                let again = try await attempt { [commit = course.commit] in try await package.measure([test], commit: commit) }
                 _ = try ended(again.end)
                 let values = again.tests.first { $0.key == test.key && $0.status == .passed }?.measurement?.values
                 guard let values, let confirmed = judge(values) else {

@@ -19,8 +19,9 @@ extension IntegrationSteps {
     // MARK: Triggers
 
     /// Runs the bot's script triggers of `phase` in the workspace, in order (an after trigger only
-    /// when its `on` lists `result`); a before trigger that fails ends the integration.
-    mutating func runTriggers(_ phase: TriggerPhase, result: IntegrationResult?) async throws(Stop) {
+    /// when its `on` lists `result`); a before trigger that fails ends the integration. What each
+    /// did goes in `course.triggers`.
+    func runTriggers(_ phase: TriggerPhase, result: IntegrationResult?, _ course: inout Course) async throws(Stop) {
         let scripts = bot.triggers.compactMap { trigger -> ScriptTrigger? in
             guard case .script(let script) = trigger, script.phase == phase else { return nil }
             if let result, !script.on.contains(result) { return nil }
@@ -34,8 +35,8 @@ extension IntegrationSteps {
         async let recording = Self.record(step, of: claim, in: store, now: clock.now)
         var stopped: Stop?
         do throws(Stop) {
-            try await enter(step, recordedHere: false)
-            try await run(scripts, phase: phase, result: result)
+            try await enter(step, &course, recordedHere: false)
+            try await run(scripts, phase: phase, result: result, &course)
         } catch {
             stopped = error
         }
@@ -43,12 +44,14 @@ extension IntegrationSteps {
         if let stopped { throw stopped }
     }
 
-    private mutating func run(_ scripts: [ScriptTrigger], phase: TriggerPhase, result: IntegrationResult?) async throws(Stop) {
+    private func run(_ scripts: [ScriptTrigger], phase: TriggerPhase, result: IntegrationResult?, _ course: inout Course) async throws(Stop) {
+        var workspace = workspace
+        workspace.archive = course.archive
         for script in scripts {
             let start = context.clock.monotonic.now
             let end = try ended(
-                try await attempt { [workspace, commit, currentStep] in
-                    try await workspace.run(.shell(script.run), step: currentStep, commit: commit, result: result)
+                try await attempt(workspaceGone: .triggerError) { [workspace, commit = course.commit, step = course.step] in
+                    try await workspace.run(.shell(script.run), step: step, commit: commit, result: result)
                 })
             let status: Int
             switch end {
@@ -56,7 +59,8 @@ extension IntegrationSteps {
             case .signaled(let signal): status = 128 + Int(signal)
             case .timedOut, .canceled: status = -1
             }
-            triggers.append(TriggerRun(name: script.name, phase: phase, exitStatus: status, duration: context.clock.monotonic.since(start).seconds))
+            course.triggers.append(
+                TriggerRun(name: script.name, phase: phase, exitStatus: status, duration: context.clock.monotonic.since(start).seconds))
             if status != 0 {
                 await log.note("trigger '\(script.name)' failed with exit status \(status)")
                 if phase == .before { throw stop(.triggerError, .triggerFailed(name: script.name, status: status)) }

@@ -20,8 +20,9 @@ extension IntegrationSteps {
     /// After the checkout: a workspace without a `.build` starts from a snapshot of the same bot
     /// and cell when there is one (`WarmWorkspaces`); the log says where it came from. Then
     /// `.build` is made to hold where the build sees it (`Workspace.settleSeenPath`). Returns
-    /// where it came from, for the store (`recordOrigin`); nil without warm workspaces.
-    func startWorkspace() async -> WorkspaceOrigin? {
+    /// where it came from, for the store (`recordOrigin`); nil without warm workspaces. `wiped`:
+    /// the checkout wiped it for the bot's `clean` schedule.
+    func startWorkspace(wiped: Bool) async -> WorkspaceOrigin? {
         guard let warm else {
             await settleSeenPath()
             return nil

@@ -18,36 +18,48 @@ import KilnPresentation
 import KilnStore
 import Synchronization
 
-/// One integration on its way through the steps.
+/// One integration on its way through the steps. What it is given (the claim, the workspace,
+/// its cell) is fixed; what the steps learn on the way (the commit and the commits, the
+/// dependencies, the triggers run, the step it is at) travels in a `Course` that `run` hands
+/// from one step to the next, so that a step's signature says what it reads and what it adds.
 struct IntegrationSteps {
     let context: IntegrationContext
     let claim: Claim
-    var workspace: Workspace
-    let progress: @Sendable (IntegrationSequencer.Progress) -> Void
-    var commit: String?
-    var commits: [Commit] = []
-    /// The commit this one's API is compared with: the previous integration's, or a pull
-    /// request's base.
-    var baseline: String?
-    var triggers: [TriggerRun] = []
-    /// The package's pins, as Kiln's mirrors had them for the build (`mirrorDependencies`).
-    var dependencies: [DependencyPin] = []
-    var stepStart: ContinuousClock.Instant
-    var currentStep = IntegrationStep.checkout
-    /// The integration this one is compared with, once read (`previousDetail()`).
-    var previousRead: IntegrationDetail??
+    let workspace: Workspace
     /// For a cell of a matrix: which. It is compared with the same cell of earlier integrations.
-    var cell: Cell?
+    let cell: Cell?
     /// Where a new workspace gets its `.build` (`startWorkspace`); nil: it builds from nothing.
-    var warm: Warming?
-    /// The bot's `clean` schedule wiped the workspace for this integration.
-    var wiped = false
+    let warm: Warming?
+    let progress: @Sendable (IntegrationSequencer.Progress) -> Void
 
     /// What starting a workspace warm needs: the host's snapshots, the cell's key, its compiler.
     struct Warming: Sendable {
         let workspaces: WarmWorkspaces
         let cell: String
         let swiftVersion: String?
+    }
+
+    /// What the steps have learnt and done so far: `run` (`runCells` for a matrix) holds it and
+    /// hands it on; a step that adds to it takes it `inout`, one that only reads it by value.
+    struct Course {
+        /// The commit integrated: the claim's, and after the checkout the one checked out.
+        var commit: String?
+        /// The commits this integration brings (`checkout`).
+        var commits: [Commit] = []
+        /// The commit this one's API is compared with: the previous integration's, or a pull
+        /// request's base (`checkout`).
+        var baseline: String?
+        /// The bot's `clean` schedule wiped the workspace for this integration (`checkout`).
+        var wiped = false
+        /// The package's pins, as Kiln's mirrors had them for the build (`build`).
+        var dependencies: [DependencyPin] = []
+        /// The integration this one is compared with, read once by `build` (`previousDetail`).
+        var previous: IntegrationDetail?
+        var triggers: [TriggerRun] = []
+        /// The archive kept with the integration, which after triggers see (`keep`).
+        var archive: (file: String, contents: String)?
+        var step = IntegrationStep.checkout
+        var stepStart: ContinuousClock.Instant
     }
 
     /// Whether this integration analyzes: a cell only when it is its matrix's first (the findings
@@ -58,86 +70,93 @@ struct IntegrationSteps {
     /// by default its matrix's first (one archive is kept).
     var archives: Bool { cell == nil || cell?.name == (bot.archive.cell ?? bot.matrix?.cells.first?.name) }
 
-    init(
-        context: IntegrationContext, claim: Claim, workspace: Workspace,
-        progress: @escaping @Sendable (IntegrationSequencer.Progress) -> Void
-    ) {
-        self.context = context
-        self.claim = claim
-        self.workspace = workspace
-        self.progress = progress
-        self.commit = claim.commit
-        stepStart = context.clock.monotonic.now
-    }
-
     var integration: Integration { claim.integration }
 
     var bot: Bot { workspace.bot }
     var store: any IntegrationQueue & IntegrationRecords & LogsAndAssets { context.store }
     var log: IntegrationLog { workspace.log }
 
+    /// Where an integration starts: its claim's commit, at the checkout, now.
+    func start() -> Course {
+        Course(commit: claim.commit, stepStart: context.clock.monotonic.now)
+    }
+
     /// Why the integration must stop now.
     enum Stop: Error {
-        case ended(IntegrationOutcome)
+        case ended(IntegrationResult, IntegrationReason?)
         /// The claim was lost: this host must stop without recording a result.
         case lost(String)
     }
 
     /// The outcome; nil when the claim was lost on the way.
-    mutating func run() async -> IntegrationOutcome? {
+    func run() async -> IntegrationOutcome? {
+        var course = start()
         do throws(Stop) {
-            try await checkout()
-            let origin = await startWorkspace()
+            try await checkout(&course)
+            let origin = await startWorkspace(wiped: course.wiped)
             async let recorded = Self.recordOrigin(origin, of: claim, in: warm)
             var stopped: Stop?
             do throws(Stop) {
-                try await runTriggers(.before, result: nil)
+                try await runTriggers(.before, result: nil, &course)
             } catch {
                 stopped = error
             }
             try recordedOrigin(await recorded)
             if let stopped { throw stopped }
             let package = PackageBuild(workspace: workspace, layout: context.layout)
-            let built = try await build(package)
-            var tested = try await test(package, built: built)
-            var regressed = try await performanceRegressions(package, tests: &tested.tests)
-            regressed += try await benchmarkRegressions(package, tests: &tested.tests)
-            let analyzed = try await analyze(package)
-            let archived = try await archive(package, built: built, tested: tested)
-            var outcome = try await process(package, built: built, tested: tested, analyzed: analyzed, regressed: regressed, archived: archived)
-            try await keep(archived, outcome: &outcome)
+            let built = try await build(package, &course)
+            var tested = try await test(package, built: built, &course)
+            var regressed = try await performanceRegressions(package, tests: &tested.tests, course)
+            regressed += try await benchmarkRegressions(package, tests: &tested.tests, course)
+            let analyzed = try await analyze(package, &course)
+            let archived = try await archive(package, built: built, tested: tested, &course)
+            var outcome = try await process(
+                package, built: built, tested: tested, analyzed: analyzed, regressed: regressed, archived: archived, &course)
+            try await keep(archived, outcome: &outcome, &course)
             // An after trigger cannot change the result; how it ended is in the log and the trigger
             // list. A bisect integration runs none: it only looks at an old commit; nor does a
             // cell: its integration runs them once, with the result of all its cells.
-            if integration.bisectionID == nil, cell == nil { try? await runTriggers(.after, result: outcome.result) }
-            outcome.triggers = triggers
-            progress(.stepEnded(currentStep, seconds: context.clock.monotonic.since(stepStart).seconds))
+            if integration.bisectionID == nil, cell == nil { try? await runTriggers(.after, result: outcome.result, &course) }
+            outcome.triggers = course.triggers
+            ended(course)
             return outcome
         } catch {
             // Stopped early (checkout or before trigger failed, timeout, cancel): no after triggers,
             // since the deadline has passed or the integration was told to stop.
-            switch error {
-            case .ended(let outcome): return outcome
-            case .lost(let reason):
-                await log.note("stopped: \(reason)")
-                return nil
-            }
+            return await outcome(of: error, course)
         }
+    }
+
+    /// The outcome of an integration stopped early, with what it had learnt; nil when the claim
+    /// was lost.
+    func outcome(of stop: Stop, _ course: Course) async -> IntegrationOutcome? {
+        switch stop {
+        case .ended(let result, let reason):
+            return IntegrationOutcome(result: result, reason: reason, commits: course.commits, triggers: course.triggers)
+        case .lost(let reason):
+            await log.note("stopped: \(reason)")
+            return nil
+        }
+    }
+
+    /// Reports the last step's end.
+    func ended(_ course: Course) {
+        progress(.stepEnded(course.step, seconds: context.clock.monotonic.since(course.stepStart).seconds))
     }
 
     /// Ends the integration here with `result`, keeping what it has learnt so far.
     func stop(_ result: IntegrationResult, _ reason: IntegrationReason?) -> Stop {
-        .ended(IntegrationOutcome(result: result, reason: reason, commits: commits, triggers: triggers))
+        .ended(result, reason)
     }
 
     /// Moves on to `step`. The store records it (not the checkout: the claim is its record) unless
     /// `recordedHere` is false, for a caller that records it beside the step's first process
     /// (`record`, `recorded`).
-    mutating func enter(_ step: IntegrationStep, recordedHere: Bool = true) async throws(Stop) {
+    func enter(_ step: IntegrationStep, _ course: inout Course, recordedHere: Bool = true) async throws(Stop) {
         let now = context.clock.monotonic.now
-        if step != .checkout { progress(.stepEnded(currentStep, seconds: (now - stepStart).seconds)) }
-        currentStep = step
-        stepStart = now
+        if step != .checkout { progress(.stepEnded(course.step, seconds: (now - course.stepStart).seconds)) }
+        course.step = step
+        course.stepStart = now
         progress(.step(step))
         if step != .checkout, recordedHere {
             try recorded(step, await Self.record(step, of: claim, in: store, now: context.clock.now))
@@ -180,8 +199,10 @@ struct IntegrationSteps {
         }
     }
 
-    /// Runs a step's processes; a process that cannot start ends the integration.
-    func attempt<T>(_ body: () async throws -> T) async throws(Stop) -> T {
+    /// Runs a step's processes; a process that cannot start ends the integration: as
+    /// `workspaceGone` when the integration's own doing removed the workspace, else as an
+    /// internal error.
+    func attempt<T>(workspaceGone: IntegrationResult = .buildErrors, _ body: () async throws -> T) async throws(Stop) -> T {
         do {
             return try await body()
         } catch {
@@ -190,7 +211,7 @@ struct IntegrationSteps {
                 // The integration's own doing (a script or build removed it), not Kiln's fault.
                 let reason = IntegrationReason.workspaceDeleted(path: workspace.directory)
                 await log.note(reason.sentence)
-                throw stop(currentStep == .beforeTriggers || currentStep == .afterTriggers ? .triggerError : .buildErrors, reason)
+                throw stop(workspaceGone, reason)
             }
             throw stop(.internalError, .fault(stage: .other, message: "\(error)"))
         }
