@@ -140,7 +140,8 @@ let package = Package(
         .testTarget(
             name: "KilnWebTests",
             dependencies: [
-                "KilnWeb", "KilnServer", "KilnStore", "KilnTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                "KilnWeb", "KilnServer", "KilnStore", "KilnGit", "KilnPresentation", "KilnTestSupport",
+                .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]

@@ -25,6 +25,8 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
     case refNotFound(ref: String, url: String)
     case hostUnreachable(url: String, detail: String)
     case corruptMirror(path: String, detail: String)
+    /// This host has no mirror of the repository yet: it has not integrated it.
+    case mirrorMissing(url: String)
     /// Anything else libgit2 reported, with what Kiln was doing.
     case failed(operation: String, detail: String)
 
@@ -38,6 +40,7 @@ public enum GitError: Error, Sendable, Equatable, CustomStringConvertible {
         case .refNotFound(let ref, let url): "\(ref) not found in \(url) (check the pull request's number, and that it is open)"
         case .hostUnreachable(let url, let detail): "cannot reach the host of \(url): \(detail)"
         case .corruptMirror(let path, let detail): "the mirror \(path) is damaged: \(detail)"
+        case .mirrorMissing(let url): "this host has no mirror of \(url) yet (it has not integrated the bot)"
         case .failed(let operation, let detail): "\(operation): \(detail)"
         }
     }

@@ -51,6 +51,25 @@ final class GitRepository {
         return try body(commit)
     }
 
+    /// The contents of the file at `path` (relative to the root) in `commit`; nil when it has no
+    /// such file (or the path is a directory).
+    func file(_ path: String, in commit: OpaquePointer) throws(GitError) -> Data? {
+        var tree: OpaquePointer?
+        guard git_commit_tree(&tree, commit) == 0, let tree else {
+            throw .failed(operation: "reading the tree of \(hex(git_commit_id(commit)))", detail: lastGitMessage())
+        }
+        defer { git_tree_free(tree) }
+        var entry: OpaquePointer?
+        guard git_tree_entry_bypath(&entry, tree, path) == 0, let entry else { return nil }
+        defer { git_tree_entry_free(entry) }
+        var blob: OpaquePointer?
+        guard git_tree_entry_type(entry) == GIT_OBJECT_BLOB, git_blob_lookup(&blob, pointer, git_tree_entry_id(entry)) == 0, let blob else {
+            return nil
+        }
+        defer { git_blob_free(blob) }
+        return Data(bytes: git_blob_rawcontent(blob), count: Int(git_blob_rawsize(blob)))
+    }
+
     func commit(_ pointer: OpaquePointer) -> Commit {
         let author = git_commit_author(pointer)
         return Commit(

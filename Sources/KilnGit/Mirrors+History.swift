@@ -93,4 +93,18 @@ extension Mirrors {
                 email: signature.flatMap { $0.pointee.email.map { String(cString: $0) } } ?? "")
         }
     }
+
+    /// The file at `path` (relative to the repository's root) in `commit`, from the mirror as it
+    /// is (a page never waits for a fetch); nil when the commit has no such file. What a page
+    /// shows of a failure's source (`/bots/{bot}/integrations/{n}/source/…`).
+    public func file(_ path: String, at commit: String, of repository: Repository) async throws(GitError) -> Data? {
+        let mirror = self.path(for: repository.url)
+        return try await onGitThread { () throws(GitError) -> Data? in
+            guard let repo = GitRepository.open(mirror).0 else { throw .mirrorMissing(url: repository.url.redacted) }
+            return try repo.withCommit(commit) { (pointer) throws(GitError) -> Data? in
+                guard let pointer else { throw .commitNotFound(commit: commit, url: repository.url.redacted) }
+                return try repo.file(path, in: pointer)
+            }
+        }
+    }
 }

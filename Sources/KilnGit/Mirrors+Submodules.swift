@@ -55,20 +55,7 @@ extension Mirrors {
     static func submodules(in repository: GitRepository, at revision: String, parent: RepositoryURL) throws(GitError) -> [Submodule] {
         let text: Data? = try repository.withCommit(revision) { (commit) throws(GitError) -> Data? in
             guard let commit else { throw .commitNotFound(commit: revision, url: parent.redacted) }
-            var tree: OpaquePointer?
-            guard git_commit_tree(&tree, commit) == 0, let tree else {
-                throw .failed(operation: "reading the tree of \(revision)", detail: lastGitMessage())
-            }
-            defer { git_tree_free(tree) }
-            var entry: OpaquePointer?
-            guard git_tree_entry_bypath(&entry, tree, ".gitmodules") == 0, let entry else { return nil }
-            defer { git_tree_entry_free(entry) }
-            var blob: OpaquePointer?
-            guard git_tree_entry_type(entry) == GIT_OBJECT_BLOB, git_blob_lookup(&blob, repository.pointer, git_tree_entry_id(entry)) == 0,
-                let blob
-            else { return nil }
-            defer { git_blob_free(blob) }
-            return Data(bytes: git_blob_rawcontent(blob), count: Int(git_blob_rawsize(blob)))
+            return try repository.file(".gitmodules", in: commit)
         }
         guard let text else { return [] }
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("kiln-gitmodules-\(UUID().uuidString)").path

@@ -42,6 +42,8 @@ public struct WebDependencies: Sendable {
     public var snapshots: DataDirectory?
     /// What `/health` judges besides the store.
     public var health = HealthSettings(dataDirectory: nil)
+    /// Reads a file of a repository at a commit, for a failure's source lines and the source view.
+    public var source: SourceReader = { _, _, _ in .unavailable("this host reads no repository") }
 
     public init(
         store: any Store, bots: @escaping @Sendable () async -> [Bot], assets: WebAssets, webhookSecret: [UInt8]?, listen: ListenAddress,
@@ -58,6 +60,19 @@ public struct WebDependencies: Sendable {
     }
 }
 
+/// A file of a bot's repository as of a commit: what a failure's source lines and Kiln's source
+/// view (`/bots/{bot}/integrations/{n}/source/…`) are read from.
+public enum SourceFile: Sendable {
+    case text(Data)
+    /// The commit has no such file.
+    case missing
+    /// The file cannot be read here; why.
+    case unavailable(String)
+}
+
+/// Reads `path` of `repository` as of `commit`.
+public typealias SourceReader = @Sendable (_ repository: Repository, _ commit: String, _ path: String) async -> SourceFile
+
 /// Every route, each behind the one access check (`AccessMiddleware`): a middleware wraps only
 /// the routes added after it, so it comes first.
 func webRouter(
@@ -72,7 +87,9 @@ func webRouter(
     HealthController(monitor: health).addRoutes(to: router)
     SignInController(gate: gate, assets: web.assets, secure: web.secureCookies).addRoutes(to: router)
     AuditController(store: web.store, gate: gate, assets: web.assets).addRoutes(to: router)
-    PagesController(store: web.store, assets: web.assets, cache: cache, notice: web.notice, clock: web.clock).addRoutes(to: router)
+    PagesController(store: web.store, assets: web.assets, cache: cache, notice: web.notice, clock: web.clock, bots: web.bots, source: web.source)
+        .addRoutes(to: router)
+    SourceController(store: web.store, assets: web.assets, bots: web.bots, source: web.source).addRoutes(to: router)
     LogController(store: web.store).addRoutes(to: router)
     AssetController(store: web.store, bots: web.bots).addRoutes(to: router)
     APIController(store: web.store, cache: cache).addRoutes(to: router)

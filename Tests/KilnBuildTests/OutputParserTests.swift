@@ -88,7 +88,9 @@ struct OutputParserTests {
         #expect(tests.map(\.measurement?.values) == [[0.064259, 0.041, 0.0402], nil])
     }
 
-    @Test("A measure {} that XCTest failed only for varying over 10 % passed, with its values; one with a real failure did not")
+    @Test(
+        "A measure {} that XCTest failed only for varying over 10 % passed, with its values; one with a real failure did not, its message without the dash XCTest leaves"
+    )
     func tooNoisy() {
         let noisy =
             "error: PTests.testSpeed : failed: The relative standard deviation of the measurements is 105.404% which is higher than the max allowed of 10.000%."
@@ -100,7 +102,7 @@ struct OutputParserTests {
             Test Case 'PTests.testWrong' started at 2026-11-22 01:45:42.947
             /work/app/Tests/LibTests/PTests.swift:9: Test Case 'PTests.testWrong' measured [Time, seconds] average: 0.046, relative standard deviation: 105.404%, values: [0.1, 0.01, 0.01], performanceMetricID:com.apple.XCTPerformanceMetric_WallClockTime
             /work/app/Tests/LibTests/PTests.swift:9: \(noisy.replacingOccurrences(of: "testSpeed", with: "testWrong"))
-            /work/app/Tests/LibTests/PTests.swift:10: error: PTests.testWrong : XCTAssertEqual failed: ("1") is not equal to ("2")
+            /work/app/Tests/LibTests/PTests.swift:10: error: PTests.testWrong : XCTAssertEqual failed: ("1") is not equal to ("2") -
             Test Case 'PTests.testWrong' failed (0.52 seconds)
             """
         let tests = XCTestOutputParser.parse(output, root: "/work/app")

@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnGit
 import KilnStore
 import KilnTestSupport
 import KilnWeb
@@ -26,11 +27,16 @@ import Testing
 /// an archive; tokens made as `kiln token add` makes them.
 struct AccessHarness {
     let web: WebFixture
+    let repo: GitFixture
     static let hidden = "classified"
 
     static func start(anonymous: AnonymousAccess = .read, publicURL: String? = nil) async throws -> AccessHarness {
+        // The private bot's repository has a file at the path every `**` route is asked for, so
+        // that its source view answers too.
+        let repo = try GitFixture()
+        let commit = try repo.commit("Start", files: ["Suite/test": "a file\n"])
         let web = try await WebFixture.start(
-            bots: ["classified": Bots.app + "\nvisibility: private\n", "open": Bots.following("https://github.com/example/open.git")]
+            bots: ["classified": Bots.following(repo.url) + "visibility: private\n", "open": Bots.following("https://github.com/example/open.git")]
         ) {
             $0.anonymousAccess = anonymous
             $0.publicURL = publicURL
@@ -38,14 +44,17 @@ struct AccessHarness {
         let file = web.directory.url("archive.tar.gz")
         try Data("archive".utf8).write(to: URL(fileURLWithPath: file))
         for bot in ["classified", "open"] {
-            _ = try await web.store.enqueue(QueueRequest(bot: bot, cause: .manual, commit: "abc1234", branch: "main"), now: Date())
+            _ = try await web.store.enqueue(
+                QueueRequest(bot: bot, cause: .manual, commit: bot == hidden ? commit : "abc1234", branch: "main"), now: Date())
             let claim = try #require(try await web.store.claimNext(owner: "test", now: Date()))
             let asset = Asset(name: "\(bot).tar.gz", size: 7, sha256: String(repeating: "a", count: 64))
             try await web.store.storeAsset(asset, from: file, for: claim)
             let test = TestCase(suite: "Suite", name: "test", status: .passed, duration: 0.1)
             try await web.store.complete(claim, outcome: IntegrationOutcome(result: .succeeded, tests: [test]), now: Date())
         }
-        return AccessHarness(web: web)
+        let repository = Repository(url: try RepositoryURL(parsing: repo.url, relativeTo: "/"))
+        _ = try await Mirrors(directory: DataDirectory(web.directory.url("data")).mirrors).update(repository)
+        return AccessHarness(web: web, repo: repo)
     }
 
     /// A new token, as `kiln token add` makes one.

@@ -134,7 +134,11 @@ public struct XCTestOutputParser: Sendable {
         guard let running, let marker = line.range(of: ": error: ") else { return }
         let location = line[..<marker.lowerBound]
         let rest = line[marker.upperBound...]
-        let message = rest.range(of: " : ").map { String(rest[$0.upperBound...]) } ?? String(rest)
+        var message = rest.range(of: " : ").map { String(rest[$0.upperBound...]) } ?? String(rest)
+        // `XCTAssertEqual failed: ("1") is not equal to ("2") - its message`: without a message of
+        // its own, XCTest leaves the dash.
+        while message.last?.isWhitespace == true { message.removeLast() }
+        if message.hasSuffix(" -") { message.removeLast(2) }
         if message.contains("relative standard deviation of the measurements is"), message.contains("higher than the max allowed") {
             tooNoisy = true
             return

@@ -44,6 +44,10 @@ public protocol Forge: Sendable {
     func publicAPI(forHost host: String) -> String?
     /// The ref under which the forge keeps pull request `number`'s head in the base repository.
     func pullRef(_ number: Int) -> String
+    /// Where the forge's web pages show `path` (segments already percent-encoded) as of `commit`,
+    /// relative to the repository's page (`https://host/owner/name`); nil for a forge without
+    /// such pages.
+    func filePage(commit: String, path: String) -> String?
 
     // MARK: Commit statuses
 

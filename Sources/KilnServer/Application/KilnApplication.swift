@@ -132,6 +132,7 @@ public struct KilnApplication: Sendable {
         dependencies.anonymous = config.anonymousAccess
         dependencies.secureCookies = config.publicURL?.lowercased().hasPrefix("https://") == true
         dependencies.snapshots = layout
+        dependencies.source = Self.sourceReader(sequencer.mirrors)
         dependencies.health = HealthSettings(
             dataDirectory: config.data, minFreeDisk: config.healthMinFreeDisk, scheduler: scheduler.pulse,
             schedulerLimit: max(.seconds(30), scheduler.settings.tick * 10))
@@ -171,6 +172,18 @@ public struct KilnApplication: Sendable {
             return try WebAssets.load(environment: settings.environment)
         } catch {
             throw .assets(error)
+        }
+    }
+
+    /// The web's source files, from this host's mirrors (fetched first when they lack the commit).
+    private static func sourceReader(_ mirrors: Mirrors) -> SourceReader {
+        { repository, commit, path in
+            do throws(GitError) {
+                guard let contents = try await mirrors.file(path, at: commit, of: repository) else { return .missing }
+                return .text(contents)
+            } catch {
+                return .unavailable(error.description)
+            }
         }
     }
 

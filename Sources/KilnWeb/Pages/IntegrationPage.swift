@@ -199,6 +199,9 @@ struct IntegrationPage {
     var cancelURL: String? = nil
     /// Where its workspace came from (`WorkspaceOrigin.sentence`); a matrix's cells say theirs.
     var workspace: String? = nil
+    /// Its new failures, first on the page, with their source lines (`Failures`).
+    var failures: [FailureView] = []
+    var hasFailures = false
 }
 
 struct DependencyView {

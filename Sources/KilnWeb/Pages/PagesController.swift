@@ -25,6 +25,9 @@ struct PagesController {
     /// This host's notice for the front page, if any.
     var notice: String? = nil
     var clock: WallClock = .system
+    /// The bots as last loaded: where a failure's file is read and linked.
+    var bots: @Sendable () async -> [Bot] = { [] }
+    var source: SourceReader = { _, _, _ in .unavailable("no repository is read here") }
 
     /// Integrations per history page, and how many the trend charts cover.
     static let pageSize = 25
@@ -209,7 +212,8 @@ struct PagesController {
             }
         }
         let tail = try await LogController.tail(of: integration, in: store)
-        let page = IntegrationPage(
+        let bot = await bots().first { $0.name == integration.bot }
+        var page = IntegrationPage(
             title: "\(integration.bot) #\(integration.number) · Kiln", bot: integration.bot, botURL: "/bots/\(integration.bot)",
             number: integration.number, report: IntegrationReport(detail, now: now), running: integration.step != .completed, host: integration.host,
             pullRequest: integration.pullRequest.map { PullRequestView($0, now: now) }, commit: integration.commit ?? "not yet known",
@@ -247,6 +251,8 @@ struct PagesController {
                     tone: $0.mirror == .unavailable ? "bad" : "")
             }, hasDependencies: !detail.dependencies.isEmpty, csrf: csrf,
             cancelURL: csrf != nil && integration.step != .completed ? "/api\(base)/cancel" : nil, workspace: integration.workspace?.sentence)
+        page.failures = await Failures.views(of: detail, bot: bot, source: source)
+        page.hasFailures = !page.failures.isEmpty
         return assets.render(page, "integration")
     }
 }

@@ -41,6 +41,8 @@ public struct Generic: Forge {
     public func recognises(host: String) -> Bool { false }
     public func publicAPI(forHost host: String) -> String? { nil }
     public func pullRef(_ number: Int) -> String { "refs/pull/\(number)/head" }
+
+    public func filePage(commit: String, path: String) -> String? { nil }
     public var takesStatuses: Bool { false }
     public func statusRequest(_ status: CommitStatus, token: String) -> ForgeRequest? { nil }
 }

@@ -53,6 +53,8 @@ public struct GitHub: Forge {
         "refs/pull/\(number)/head"
     }
 
+    public func filePage(commit: String, path: String) -> String? { "blob/\(commit)/\(path)" }
+
     public func statusRequest(_ status: CommitStatus, token: String) -> ForgeRequest? {
         ForgeRequest(
             url: "\(status.api)/repos/\(status.project)/statuses/\(status.sha)",

@@ -84,6 +84,8 @@ public struct GitLab: Forge {
         "refs/merge-requests/\(number)/head"
     }
 
+    public func filePage(commit: String, path: String) -> String? { "-/blob/\(commit)/\(path)" }
+
     public func statusRequest(_ status: CommitStatus, token: String) -> ForgeRequest? {
         let project =
             status.project.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? status.project

@@ -54,6 +54,8 @@ public struct Gitea: Forge {
         "refs/pull/\(number)/head"
     }
 
+    public func filePage(commit: String, path: String) -> String? { "src/commit/\(commit)/\(path)" }
+
     public func statusRequest(_ status: CommitStatus, token: String) -> ForgeRequest? {
         ForgeRequest(
             url: "\(status.api)/repos/\(status.project)/statuses/\(status.sha)", headers: ["Authorization: token \(token)"], json: status.githubFields
