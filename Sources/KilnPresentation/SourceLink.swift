@@ -30,7 +30,7 @@ public enum SourceLink {
     }
 
     /// `text` with everything but unreserved characters percent-encoded, for one path segment.
-    static func percentEncoded(_ text: String) -> String {
+    public static func percentEncoded(_ text: String) -> String {
         var encoded = ""
         for byte in text.utf8 {
             switch byte {

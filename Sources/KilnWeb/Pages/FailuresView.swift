@@ -26,6 +26,8 @@ struct FailureView {
     var url: String?
     var lines: [SourceLineView]
     var hasLines: Bool
+    /// The line of the log where it was reported (`…/steps?find=file:line:`).
+    var logURL: String?
     var introducedBy: String?
     var cells: String?
 }
@@ -58,10 +60,16 @@ enum Failures {
         for issue in failures {
             var view = FailureView(
                 kind: issue.type.noun, message: issue.message, location: issue.file.map { file in issue.line.map { "\(file):\($0)" } ?? file },
-                url: nil, lines: [], hasLines: false,
+                url: nil, lines: [], hasLines: false, logURL: nil,
                 introducedBy: issue.introducedBy.isEmpty
                     ? nil : issue.introducedBy.map { "\($0.name) (\(ShortHash.text($0.commit)))" }.joined(separator: ", "),
                 cells: issue.cellsText)
+            if let file = issue.file, let line = issue.line {
+                view.logURL =
+                    "/bots/\(integration.bot)/integrations/\(integration.number)/steps?find="
+                    + file.split(separator: "/").map { SourceLink.percentEncoded(String($0)) }.joined(separator: "/")
+                    + "%3A\(line)%3A"
+            }
             if let file = issue.file, let commit = integration.commit, let bot, !file.hasPrefix("/") {
                 view.url = SourceLink.url(file: file, line: issue.line, commit: commit, bot: bot, integration: integration.number)
                 if let line = issue.line {

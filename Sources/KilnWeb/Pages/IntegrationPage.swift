@@ -19,6 +19,8 @@ import KilnPresentation
 struct StepView {
     var name: String
     var duration: String
+    /// Its section of the steps page.
+    var url: String
 }
 
 struct CommitView {
@@ -181,7 +183,8 @@ struct IntegrationPage {
     var testsCut: Bool
     var triggers: [TriggerView]
     var hasTriggers: Bool
-    var logTail: String
+    /// The log's end, a line each, coloured as the terminal showed it.
+    var logTail: [StepsPage.LineView]
     var logTruncated: Bool
     var logURL: String
     var expired: Bool
@@ -199,6 +202,8 @@ struct IntegrationPage {
     var cancelURL: String? = nil
     /// Where its workspace came from (`WorkspaceOrigin.sentence`); a matrix's cells say theirs.
     var workspace: String? = nil
+    /// The log as a page of its steps.
+    var stepsURL = ""
     /// Its new failures, first on the page, with their source lines (`Failures`).
     var failures: [FailureView] = []
     var hasFailures = false

@@ -162,6 +162,19 @@ struct PagesController {
         return assets.render(view, "bot")
     }
 
+    /// `text`'s lines as a page shows them, without numbers (a tail's are not known).
+    static func lines(_ text: String) -> [StepsPage.LineView] {
+        LogText(text[...]).sections.flatMap { section in
+            (section.title.isEmpty
+                ? []
+                : [StepsPage.LineView(number: 0, anchor: "", spans: [.init(text: "=== " + section.title, style: "bold")], note: false, marked: false)])
+                + section.lines.map { line in
+                    StepsPage.LineView(
+                        number: line.number, anchor: "", spans: line.spans.map(StepsPage.SpanView.init), note: line.note, marked: false)
+                }
+        }
+    }
+
     func integrationPage(_ detail: IntegrationDetail, bisection: Bisection? = nil, actions csrf: String? = nil) async throws(StoreError) -> String {
         let now = clock.now
         let integration = detail.integration
@@ -219,7 +232,9 @@ struct PagesController {
             pullRequest: integration.pullRequest.map { PullRequestView($0, now: now) }, commit: integration.commit ?? "not yet known",
             branch: integration.branch, queuedAt: Formatting.iso(integration.queuedAt), startedAt: Formatting.iso(integration.startedAt),
             summary: IntegrationSummaryView(integration, now: now),
-            steps: detail.steps.map { StepView(name: $0.name.rawValue, duration: DurationText.prose($0.duration)) },
+            steps: detail.steps.map {
+                StepView(name: $0.name.rawValue, duration: DurationText.prose($0.duration), url: base + "/steps#step-" + $0.name.rawValue)
+            },
             commits: detail.commits.map {
                 CommitView(
                     sha: $0.sha, shortSHA: Formatting.shortSHA($0.sha), author: $0.author, email: $0.email, date: Formatting.iso($0.date),
@@ -239,7 +254,8 @@ struct PagesController {
                 TriggerView(
                     name: $0.name, phase: $0.phase.rawValue, exitStatus: $0.exitStatus, failed: $0.exitStatus != 0,
                     duration: DurationText.prose($0.duration))
-            }, hasTriggers: !detail.triggers.isEmpty, logTail: tail?.text ?? (integration.expired ? "(deleted by retention)" : "(no log yet)"),
+            }, hasTriggers: !detail.triggers.isEmpty,
+            logTail: Self.lines(tail?.text ?? (integration.expired ? "(deleted by retention)" : "(no log yet)")),
             logTruncated: tail?.truncated ?? false, logURL: base + "/log", expired: integration.expired,
             bisection: bisection.map { BisectionView($0, bot: integration.bot) }, cells: cells, hasCells: !cells.isEmpty,
             testGrid: TestGridView(tests: detail.tests, cells: cells.map(\.name)) {
@@ -251,6 +267,7 @@ struct PagesController {
                     tone: $0.mirror == .unavailable ? "bad" : "")
             }, hasDependencies: !detail.dependencies.isEmpty, csrf: csrf,
             cancelURL: csrf != nil && integration.step != .completed ? "/api\(base)/cancel" : nil, workspace: integration.workspace?.sentence)
+        page.stepsURL = base + "/steps"
         page.failures = await Failures.views(of: detail, bot: bot, source: source)
         page.hasFailures = !page.failures.isEmpty
         return assets.render(page, "integration")

@@ -25,7 +25,7 @@ public struct WebAssets: Sendable {
     /// `Content-Security-Policy` names them: the only scripts a page may run.
     let scriptHashes: [String]
 
-    static let templates = ["header", "footer", "chart", "index", "bigscreen", "bot", "integration", "test", "source", "login", "audit"]
+    static let templates = ["header", "footer", "chart", "index", "bigscreen", "bot", "integration", "test", "source", "steps", "login", "audit"]
 
     public init(directory: String) throws(WebAssetsError) {
         self.directory = directory
