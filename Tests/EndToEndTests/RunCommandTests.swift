@@ -162,7 +162,7 @@ struct RunCommandTests {
             triggers:
               - name: probe
                 phase: before
-                run: 'touch "$KILN_WORKSPACE/made-here" "$HOME/made-here" && echo inside-ok; touch \(escape) 2>/dev/null && echo ESCAPED || echo DENIED; grep -l KILN_SERVER_SECRET /proc/[0-9]*/environ 2>/dev/null | wc -l | sed "s/^/secret-holders /"'
+                run: 'touch "$KILN_WORKSPACE/made-here" "$HOME/made-here" && echo inside-ok; touch \(escape) 2>/dev/null && echo ESCAPED || echo DENIED; grep -l KILN_SERVER_SECRET /proc/[0-9]*/environ 2>/dev/null | wc -l | sed "s/^/secret-holders /"; ls -a "$(getent passwd "$(id -u)" | cut -d: -f6)" | tr "\\n" " " | sed "s/^/account-home: /"; echo'
 
             """)
         let result = try await runProcess(
@@ -172,6 +172,11 @@ struct RunCommandTests {
         #expect(log.contains("inside-ok"), "\(log)")
         #expect(log.contains("DENIED"))
         #expect(log.contains("secret-holders 0"), "no process outside the sandbox can be read: not kiln's environment, with every bot's secrets")
+        // SwiftPM keeps its configuration under the account's home (from passwd, not HOME): the
+        // sandbox gives it the bot's HOME there, so it neither warns nor sees the account's files.
+        #expect(!log.contains(".swiftpm/configuration is not accessible") && !log.contains("is not accessible or not writable"), "\(log)")
+        let accountHome = log.split(separator: "\n").first { $0.hasPrefix("account-home: ") } ?? ""
+        #expect(accountHome.contains(" made-here "), "the account's home is the bot's HOME: \(accountHome)")
         #expect(!FileManager.default.fileExists(atPath: escape))
         #expect(FileManager.default.fileExists(atPath: home.url(".kiln/workspaces/boxed/made-here")))
         // swift test writes Swift Testing's events where a sandboxed process may (once it could not, and failed).

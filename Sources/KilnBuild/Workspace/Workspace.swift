@@ -228,13 +228,27 @@ public struct Workspace: Sendable {
     /// are empty.
     ///
     /// Without `network`, it has a network namespace of its own too: a loopback and nothing else.
+    /// The home directory of the account Kiln runs as, from its passwd entry.
+    static let accountHome: String? = {
+        guard let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir else { return nil }
+        return String(cString: directory)
+    }()
+
     func sandboxed(_ command: StepCommand, network: Bool = true) -> StepCommand {
         let mirrors = layout.mirrors
         var arguments = ["--unshare-pid"] + (network ? [] : ["--unshare-net"])
         arguments += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        // SwiftPM keeps `.swiftpm/configuration` and `.swiftpm/security` in the account's home
+        // (its passwd entry), whatever HOME says: there the build gets its own HOME, writable,
+        // and none of the account's files. Not when the data directory lies inside it.
+        let account = Self.accountHome.flatMap { account in
+            account == home || account == "/" || layout.path == account || layout.path.hasPrefix(account + "/") ? nil : account
+        }
+        if let account { arguments += ["--bind", home, account] }
         arguments += ["--tmpfs", layout.path]
         let absolute = hidden.map { $0.hasPrefix("/") ? $0 : URL(fileURLWithPath: $0).standardizedFileURL.path }
-        for path in absolute where !path.hasPrefix(layout.path + "/") && !path.hasPrefix("/tmp/") {
+        for path in absolute
+        where !path.hasPrefix(layout.path + "/") && !path.hasPrefix("/tmp/") && !(account.map { path.hasPrefix($0 + "/") } ?? false) {
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else { continue }
             arguments += isDirectory.boolValue ? ["--tmpfs", path] : ["--ro-bind", "/dev/null", path]
