@@ -67,4 +67,70 @@ struct BrowserTests {
         #expect(trail == ["token-added alice", "sign-in alice", "canceled alice"], "\(trail)")
         _ = try await served.server.terminate()
     }
+
+    @Test(
+        "Headless Chromium reads a failed integration: the failure on the first screen with its line, the file at that line, the log open at the failing step on that line, colours as colours"
+    )
+    func readingAFailure() async throws {
+        for path in [Self.driver, "/usr/lib/python3/dist-packages/selenium"] {
+            guard FileManager.default.fileExists(atPath: path) else {
+                Issue.record("\(path) is missing: apt-get install chromium chromium-driver python3-selenium (make deps does)")
+                return
+            }
+        }
+        let package = try FixturePackage()
+        let repo = package.repository
+        // A trigger that prints in colour, as compilers and test tools do on a terminal.
+        let bot = """
+            repository: {url: '\(repo.url)'}
+            schedule: {poll: 0}
+            triggers:
+              - name: colour
+                phase: before
+                run: printf '\\033[1;31mred words\\033[0m and plain ones\\n'
+
+            """
+        let served = try await ServedHome(bots: ["app": bot])
+        let port = try await served.server.waitForPort()
+        #expect(try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path).status == 0)
+        try await served.eventually("the first integration to end", timeout: .seconds(240)) {
+            try await served.integrations("app").first?.step == .completed
+        }
+        try repo.commit("Expect four", files: ["Tests/LibTests/LibTests.swift": FixturePackage.xctests(failing: true)], author: .bob)
+        #expect(try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path).status == 0)
+        try await served.eventually("the second integration to end", timeout: .seconds(240)) {
+            let latest = try await served.integrations("app").first
+            return latest?.number == 2 && latest?.step == .completed
+        }
+        #expect(try await served.integrations("app").first?.result == .testFailures)
+
+        let script = Executables.packageRoot + "/Tests/Fixtures/browser/read_failure.py"
+        let read = try await runProcess("/usr/bin/python3", [script, "http://127.0.0.1:\(port)", "app", "2"], in: served.home.path)
+        #expect(read.status == 0, "\(read.standardError)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(read.standardOutput.utf8)) as? [String: Any], "\(read.standardOutput)")
+        let viewport = seen["viewport"] as? Double ?? 0
+        #expect((seen["markedLineTop"] as? Double ?? .infinity) < viewport, "the failing line is on the first screen: \(seen)")
+        #expect(
+            seen["message"] as? String == "MathTests.testMaybeFails: XCTAssertEqual failed: (\"3\") is not equal to (\"4\") - one plus two", "\(seen)"
+        )
+        #expect((seen["markedLine"] as? String ?? "").contains("XCTAssertEqual(add(1, 2), 4, \"one plus two\")"), "\(seen)")
+        #expect((seen["introducedBy"] as? String ?? "").contains("introduced by Bob Builder"), "\(seen)")
+        let file = "/bots/app/integrations/2/source/Tests/LibTests/LibTests.swift#L6"
+        #expect(seen["sourceURL"] as? String == "http://127.0.0.1:\(port)\(file)", "\(seen)")
+        let sourceTarget = seen["sourceTarget"] as? [String] ?? []
+        #expect(sourceTarget.first == "L6" && sourceTarget.last?.contains("one plus two") == true, "the file opens on the line: \(seen)")
+        let logTarget = seen["logTarget"] as? [String] ?? []
+        #expect(
+            (seen["logURL"] as? String ?? "").hasSuffix(
+                "/bots/app/integrations/2/steps?line=\(logTarget.first?.dropFirst() ?? "?")#\(logTarget.first ?? "?")"),
+            "\(seen)")
+        #expect((logTarget.last ?? "").contains("LibTests.swift:6"), "the log opens on the line that reports it: \(seen)")
+        let steps = (seen["steps"] as? [[Any]] ?? []).compactMap { step in (step.first as? String).map { ($0, step.last as? Bool ?? false) } }
+        #expect(steps.contains { $0 == ("step-testing", true) } && steps.filter(\.1).count == 1, "only the failing step is open: \(steps)")
+        #expect((seen["red"] as? [String]) == ["rgb(207, 34, 46)", "red words"], "a colour is a colour, not escape bytes: \(seen)")
+        #expect(seen["escapes"] as? Bool == false && seen["swiftpmWarning"] as? Bool == false, "\(seen)")
+        let console = seen["console"] as? [String] ?? []
+        #expect(!console.contains { $0.contains("Content Security Policy") || $0.contains("Refused to") }, "\(console)")
+        _ = try await served.server.terminate()
+    }
 }
