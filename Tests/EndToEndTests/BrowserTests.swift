@@ -69,7 +69,7 @@ struct BrowserTests {
     }
 
     @Test(
-        "Headless Chromium reads a failed integration: the failure on the first screen with its line, the file at that line, the log open at the failing step on that line, colours as colours"
+        "Headless Chromium reads a failed integration: the failure on the first screen with its line, the file at that line, the log open at the failing step on that line, colours as colours; no page scrolls sideways on a phone"
     )
     func readingAFailure() async throws {
         for path in [Self.driver, "/usr/lib/python3/dist-packages/selenium"] {
@@ -129,6 +129,8 @@ struct BrowserTests {
         #expect(steps.contains { $0 == ("step-testing", true) } && steps.filter(\.1).count == 1, "only the failing step is open: \(steps)")
         #expect((seen["red"] as? [String]) == ["rgb(207, 34, 46)", "red words"], "a colour is a colour, not escape bytes: \(seen)")
         #expect(seen["escapes"] as? Bool == false && seen["swiftpmWarning"] as? Bool == false, "\(seen)")
+        let sideways = (seen["sideways"] as? [String: Int] ?? [:]).filter { $0.value > 0 }
+        #expect(seen["sideways"] != nil && sideways.isEmpty, "pages wider than a 400 px phone, by how many pixels: \(sideways)")
         let console = seen["console"] as? [String] ?? []
         #expect(!console.contains { $0.contains("Content Security Policy") || $0.contains("Refused to") }, "\(console)")
         _ = try await served.server.terminate()

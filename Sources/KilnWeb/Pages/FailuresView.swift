@@ -74,7 +74,9 @@ enum Failures {
                 view.url = SourceLink.url(file: file, line: issue.line, commit: commit, bot: bot, integration: integration.number)
                 if let line = issue.line {
                     if files[file] == nil, case .text(let data) = await source(bot.repository, commit, file) {
-                        files[file] = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+                        var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+                        if lines.count > 1, lines.last?.isEmpty == true { lines.removeLast() }
+                        files[file] = lines
                     }
                     view.lines = Self.lines(files[file] ?? [], around: line)
                     view.hasLines = !view.lines.isEmpty

@@ -16,7 +16,8 @@
 Opens the integration's page in a laptop-sized window and looks at its first screen (the new
 failure, its message, its marked source line), follows the failure's file link (Kiln's view of
 the file, scrolled to the line) and its "Where the log reports it" link (the log by step, open at
-the failing step, the line targeted), and prints what it saw as one JSON object, with every
+the failing step, the line targeted), then opens each page in a 400 px window (a phone) to see
+whether it scrolls sideways, and prints what it saw as one JSON object, with every
 message of Chromium's console (a Content-Security-Policy violation is one).
 
 Usage: read_failure.py BASE_URL BOT NUMBER
@@ -79,6 +80,15 @@ def main():
         text = driver.execute_script("return document.body.textContent")
         seen["escapes"] = "\x1b" in text
         seen["swiftpmWarning"] = ".swiftpm" in text and "not accessible" in text
+        # On a phone: how far each page reaches past a 400 px window (0: it does not scroll sideways).
+        driver.set_window_size(400, 800)
+        wide = {}
+        for path in ("/", "/bots/%s" % bot, "/bots/%s/integrations/%s" % (bot, number), "/bots/%s/integrations/%s/steps" % (bot, number),
+                     "/bots/%s/integrations/%s/source/Tests/LibTests/LibTests.swift" % (bot, number),
+                     "/bots/%s/tests/MathTests/testMaybeFails" % bot, "/login"):
+            driver.get(base + path)
+            wide[path] = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        seen["sideways"] = wide
         seen["console"] = [entry["message"] for entry in driver.get_log("browser")]
     finally:
         driver.quit()
