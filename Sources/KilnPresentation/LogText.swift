@@ -96,6 +96,7 @@ public struct LogText: Sendable {
         var background: String?
 
         var names: String {
+            if self == Style() { return "" }
             var names: [String] = []
             if bold { names.append("bold") }
             if dim { names.append("dim") }
@@ -142,11 +143,18 @@ public struct LogText: Sendable {
 
     /// One line's spans; `style` is the style it starts in and is left as it ends.
     static func spans(of line: Substring, style: inout Style) -> [Span] {
+        // Most lines hold no control character at all: one span, without reading them scalar by
+        // scalar (a page's tail is thousands of lines).
+        if !line.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) {
+            return line.isEmpty ? [] : [Span(text: String(line), style: style.names)]
+        }
         // What a terminal shows of a line redrawn with carriage returns (a progress bar): the
         // last drawing. A trailing one (CRLF) redraws nothing.
         var visible = line
         while visible.last == "\r" { visible.removeLast() }
         if let carriage = visible.lastIndex(of: "\r") { visible = visible[visible.index(after: carriage)...] }
+        // Runs of text between escapes are cut out whole; only an escape is read byte by byte.
+        let bytes = Array(visible.utf8)
         var spans: [Span] = []
         var text = ""
         func flush() {
@@ -159,40 +167,42 @@ public struct LogText: Sendable {
             }
             text = ""
         }
-        var scalars = visible.unicodeScalars.makeIterator()
-        while let scalar = scalars.next() {
-            switch scalar.value {
-            case 0x1B:
-                guard let kind = scalars.next() else { break }
-                if kind == "[" {
-                    // CSI: parameters, then one final byte; only `m` (SGR) means anything here.
-                    var parameters = ""
-                    var final: Unicode.Scalar?
-                    while let next = scalars.next() {
-                        if (0x40...0x7E).contains(next.value) {
-                            final = next
-                            break
-                        }
-                        parameters.unicodeScalars.append(next)
-                    }
-                    if final == "m" {
-                        flush()
-                        style.apply(parameters.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 })
-                    }
-                } else if kind == "]" {
-                    // OSC (a window title, a hyperlink): up to BEL or ESC \.
-                    while let next = scalars.next(), next.value != 0x07 {
-                        if next.value == 0x1B {
-                            _ = scalars.next()
-                            break
-                        }
-                    }
-                }
-            case 0x09: text.unicodeScalars.append(scalar)
-            case 0x00...0x1F, 0x7F: continue
-            default: text.unicodeScalars.append(scalar)
-            }
+        var index = 0
+        var runStart = 0
+        func endRun() {
+            if runStart < index { text += String(decoding: bytes[runStart..<index], as: UTF8.self) }
         }
+        while index < bytes.count {
+            let byte = bytes[index]
+            guard (byte < 0x20 && byte != 0x09) || byte == 0x7F else {
+                index += 1
+                continue
+            }
+            endRun()
+            index += 1
+            if byte == 0x1B, index < bytes.count {
+                let kind = bytes[index]
+                index += 1
+                if kind == UInt8(ascii: "[") {
+                    // CSI: parameters, then one final byte; only `m` (SGR) means anything here.
+                    let parameters = index
+                    while index < bytes.count, !(0x40...0x7E).contains(bytes[index]) { index += 1 }
+                    if index < bytes.count, bytes[index] == UInt8(ascii: "m") {
+                        flush()
+                        let text = String(decoding: bytes[parameters..<index], as: UTF8.self)
+                        style.apply(text.split(separator: ";", omittingEmptySubsequences: false).map { Int($0) ?? 0 })
+                    }
+                    index += 1
+                } else if kind == UInt8(ascii: "]") {
+                    // OSC (a window title, a hyperlink): up to BEL or ESC \.
+                    while index < bytes.count, bytes[index] != 0x07, bytes[index] != 0x1B { index += 1 }
+                    index += index < bytes.count && bytes[index] == 0x1B ? 2 : 1
+                }
+            }
+            runStart = index
+        }
+        index = min(index, bytes.count)
+        endRun()
         flush()
         return spans
     }

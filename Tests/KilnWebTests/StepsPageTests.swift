@@ -16,13 +16,15 @@ import KilnCore
 import KilnTestSupport
 import Testing
 
+@testable import KilnWeb
+
 @Suite("The log by step: sections, colours, line anchors, the failure's line")
 struct StepsPageTests {
     static let log = """
         === checkout: /srv/app main
         checked out 1234567 (1 new commit)
         === building: swift build
-        Building for debugging...
+        Building for debugging... <script>alert("x")</script> & 'more'
         \u{1B}[1m/work/app/Sources/App/main.swift:3:5: \u{1B}[31merror: \u{1B}[0m\u{1B}[1mcannot find 'x' in scope\u{1B}[0m
         [3/4] Compiling\r[4/4] Compiling App
         *** result: build-errors
@@ -48,6 +50,8 @@ struct StepsPageTests {
         #expect(page.text.contains("<span class=\"bold fg-red\">error: </span>"), "\(page.text)")
         #expect(page.text.contains("id=\"L5\"><a class=\"n\" href=\"#L5\">5</a>"), "\(page.text)")
         #expect(page.text.contains(">[4/4] Compiling App\n"), "what the terminal showed last of a redrawn line")
+        let escaped = "Building for debugging... &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt; &amp; &#39;more&#39;"
+        #expect(page.text.contains(escaped) && !page.text.contains("<script>alert"), "the log's text is escaped")
 
         // The integration page: its steps lead to their sections, its failure to the log's line,
         // and its tail is coloured too.
@@ -55,6 +59,7 @@ struct StepsPageTests {
         #expect(integrationPage.contains("<a href=\"\(base)/steps#step-building\">building</a>"), "\(integrationPage)")
         #expect(!integrationPage.contains("\u{1B}"))
         #expect(integrationPage.contains("<span class=\"bold fg-red\">error: </span>"))
+        #expect(integrationPage.contains(escaped) && !integrationPage.contains("<script>alert"), "the tail's text is escaped")
         let find = base + "/steps?find=Sources/App/main.swift%3A3%3A"
         #expect(integrationPage.contains("<a href=\"\(find)\">Where the log reports it</a>"), "\(integrationPage)")
         let found = try await web.send("GET", find, body: Data(), headers: [:])
@@ -64,5 +69,19 @@ struct StepsPageTests {
         let missing = try await web.send("GET", base + "/steps?find=nowhere.swift%3A9%3A", body: Data(), headers: [:])
         #expect(missing.status == 302 && missing.headers["location"] == base + "/steps")
         #expect(try await web.get("/bots/app/integrations/99/steps").status == 404)
+    }
+}
+
+@Suite("Parts of pages kept once made")
+struct KeptTests {
+    @Test("The newest are kept, the oldest given up past the capacity; keeping one again changes nothing")
+    func capacity() async {
+        let kept = Kept<String>(capacity: 2)
+        await kept.keep("a", for: "1")
+        await kept.keep("b", for: "2")
+        await kept.keep("a again", for: "1")
+        await kept.keep("c", for: "3")
+        let values = [await kept.value(for: "1"), await kept.value(for: "2"), await kept.value(for: "3")]
+        #expect(values == [nil, "b", "c"])
     }
 }

@@ -19,38 +19,14 @@ import KilnPresentation
 /// duration, folded but for the one that failed, its lines numbered and anchored (`#L120`) and
 /// coloured as the terminal showed them.
 struct StepsPage {
-    struct SpanView {
-        var text: String
-        /// Nil for plain text (Mustache takes an empty string as true).
-        var style: String?
-
-        init(_ span: LogText.Span) {
-            text = span.text
-            style = span.style.isEmpty ? nil : span.style
-        }
-
-        init(text: String, style: String?) {
-            self.text = text
-            self.style = style
-        }
-    }
-
-    struct LineView {
-        var number: Int
-        var anchor: String
-        var spans: [SpanView]
-        var note: Bool
-        /// The line a `?find=` asked for.
-        var marked: Bool
-    }
-
     struct SectionView {
         var title: String
         var anchor: String
         var duration: String?
         var open: Bool
         var failed: Bool
-        var lines: [LineView]
+        /// Its lines, as HTML made by `LogHTML` (escaped there).
+        var linesHTML: String
         /// "1,200 earlier lines are in the whole log", for a very long step.
         var omitted: String?
     }
@@ -104,11 +80,7 @@ struct StepsPage {
             return SectionView(
                 title: section.title.isEmpty ? "start" : section.title, anchor: anchor, duration: duration, open: index == open,
                 failed: section.step != nil && section.step == failed && index == open,
-                lines: section.lines.map { line in
-                    LineView(
-                        number: line.number, anchor: "L\(line.number)", spans: line.spans.map(SpanView.init),
-                        note: line.note, marked: line.number == marked)
-                },
+                linesHTML: LogHTML.lines(section.lines, anchored: true, marked: marked),
                 omitted: section.omitted > 0 ? "\(CountText.of(section.omitted, "earlier line")) of this step are in the whole log" : nil)
         }
     }

@@ -52,7 +52,7 @@ enum Failures {
 
     /// The new failures of `detail`, each with its source lines read from the integration's
     /// commit; no lines for a file that cannot be read (the link still leads to it).
-    static func views(of detail: IntegrationDetail, bot: Bot?, source: SourceReader) async -> [FailureView] {
+    static func views(of detail: IntegrationDetail, bot: Bot?, source: SourceReader, kept: Kept<[Substring]>) async -> [FailureView] {
         let integration = detail.integration
         let failures = detail.issues.filter { $0.status == .new && kinds.contains($0.type) }.prefix(shown)
         var files: [String: [Substring]] = [:]
@@ -73,10 +73,14 @@ enum Failures {
             if let file = issue.file, let commit = integration.commit, let bot, !file.hasPrefix("/") {
                 view.url = SourceLink.url(file: file, line: issue.line, commit: commit, bot: bot, integration: integration.number)
                 if let line = issue.line {
+                    // A file at a commit never changes: read from the mirror once.
+                    let key = "\(bot.repository.url.identity)@\(commit):\(file)"
+                    if files[file] == nil { files[file] = await kept.value(for: key) }
                     if files[file] == nil, case .text(let data) = await source(bot.repository, commit, file) {
                         var lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
                         if lines.count > 1, lines.last?.isEmpty == true { lines.removeLast() }
                         files[file] = lines
+                        await kept.keep(lines, for: key)
                     }
                     view.lines = Self.lines(files[file] ?? [], around: line)
                     view.hasLines = !view.lines.isEmpty

@@ -183,8 +183,8 @@ struct IntegrationPage {
     var testsCut: Bool
     var triggers: [TriggerView]
     var hasTriggers: Bool
-    /// The log's end, a line each, coloured as the terminal showed it.
-    var logTail: [StepsPage.LineView]
+    /// The log's end, coloured as the terminal showed it, as HTML made by `LogHTML` (escaped there).
+    var logTailHTML: String
     var logTruncated: Bool
     var logURL: String
     var expired: Bool

@@ -28,6 +28,9 @@ struct PagesController {
     /// The bots as last loaded: where a failure's file is read and linked.
     var bots: @Sendable () async -> [Bot] = { [] }
     var source: SourceReader = { _, _, _ in .unavailable("no repository is read here") }
+    /// Completed integrations' tails, rendered once, and the files failures show lines of.
+    var renderedTails = Kept<String>()
+    var sourceFiles = Kept<[Substring]>()
 
     /// Integrations per history page, and how many the trend charts cover.
     static let pageSize = 25
@@ -162,17 +165,28 @@ struct PagesController {
         return assets.render(view, "bot")
     }
 
-    /// `text`'s lines as a page shows them, without numbers (a tail's are not known).
-    static func lines(_ text: String) -> [StepsPage.LineView] {
-        LogText(text[...]).sections.flatMap { section in
-            (section.title.isEmpty
-                ? []
-                : [StepsPage.LineView(number: 0, anchor: "", spans: [.init(text: "=== " + section.title, style: "bold")], note: false, marked: false)])
-                + section.lines.map { line in
-                    StepsPage.LineView(
-                        number: line.number, anchor: "", spans: line.spans.map(StepsPage.SpanView.init), note: line.note, marked: false)
-                }
-        }
+    /// `text` as a page shows a log's tail: unnumbered (a tail's numbers are not known), its
+    /// step headers in bold.
+    static func tailHTML(_ text: String) -> String {
+        LogText(text[...]).sections.map { section in
+            var html = ""
+            if !section.title.isEmpty {
+                html += "<span class=\"line bold\">=== "
+                LogHTML.escape(section.title, into: &html)
+                html += "\n</span>"
+            }
+            return html + LogHTML.lines(section.lines, anchored: false)
+        }.joined()
+    }
+
+    /// The tail as HTML; a completed integration's from `renderedTails` when it was rendered before.
+    func renderedTail(_ tail: (text: String, truncated: Bool)?, of integration: Integration) async -> String {
+        guard let tail else { return Self.tailHTML(integration.expired ? "(deleted by retention)" : "(no log yet)") }
+        let key = "\(integration.id)@\(tail.text.utf8.count)"
+        if integration.step == .completed, let html = await renderedTails.value(for: key) { return html }
+        let html = Self.tailHTML(tail.text)
+        if integration.step == .completed { await renderedTails.keep(html, for: key) }
+        return html
     }
 
     func integrationPage(_ detail: IntegrationDetail, bisection: Bisection? = nil, actions csrf: String? = nil) async throws(StoreError) -> String {
@@ -225,6 +239,7 @@ struct PagesController {
             }
         }
         let tail = try await LogController.tail(of: integration, in: store)
+        let tailHTML = await renderedTail(tail, of: integration)
         let bot = await bots().first { $0.name == integration.bot }
         var page = IntegrationPage(
             title: "\(integration.bot) #\(integration.number) · Kiln", bot: integration.bot, botURL: "/bots/\(integration.bot)",
@@ -255,7 +270,7 @@ struct PagesController {
                     name: $0.name, phase: $0.phase.rawValue, exitStatus: $0.exitStatus, failed: $0.exitStatus != 0,
                     duration: DurationText.prose($0.duration))
             }, hasTriggers: !detail.triggers.isEmpty,
-            logTail: Self.lines(tail?.text ?? (integration.expired ? "(deleted by retention)" : "(no log yet)")),
+            logTailHTML: tailHTML,
             logTruncated: tail?.truncated ?? false, logURL: base + "/log", expired: integration.expired,
             bisection: bisection.map { BisectionView($0, bot: integration.bot) }, cells: cells, hasCells: !cells.isEmpty,
             testGrid: TestGridView(tests: detail.tests, cells: cells.map(\.name)) {
@@ -268,7 +283,7 @@ struct PagesController {
             }, hasDependencies: !detail.dependencies.isEmpty, csrf: csrf,
             cancelURL: csrf != nil && integration.step != .completed ? "/api\(base)/cancel" : nil, workspace: integration.workspace?.sentence)
         page.stepsURL = base + "/steps"
-        page.failures = await Failures.views(of: detail, bot: bot, source: source)
+        page.failures = await Failures.views(of: detail, bot: bot, source: source, kept: sourceFiles)
         page.hasFailures = !page.failures.isEmpty
         return assets.render(page, "integration")
     }
