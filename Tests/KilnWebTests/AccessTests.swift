@@ -200,6 +200,16 @@ struct AccessTests {
         #expect(queued.status == 303 && queued.headers["location"] == "/bots/classified/integrations/2", "\(queued.status) \(queued.text)")
         let running = try await harness.send("GET", "/bots/classified/integrations/2", cookie: session)
         #expect(running.text.contains("action=\"/api/bots/classified/integrations/2/cancel\""), "a queued integration's page offers Cancel")
+        let cancel = {
+            try await harness.send("POST", "/api/bots/classified/integrations/2/cancel", cookie: session, body: "csrf=\(csrf)", contentType: form)
+        }
+        let canceled = try await cancel()
+        #expect(canceled.status == 303 && canceled.headers["location"] == "/bots/classified/integrations/2", "\(canceled.status)")
+        // The same Cancel pressed again on the page as it was: back to the page, which says why nothing happened.
+        let late = try await cancel()
+        #expect(late.status == 303 && late.headers["location"] == "/bots/classified/integrations/2?already=ended", "\(late.status) \(late.text)")
+        let told = try await harness.send("GET", "/bots/classified/integrations/2?already=ended", cookie: session)
+        #expect(told.status == 200 && told.text.contains("It had already ended when Cancel was pressed: nothing was canceled."), "\(told.text)")
 
         let out = try await harness.send("POST", "/logout", cookie: session)
         #expect(out.status == 303 && out.headers["set-cookie"]?.contains("Max-Age=0") == true)

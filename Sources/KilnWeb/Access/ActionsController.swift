@@ -69,6 +69,8 @@ struct ActionsController {
                 guard try await store.integration(bot: bot.name, number: number) != nil else {
                     throw WebError.notFound("integration \(number) of bot '\(bot.name)'")
                 }
+                // A Cancel pressed on a page that was out of date: back to the page, which says so.
+                if form != nil { return SignInController.redirect(to: "/bots/\(bot.name)/integrations/\(number)?already=ended") }
                 throw WebError.conflict("integration \(number) of bot '\(bot.name)' has ended: there is nothing to cancel")
             }
             try await audit(.canceled, request, context, bot: bot.name, number: number)

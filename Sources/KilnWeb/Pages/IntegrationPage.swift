@@ -204,6 +204,8 @@ struct IntegrationPage {
     var workspace: String? = nil
     /// The log as a page of its steps.
     var stepsURL = ""
+    /// What happened to the action that sent the reader here, when it did nothing.
+    var notice: String? = nil
     /// Its new failures, first on the page, with their source lines (`Failures`).
     var failures: [FailureView] = []
     var hasFailures = false

@@ -55,7 +55,7 @@ struct PagesController {
             let page = try Page(request.uri.queryParameters, defaultLimit: Self.pageSize, maximumLimit: 200)
             return Self.html(ByteBuffer(string: try await botPage(overview, page: page, actions: Self.actions(context, on: overview.state))))
         }
-        router.get("bots/{bot}/integrations/{number}") { _, context in
+        router.get("bots/{bot}/integrations/{number}") { request, context in
             let overview = try await store.overview(of: try context.parameters.require("bot"))
             let number = try APIController.number(context.parameters.get("number"))
             guard let detail = try await store.integration(bot: overview.state.name, number: number) else {
@@ -63,7 +63,9 @@ struct PagesController {
             }
             let bisection = try await store.bisection(of: detail.integration.id)
             let actions = Self.actions(context, on: overview.state)
-            return Self.html(ByteBuffer(string: try await integrationPage(detail, bisection: bisection, actions: actions)))
+            // Sent back here by a Cancel that came too late (`ActionsController`).
+            let notice = request.uri.queryParameters["already"] == "ended" ? Self.alreadyEnded : nil
+            return Self.html(ByteBuffer(string: try await integrationPage(detail, bisection: bisection, actions: actions, notice: notice)))
         }
         router.get("bots/{bot}/tests/**") { request, context in
             let bot = try await store.overview(of: try context.parameters.require("bot")).state.name
@@ -189,7 +191,12 @@ struct PagesController {
         return html
     }
 
-    func integrationPage(_ detail: IntegrationDetail, bisection: Bisection? = nil, actions csrf: String? = nil) async throws(StoreError) -> String {
+    /// What the page says when a Cancel reached an integration that had ended.
+    static let alreadyEnded = "It had already ended when Cancel was pressed: nothing was canceled."
+
+    func integrationPage(
+        _ detail: IntegrationDetail, bisection: Bisection? = nil, actions csrf: String? = nil, notice: String? = nil
+    ) async throws(StoreError) -> String {
         let now = clock.now
         let integration = detail.integration
         let base = "/bots/\(integration.bot)/integrations/\(integration.number)"
@@ -283,6 +290,7 @@ struct PagesController {
             }, hasDependencies: !detail.dependencies.isEmpty, csrf: csrf,
             cancelURL: csrf != nil && integration.step != .completed ? "/api\(base)/cancel" : nil, workspace: integration.workspace?.sentence)
         page.stepsURL = base + "/steps"
+        page.notice = notice
         page.failures = await Failures.views(of: detail, bot: bot, source: source, kept: sourceFiles)
         page.hasFailures = !page.failures.isEmpty
         return assets.render(page, "integration")
