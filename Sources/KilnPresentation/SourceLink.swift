@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+import Foundation
 import KilnCore
 
 /// Where a person reads a file of a bot's repository at a commit, at a line: the forge's own view
@@ -29,22 +30,13 @@ public enum SourceLink {
         return "/bots/\(bot.name)/integrations/\(number)/source/\(path)\(anchor)"
     }
 
-    /// `text` with everything but unreserved characters percent-encoded, for one path segment.
+    /// `text` with everything but unreserved characters percent-encoded, for one path segment or
+    /// query value.
     public static func percentEncoded(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "+"):
-                encoded.append(Character(UnicodeScalar(byte)))
-            default:
-                encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return encoded
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
-}
 
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String { count >= width ? self : String(repeating: "0", count: width - count) + self }
+    /// RFC 3986's unreserved characters, ASCII only (`CharacterSet.alphanumerics` has every
+    /// script's letters).
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 }

@@ -90,6 +90,7 @@ struct FailurePageTests {
             ),
             ("/srv/git/app", nil, "/bots/app/integrations/7/source/Sources/App/main%20file.swift#L3"),
         ]
+        #expect(SourceLink.percentEncoded("Zoë's file+1.swift") == "Zo%C3%AB%27s%20file%2B1.swift", "ASCII only, as a Location header needs")
         for (url, kind, expected) in cases {
             var bot = Bot(name: "app", repository: Repository(url: try RepositoryURL(parsing: url, relativeTo: "/")))
             bot.forge = kind.map { ForgeSettings(kind: $0, apiURL: "https://git.example.org/api/v1", tokenFile: "/dev/null") }

@@ -73,16 +73,20 @@ extension LogController {
             skipped: start > 0 ? "The log's first \(ByteCount.text(start)) are left out here: the whole log has them." : nil)
     }
 
+    /// Reads the log from `start` up to `end` in chunks of a MiB, handing each to `body`, until
+    /// `body` says to stop (false).
+    private func scan(_ integration: Integration, from start: Int, upTo end: Int, _ body: ([UInt8]) -> Bool) async throws {
+        var offset = start
+        while offset < end, let chunk = try await read(integration, from: offset, limit: min(1 << 20, end - offset)), body(chunk) {
+            offset += chunk.count
+        }
+    }
+
     /// The log's bytes from `start` to `end`.
     private func readAll(_ integration: Integration, from start: Int, upTo end: Int) async throws -> [UInt8] {
         var bytes: [UInt8] = []
-        var offset = start
-        while offset < end,
-            let chunk = try await store.readLog(bot: integration.bot, number: integration.number, from: offset, limit: min(1 << 20, end - offset)),
-            !chunk.isEmpty
-        {
-            bytes += chunk
-            offset += chunk.count
+        try await scan(integration, from: start, upTo: end) {
+            bytes += $0; return true
         }
         return bytes
     }
@@ -90,14 +94,9 @@ extension LogController {
     /// How many lines end before `offset`.
     private func newlines(in integration: Integration, before offset: Int) async throws -> Int {
         var count = 0
-        var position = 0
-        while position < offset,
-            let chunk = try await store.readLog(
-                bot: integration.bot, number: integration.number, from: position, limit: min(1 << 20, offset - position)),
-            !chunk.isEmpty
-        {
+        try await scan(integration, from: 0, upTo: offset) { chunk in
             count += chunk.reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) }
-            position += chunk.count
+            return true
         }
         return count
     }
@@ -110,21 +109,21 @@ extension LogController {
         var needles = [wanted]
         if wanted.contains("/"), let last = wanted.split(separator: "/").last { needles.append(String(last)) }
         for needle in needles {
-            var number = 0
-            var carry: [UInt8] = []
-            var position = 0
-            while position < size,
-                let chunk = try await store.readLog(bot: integration.bot, number: integration.number, from: position, limit: 1 << 20),
-                !chunk.isEmpty
-            {
-                position += chunk.count
+            var (number, carry, read, found): (Int, [UInt8], Int, Int?) = (0, [], 0, nil)
+            try await scan(integration, from: 0, upTo: size) { chunk in
+                read += chunk.count
                 var lines = (carry + chunk).split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-                carry = position < size ? Array(lines.removeLast()) : []
+                carry = read < size ? Array(lines.removeLast()) : []
                 for line in lines {
                     number += 1
-                    if LogText.plain(String(decoding: line, as: UTF8.self)[...]).contains(needle) { return number }
+                    if LogText.plain(String(decoding: line, as: UTF8.self)[...]).contains(needle) {
+                        found = number
+                        return false
+                    }
                 }
+                return true
             }
+            if let found { return found }
         }
         return nil
     }

@@ -60,9 +60,10 @@ struct LogController {
         }
     }
 
-    /// The next chunk of the log from `offset`; nil at its end (or when there is none).
-    private func read(_ integration: Integration, from offset: Int) async throws -> [UInt8]? {
-        let chunk = try await store.readLog(bot: integration.bot, number: integration.number, from: offset, limit: Self.chunkSize)
+    /// The next chunk of the log from `offset` (at most `limit` bytes); nil at its end (or when
+    /// there is none).
+    func read(_ integration: Integration, from offset: Int, limit: Int = chunkSize) async throws -> [UInt8]? {
+        let chunk = try await store.readLog(bot: integration.bot, number: integration.number, from: offset, limit: limit)
         guard let chunk, !chunk.isEmpty else { return nil }
         return chunk
     }
