@@ -46,6 +46,7 @@ extension IntegrationReason {
             [besides?.sentence, "the log file \(path) could not be written (\(message)): \(ByteCount.text(bytes)) of output lost"]
                 .compactMap { $0 }.joined(separator: "; ")
         case .cells(let cells): cells.map { "\($0.cell): \($0.reason.sentence)" }.joined(separator: "; ")
+        case .failuresDidNotReproduce(let number): "the failures of #\(number) did not reproduce: its failed tests passed when run again"
         case .recorded(let text): text
         }
     }

@@ -126,6 +126,23 @@ struct MatrixServeTests {
         #expect(page.contains("(in default-debug-thread)") && page.contains("<h2>Failing tests by cell</h2>"), "\(page)")
         let (botData, _) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/bots/app")))
         #expect(String(decoding: botData, as: UTF8.self).contains("title=\"default-release-none: test-failures\""))
+
+        // Run failed tests again: the two cells that failed, not the one that passed; in the
+        // release cell its failed test alone, in the sanitizer's cell (no test failed by name
+        // there) all of them.
+        let rerun = try await runProcess(Executables.kiln, ["trigger", "app", "--rerun", "1", "--failed"], in: served.home.path)
+        #expect(rerun.standardOutput == "queued app #2, re-run of #1's failed tests\n", "\(rerun.standardOutput) \(rerun.standardError)")
+        try await served.eventually("the re-run", timeout: .seconds(600)) {
+            try await store.integration(bot: "app", number: 2)?.integration.step == .completed
+        }
+        let again = try #require(try await store.integration(bot: "app", number: 2))
+        #expect(again.cells.map(\.cell?.name) == ["default-debug-thread", "default-release-none"], "\(again.cells)")
+        #expect(again.integration.result == .testFailures && again.integration.commit == racing)
+        let releaseTests = again.tests.filter { $0.cell == "default-release-none" }
+        #expect(releaseTests.count == 1 && releaseTests.first?.status == .failed, "\(releaseTests)")
+        let threadTests = { (tests: [TestCase]) in tests.filter { $0.cell == "default-debug-thread" }.count }
+        #expect(threadTests(again.tests) == threadTests(detail.tests) && threadTests(again.tests) > 0, "\(again.tests)")
+        #expect(again.issues.contains { $0.type == .sanitizer && $0.cells == ["default-debug-thread"] }, "the race again: \(again.issues)")
         _ = try await served.server.terminate()
     }
 

@@ -215,6 +215,53 @@ struct AccessTests {
         #expect(out.status == 303 && out.headers["set-cookie"]?.contains("Max-Age=0") == true)
     }
 
+    @Test(
+        "Re-run forms: Run again on an integration that ended, Run failed tests again only where something failed; a refused re-run lands on the page that says why"
+    )
+    func rerunForms() async throws {
+        let harness = try await AccessHarness.start()
+        defer { Task { await harness.web.stop() } }
+        let store = harness.web.store
+        // #2 of the private bot fails a test, on the commit of #1.
+        let commit = try #require(try await store.integration(bot: "classified", number: 1)?.integration.commit)
+        _ = try await store.enqueue(QueueRequest(bot: "classified", cause: .manual, commit: commit, branch: "main"), now: Date())
+        let claim = try #require(try await store.claimNext(owner: "test", now: Date()))
+        let failed = TestCase(suite: "Suite", name: "test", status: .failed, duration: 0.1, message: "no")
+        try await store.complete(claim, outcome: IntegrationOutcome(result: .testFailures, tests: [failed]), now: Date())
+
+        let member = try await harness.token("alice", .member)
+        let signed = try await harness.send("POST", "/login", body: "token=\(member)", contentType: "application/x-www-form-urlencoded")
+        let session = String(try #require(signed.headers["set-cookie"]).prefix { $0 != ";" })
+        let failedPage = try await harness.send("GET", "/bots/classified/integrations/2", cookie: session).text
+        #expect(failedPage.contains("<button>Run again</button>") && failedPage.contains("<button>Run failed tests again</button>"), "\(failedPage)")
+        let passedPage = try await harness.send("GET", "/bots/classified/integrations/1", cookie: session).text
+        #expect(passedPage.contains("<button>Run again</button>") && !passedPage.contains("Run failed tests again"))
+        #expect(!(try await harness.send("GET", "/bots/classified/integrations/2", token: member).text.contains("Run again")), "forms need a session")
+        let csrf = try #require(failedPage.firstMatch(of: /name="csrf" value="([0-9a-f]+)"/)?.output.1)
+        let form = "application/x-www-form-urlencoded"
+        func press(_ fields: String) async throws -> WebFixture.Reply {
+            try await harness.send("POST", "/api/bots/classified/integrations", cookie: session, body: "csrf=\(csrf)&\(fields)", contentType: form)
+        }
+
+        let again = try await press("rerun=2&only=failed")
+        #expect(again.status == 303 && again.headers["location"] == "/bots/classified/integrations/3", "\(again.status) \(again.text)")
+        let three = try #require(try await store.integration(bot: "classified", number: 3)?.integration)
+        #expect(three.cause == .rerun && three.rerunOf == Rerun(number: 2, only: .failed) && three.commit == commit)
+        #expect(
+            try await press("rerun=2&only=failed").headers["location"] == "/bots/classified/integrations/3", "a second press joins the queued one")
+        // A push does not join a queued re-run, nor take its commit.
+        let pushed = try await store.enqueue(QueueRequest(bot: "classified", cause: .webhook, commit: "f00d", branch: "main"), now: Date())
+        #expect(pushed.integration.number == 4 && !pushed.coalesced)
+        #expect(try await store.integration(bot: "classified", number: 3)?.integration.commit == commit)
+
+        let refused = try await press("rerun=1&only=failed")
+        #expect(refused.status == 303 && refused.headers["location"] == "/bots/classified/integrations/1?rerun=failed", "\(refused.status)")
+        let told = try await harness.send("GET", "/bots/classified/integrations/1?rerun=failed", cookie: session).text
+        #expect(told.contains("Not run again: integration #1 ended as succeeded, with no failed test or cell"), "\(told)")
+        let audit = try await store.auditEvents(since: nil, limit: 50).filter { $0.action == .queued }.compactMap(\.detail)
+        #expect(audit == ["re-run of #2's failed tests", "re-run of #2's failed tests, joined the one queued"], "\(audit)")
+    }
+
     @Test("Behind an https public-url the session cookie is Secure too")
     func secureCookie() async throws {
         let harness = try await AccessHarness.start(publicURL: "https://ci.example.com")

@@ -29,6 +29,23 @@ extension PackageBuild {
         return (tests, end)
     }
 
+    /// Runs only `tests`, for a re-run of what failed (`Rerun.Scope.failed`): their results and
+    /// the run's sanitizer reports. Coverage is not measured: part of the tests would say little.
+    public func test(only tests: [TestCase], commit: String?) async throws(ProcessError) -> TestOutput {
+        if let binary = testBinary {
+            let run = try await runDirectly(tests, binary: binary, commit: commit)
+            return TestOutput(tests: run.tests, coverage: nil, end: run.end)
+        }
+        let arguments = TestRerun.arguments(for: tests, configuration: configuration, events: testEvents, botArguments: bot.test.arguments)
+        let (found, reports, end) = try await runTests(StepCommand("swift", arguments), commit: commit)
+        var output = TestOutput(tests: found, coverage: nil, end: end)
+        output.sanitizerReports = reports
+        if !end.succeeded, found.allSatisfy({ $0.status != .failed }) {
+            output.tests.append(.processFailure("swift test \(end.description)"))
+        }
+        return output
+    }
+
     /// Runs `tests` again, serially, for what `--parallel` hid: their measurements.
     public func measure(_ tests: [TestCase], commit: String?) async throws(ProcessError) -> (tests: [TestCase], end: ProcessEnd) {
         if let binary = testBinary { return try await runDirectly(tests, binary: binary, commit: commit) }

@@ -60,13 +60,15 @@ public struct Integration: Sendable, Hashable {
     public var swiftVersion: String?
     /// Where its workspace came from, once it had one (`cache`).
     public var workspace: WorkspaceOrigin?
+    /// For a re-run (cause `rerun`): the integration it runs again, and how much of it.
+    public var rerunOf: Rerun?
 
     public init(
         id: Int64, bot: String, number: Int, cause: IntegrationCause, commit: String?, branch: String, step: IntegrationStep = .pending,
         result: IntegrationResult? = nil, queuedAt: Date, startedAt: Date? = nil, endedAt: Date? = nil, summary: Summary? = nil,
         reason: IntegrationReason? = nil, expired: Bool = false, host: String? = nil, owner: String? = nil, pullRequest: PullRequest? = nil,
         bisectionID: Int64? = nil, workspaceSlot: Int? = nil, cellOf: Int? = nil, cell: Cell? = nil, toolchain: String? = nil,
-        swiftVersion: String? = nil, workspace: WorkspaceOrigin? = nil
+        swiftVersion: String? = nil, workspace: WorkspaceOrigin? = nil, rerunOf: Rerun? = nil
     ) {
         self.id = id
         self.bot = bot
@@ -92,6 +94,7 @@ public struct Integration: Sendable, Hashable {
         self.toolchain = toolchain
         self.swiftVersion = swiftVersion
         self.workspace = workspace
+        self.rerunOf = rerunOf
     }
 
     /// The number people know it by: its own, or for a cell its integration's.

@@ -60,6 +60,9 @@ public indirect enum IntegrationReason: Sendable, Hashable {
     case logLost(path: String, bytes: Int, message: String, besides: IntegrationReason?)
     /// A matrix's integration: why each cell that did not pass ended as it did.
     case cells([CellReason])
+    /// A failed-only re-run (`Rerun.Scope.failed`) of integration `number` passed: what failed
+    /// there did not fail again.
+    case failuresDidNotReproduce(number: Int)
     /// A reason written as a sentence by a Kiln from before reasons were data, kept as it was.
     case recorded(text: String)
 
@@ -110,6 +113,7 @@ public indirect enum IntegrationReason: Sendable, Hashable {
         case .hostLost: "host-lost"
         case .logLost: "log-lost"
         case .cells: "cells"
+        case .failuresDidNotReproduce: "failures-did-not-reproduce"
         case .recorded: "recorded"
         }
     }
@@ -184,6 +188,7 @@ extension IntegrationReason: Codable {
                 path: try string(.path), bytes: try values.decode(Int.self, forKey: .bytes), message: try string(.message),
                 besides: try values.decodeIfPresent(IntegrationReason.self, forKey: .besides))
         case "cells": self = .cells(try values.decode([CellReason].self, forKey: .cells))
+        case "failures-did-not-reproduce": self = .failuresDidNotReproduce(number: try values.decode(Int.self, forKey: .number))
         case "recorded": self = .recorded(text: try string(.text))
         default: throw Unknown.code(code)
         }
@@ -198,6 +203,7 @@ extension IntegrationReason: Codable {
         case .pullRequestClosed(let number, let merged):
             try values.encode(number, forKey: .number)
             try values.encode(merged, forKey: .merged)
+        case .failuresDidNotReproduce(let number): try values.encode(number, forKey: .number)
         case .superseded(let commit): try values.encode(commit, forKey: .commit)
         case .cellRemoved(let cell): try values.encode(cell, forKey: .cell)
         case .noHost(let toolchain): try values.encode(toolchain, forKey: .toolchain)

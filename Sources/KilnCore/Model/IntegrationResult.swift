@@ -87,4 +87,6 @@ public enum IntegrationCause: String, CaseIterable, Codable, Sendable, Hashable 
     /// A commit inside another integration's range, integrated on idle executors to find the
     /// one that broke it (`Bisection`); never part of the branch's history.
     case bisect
+    /// A member ran an earlier integration again (`Rerun`): its commit, whole or only what failed.
+    case rerun
 }

@@ -23,6 +23,9 @@ public struct QueueRequest: Sendable, Hashable {
     /// branch and from the others: its request coalesces only with its own queued integration, and
     /// supersedes only its own running one.
     public var pullRequest: PullRequest?
+    /// For a re-run (cause `rerun`): the integration it runs again, which it is never joined
+    /// with another request for (`Rerun.request`).
+    public var rerunOf: Rerun?
 
     public init(
         bot: String, cause: IntegrationCause, commit: String? = nil, branch: String, cancelSuperseded: Bool = true, pullRequest: PullRequest? = nil

@@ -36,6 +36,7 @@ extension IntegrationSteps {
             let found = try await storing { [store, claim] () async throws(StoreError) in try await store.cellOutcomes(of: claim) }
             for outcome in found { await log.note(CellText.line(outcome.cell)) }
             var outcome = IntegrationOutcome.merging(found, commits: course.commits)
+            notReproduced(&outcome)
             // after triggers report to the log and their trigger runs; a store error there ends nothing already recorded
             if integration.bisectionID == nil { try? await runTriggers(.after, result: outcome.result, &course) }
             outcome.triggers = course.triggers
@@ -54,8 +55,14 @@ extension IntegrationSteps {
     }
 
     /// The matrix's cells; for a bisect integration, only those where the failures it looks for
-    /// were found (a failure only in release is bisected in release alone).
+    /// were found (a failure only in release is bisected in release alone); for a failed-only
+    /// re-run, only those that failed in the integration it runs again.
     func cellsToRun(of matrix: Matrix) async throws(Stop) -> [Cell] {
+        if let rerun = integration.rerunOf, rerun.only == .failed {
+            let failed = Set(Rerun.failedCells(of: try await original(rerun)))
+            let cells = matrix.cells.filter { failed.contains($0.name) }
+            return cells.isEmpty ? matrix.cells : cells
+        }
         guard let id = integration.bisectionID else { return matrix.cells }
         let (store, bot) = (store, bot.name)
         let found = try await storing { () async throws(StoreError) -> Set<String> in

@@ -27,7 +27,12 @@ extension IntegrationSteps {
         guard bot.test.enabled, built.succeeded else { return TestOutput() }
         try await enter(.testing, &course)
         let commit = course.commit
-        var tested = try await attempt { [commit] in try await package.test(commit: commit) }
+        var tested: TestOutput
+        if let failed = try await failedTestsToRerun() {
+            tested = try await attempt { [commit] in try await package.test(only: failed, commit: commit) }
+        } else {
+            tested = try await attempt { [commit] in try await package.test(commit: commit) }
+        }
         _ = try ended(tested.end)
         let now = context.clock.now
         for index in tested.tests.indices where bot.test.quarantine.holding(tested.tests[index], at: now) != nil {
@@ -42,6 +47,38 @@ extension IntegrationSteps {
             await log.note("\(flaky.count) flaky test\(flaky.count == 1 ? "" : "s"), not counted as failures: \(names)")
         }
         return tested
+    }
+
+    /// For a failed-only re-run, the tests that failed in the integration it runs again (in this
+    /// cell, for a matrix's); nil to run them all: not such a re-run, or nothing failed by name
+    /// there (a crashed test process, a build error).
+    func failedTestsToRerun() async throws(Stop) -> [TestCase]? {
+        guard let rerun = integration.rerunOf, rerun.only == .failed else { return nil }
+        let original = try await original(rerun)
+        let failed = Rerun.failedTests(of: original, cell: cell?.name)
+        guard !failed.isEmpty else {
+            await log.header("#\(rerun.number) has no failed test to run alone: running them all")
+            return nil
+        }
+        let names = failed.map { "\($0.suite).\($0.name)" }.joined(separator: ", ")
+        await log.header("running the \(CountText.of(failed.count, "test")) that failed in #\(rerun.number) again: \(names)")
+        return failed
+    }
+
+    /// The integration a re-run runs again, as recorded.
+    func original(_ rerun: Rerun) async throws(Stop) -> IntegrationDetail {
+        let (store, bot) = (store, bot.name)
+        let found = try await storing { () async throws(StoreError) in try await store.integration(bot: bot, number: rerun.number) }
+        guard let found else {
+            throw stop(.internalError, .fault(stage: .other, message: "integration #\(rerun.number), which this re-runs, is gone"))
+        }
+        return found
+    }
+
+    /// A failed-only re-run that passed says that what failed did not fail again.
+    func notReproduced(_ outcome: inout IntegrationOutcome) {
+        guard let rerun = integration.rerunOf, rerun.only == .failed, outcome.result.isPassing, outcome.reason == nil else { return }
+        outcome.reason = .failuresDidNotReproduce(number: rerun.number)
     }
 
     /// Runs the tests that failed here but passed in the previous integration again, up to

@@ -113,6 +113,7 @@ struct IntegrationSteps {
             var outcome = try await process(
                 package, built: built, tested: tested, analyzed: analyzed, regressed: regressed, archived: archived, &course)
             try await keep(archived, outcome: &outcome, &course)
+            if cell == nil { notReproduced(&outcome) }
             // An after trigger cannot change the result; how it ended is in the log and the trigger
             // list. A bisect integration runs none: it only looks at an old commit; nor does a
             // cell: its integration runs them once, with the result of all its cells.

@@ -30,13 +30,16 @@ extension QueueStore {
             // cells, so no two transactions pick the same numbers.
             let lowest: Int = try db.value("SELECT min(number) FROM integration WHERE bot = ?", claim.bot) ?? 0
             let columns =
-                ["step", "bot", "number", "cause", "commit_sha", "branch", "queued_at", "notified_at", "cell_of", "cell", "toolchain"]
+                [
+                    "step", "bot", "number", "cause", "commit_sha", "branch", "queued_at", "notified_at", "cell_of", "cell", "toolchain", "rerun_of",
+                    "rerun_only",
+                ]
                 + Integration.pullColumns
             var arguments: [any SQLBindable] = []
             for (offset, cell) in cells.enumerated() {
                 arguments += [
                     "pending", claim.bot, min(lowest, 0) - 1 - offset, integration.cause.rawValue, integration.commit, integration.branch, now, now,
-                    integration.number, cell.name, cell.toolchain,
+                    integration.number, cell.name, cell.toolchain, integration.rerunOf?.number, integration.rerunOf?.only.rawValue,
                 ]
                 arguments += Integration.pullArguments(integration.pullRequest)
             }

@@ -70,13 +70,19 @@ enum Queueing {
             return try enqueue(db, Array(requests[..<again]), now: now) + enqueue(db, Array(requests[again...]), now: now)
         }
         guard !requests.isEmpty else { return [] }
+        if requests.contains(where: { $0.rerunOf != nil }) {
+            return try requests.map { request in
+                guard let rerun = request.rerunOf else { return try enqueue(db, [request], now: now)[0] }
+                return try queueRerun(db, request, rerun, now: now)
+            }
+        }
         try lockBots(db, requests, now: now)
         // The bots' unfinished integrations (not a bisection's): what a push supersedes, and the
         // queued ones it coalesces into.
         let active = Dictionary(
             grouping: try batches(requests.map(\.bot)).flatMap { chunk in
                 try db.rows(
-                    "SELECT * FROM integration WHERE bot IN (\(placeholders(chunk.count))) AND step IN \(unfinishedSteps) AND step <> 'completed' AND bisection_id IS NULL AND cell_of IS NULL ORDER BY id",
+                    "SELECT * FROM integration WHERE bot IN (\(placeholders(chunk.count))) AND step IN \(unfinishedSteps) AND step <> 'completed' AND bisection_id IS NULL AND cell_of IS NULL AND rerun_of IS NULL ORDER BY id",
                     bindable(chunk))
             }
         ) { $0["bot"] as String }
@@ -133,6 +139,20 @@ enum Queueing {
         }
     }
 
+    /// Queues a re-run: joined only with a queued re-run of the same integration, as much of it
+    /// (a second press of the button), never with the branch's queue, whose head it is not.
+    private static func queueRerun(_ db: any SQLConnection, _ request: QueueRequest, _ rerun: Rerun, now: Date) throws -> QueueOutcome {
+        try lockBots(db, [request], now: now)
+        let queued = try db.row(
+            "SELECT * FROM integration WHERE bot = ? AND step = 'pending' AND rerun_of = ? AND rerun_only = ? AND cell_of IS NULL LIMIT 1",
+            request.bot, rerun.number, rerun.only.rawValue)
+        if let queued { return QueueOutcome(integration: Integration(row: queued), coalesced: true, superseded: []) }
+        guard let inserted = try insert(db, [request], now: now).first else {
+            throw StoreError.query(what: "queueing a re-run", reason: "no row returned")
+        }
+        return QueueOutcome(integration: inserted, coalesced: false, superseded: [])
+    }
+
     /// Makes sure the requests' bots have rows, and locks them in name order: that orders this
     /// with claims and other queueings of the same bots on every host.
     private static func lockBots(_ db: any SQLConnection, _ requests: [QueueRequest], now: Date) throws {
@@ -185,6 +205,7 @@ enum Queueing {
                     SELECT * FROM integration WHERE id IN (
                         SELECT (SELECT id FROM integration
                                 WHERE integration.bot = bot.name AND step <> 'pending' AND pull_number IS NOT DISTINCT FROM ? AND bisection_id IS NULL AND cell_of IS NULL
+                                    AND rerun_of IS NULL
                                 ORDER BY number DESC LIMIT 1)
                         FROM bot WHERE name IN (\(placeholders(chunk.count))))
                     """, [lane as any SQLBindable] + chunk.map(\.bot))
@@ -196,7 +217,7 @@ enum Queueing {
 
     /// Queues a new integration for each request, numbered after its bot's last.
     private static func insert(_ db: any SQLConnection, _ requests: [QueueRequest], now: Date) throws -> [Integration] {
-        let columns = ["step", "bot", "number", "cause", "commit_sha", "branch", "queued_at"] + Integration.pullColumns
+        let columns = ["step", "bot", "number", "cause", "commit_sha", "branch", "queued_at", "rerun_of", "rerun_only"] + Integration.pullColumns
         return try batches(requests).flatMap { chunk in
             var numbers: [String: Int] = [:]
             let numbering =
@@ -206,6 +227,7 @@ enum Queueing {
             for request in chunk {
                 guard let number = numbers[request.bot] else { throw StoreError.notFound(what: "bot '\(request.bot)'") }
                 arguments += [IntegrationStep.pending.rawValue, request.bot, number, request.cause.rawValue, request.commit, request.branch, now]
+                arguments += [request.rerunOf?.number, request.rerunOf?.only.rawValue]
                 arguments += Integration.pullArguments(request.pullRequest)
             }
             let inserted = try db.rows(

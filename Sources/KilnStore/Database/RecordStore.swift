@@ -119,8 +119,9 @@ extension StoreRole {
     static func predecessor(_ db: any SQLConnection, _ kind: Predecessor, bot: String, before number: Int?) throws -> Integration? {
         let condition =
             switch kind {
-            case .withCommit: "commit_sha IS NOT NULL"
-            case .built: "step = 'completed' AND result IN \(sqlList(IntegrationResult.built))"
+            // A re-run's commit is an earlier one's; a failed-only re-run's counts are of part of the tests.
+            case .withCommit: "commit_sha IS NOT NULL AND rerun_of IS NULL"
+            case .built: "step = 'completed' AND result IN \(sqlList(IntegrationResult.built)) AND (rerun_only IS NULL OR rerun_only <> 'failed')"
             case .ended: "step = 'completed' AND result IS NOT NULL AND result <> 'canceled'"
             }
         return try db.row(

@@ -51,7 +51,13 @@ extension Integration {
             summary: summary, reason: row["reason"], expired: row["expired"], host: row["host"], owner: row["owner"],
             pullRequest: Self.pullRequest(row), bisectionID: row["bisection_id"], workspaceSlot: row["workspace_slot"],
             cellOf: row["cell_of"], cell: (row["cell"] as String?).flatMap(Cell.init(name:)), toolchain: row["toolchain"],
-            swiftVersion: row["swift_version"], workspace: JSON.decode(WorkspaceOrigin?.self, from: row["workspace"], default: nil))
+            swiftVersion: row["swift_version"], workspace: JSON.decode(WorkspaceOrigin?.self, from: row["workspace"], default: nil),
+            rerunOf: Self.rerun(row))
+    }
+
+    private static func rerun(_ row: SQLRow) -> Rerun? {
+        guard let number: Int = row["rerun_of"] else { return nil }
+        return Rerun(number: number, only: (row["rerun_only"] as String?).flatMap(Rerun.Scope.init(rawValue:)) ?? .all)
     }
 
     private static func pullRequest(_ row: SQLRow) -> PullRequest? {

@@ -143,12 +143,15 @@ extension Migrations {
     /// v23: one outbox code for mail, commit statuses and reviews (`OutboxTable`): mail keeps
     /// the SMTP server's reply code beside its words, as the forges' deliveries keep theirs.
     static let mailResponseCode = Migration(name: "v23: mail response code") { dialect in
-        let integer =
-            switch dialect {
-            case .sqlite: "INTEGER"
-            case .postgres: "bigint"
-            }
-        return ["ALTER TABLE outbox ADD COLUMN response_code \(integer)"]
+        ["ALTER TABLE outbox ADD COLUMN response_code \(integerColumn(dialect))"]
+    }
+
+    /// An integer column's type, as a column added later has it on each engine.
+    static func integerColumn(_ dialect: SQLDialect) -> String {
+        switch dialect {
+        case .sqlite: "INTEGER"
+        case .postgres: "bigint"
+        }
     }
 }
 
@@ -162,5 +165,13 @@ extension Migrations {
             case .postgres: "json_build_object('recorded', json_build_object('_0', reason))::text"
             }
         return ["UPDATE bisection SET reason = \(object) WHERE reason IS NOT NULL AND reason NOT LIKE '{%'"]
+    }
+}
+
+extension Migrations {
+    /// v25: re-runs (`Rerun`): the integration a re-run runs again, and whether all of it or only
+    /// what failed.
+    static let reruns = Migration(name: "v25: reruns") { dialect in
+        ["ALTER TABLE integration ADD COLUMN rerun_of \(integerColumn(dialect))", "ALTER TABLE integration ADD COLUMN rerun_only text"]
     }
 }

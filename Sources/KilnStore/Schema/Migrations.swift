@@ -23,7 +23,7 @@ enum Migrations {
 
     static let shared: [Migration] = [
         oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements, assets, workspaceSlots, queueOrder, cells, dependencies,
-        access, retentionIndex, analyzerChecks, reviews, workspaceSnapshots, auditTrail, reasonsAsData, mailResponseCode, bisectionFailures,
+        access, retentionIndex, analyzerChecks, reviews, workspaceSnapshots, auditTrail, reasonsAsData, mailResponseCode, bisectionFailures, reruns,
     ]
 
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times

@@ -51,7 +51,7 @@ public enum API {
     }
 
     /// An integration: `{bot, number, cause, commit, step, result, reason, queuedAt, startedAt,
-    /// endedAt, duration, summary, host, pullRequest, workspace}`.
+    /// endedAt, duration, summary, host, pullRequest, workspace, rerunOf}`.
     public struct Integration: Encodable, Sendable, Hashable {
         public var bot: String
         public var number: Int
@@ -74,6 +74,9 @@ public enum API {
         /// Where its workspace came from; null until it had one, and for a matrix's integration
         /// (its cells say).
         @Nullable public var workspace: Workspace?
+        /// For a re-run (cause `rerun`): `{number, only: all|failed}`, the integration it runs
+        /// again; null otherwise.
+        @Nullable public var rerunOf: Rerun?
 
         public init(_ integration: KilnCore.Integration) {
             bot = integration.bot
@@ -91,6 +94,7 @@ public enum API {
             host = integration.host
             pullRequest = integration.pullRequest.map(PullRequest.init)
             workspace = integration.workspace.map(Workspace.init)
+            rerunOf = integration.rerunOf
         }
     }
 

@@ -38,7 +38,9 @@ struct ActionsController {
     func addRoutes(to router: Router<KilnRequestContext>) {
         router.post("api/bots/{bot}/integrations") { request, context in
             let (bot, form) = try await authorize(request, context)
-            let pull = try await pullRequestNumber(request, form: form)
+            let asked = try await Asked(request, form: form)
+            if let rerun = asked.rerun { return try await queueRerun(of: rerun, only: asked.only, bot: bot, form: form, request, context) }
+            let pull = asked.pullRequest
             let queue: QueueRequest
             if let pull {
                 let known = try await store.pullRequests(bot: bot.name, includeClosed: false).first { $0.pullRequest.number == pull }
@@ -50,16 +52,7 @@ struct ActionsController {
             } else {
                 queue = QueueRequest(bot, cause: .manual)
             }
-            let outcome = try await store.enqueue(queue, now: clock.now)
-            let number = outcome.integration.number
-            let detail = [pull.map { "pull request #\($0)" }, outcome.coalesced ? "joined the one queued" : nil].compactMap { $0 }
-            try await audit(.queued, request, context, bot: bot.name, number: number, detail: detail.isEmpty ? nil : detail.joined(separator: ", "))
-            let page = "/bots/\(bot.name)/integrations/\(number)"
-            if form != nil { return SignInController.redirect(to: page) }
-            var response = APIController.json(try API.encode(Queued(bot: bot.name, number: number, coalesced: outcome.coalesced)))
-            response.status = .accepted
-            response.headers[.location] = "/api" + page
-            return response
+            return try await enqueue(queue, saying: pull.map { "pull request #\($0)" }, bot: bot, form: form, request, context)
         }
         router.post("api/bots/{bot}/integrations/{number}/cancel") { request, context in
             let (bot, form) = try await authorize(request, context)
@@ -80,6 +73,42 @@ struct ActionsController {
             response.status = .accepted
             return response
         }
+    }
+
+    /// `{"rerun": N}` or `{"rerun": N, "only": "failed"}`: integration N's commit again, whole or
+    /// only what failed in it (`Rerun`). 409 when N cannot be run so; a form pressed on a page
+    /// that was out of date goes back to N's page, which says why.
+    private func queueRerun(
+        of number: Int, only: Rerun.Scope, bot: Bot, form: [String: String]?, _ request: Request, _ context: KilnRequestContext
+    ) async throws -> Response {
+        guard let original = try await store.integration(bot: bot.name, number: number) else {
+            throw WebError.notFound("integration \(number) of bot '\(bot.name)'")
+        }
+        let queue: QueueRequest
+        do {
+            queue = try Rerun.request(original, only: only)
+        } catch {
+            if form != nil { return SignInController.redirect(to: "/bots/\(bot.name)/integrations/\(number)?rerun=\(only.rawValue)") }
+            throw WebError.conflict(error.sentence)
+        }
+        return try await enqueue(queue, saying: queue.rerunOf?.sentence, bot: bot, form: form, request, context)
+    }
+
+    /// Queues `queue` and records it in the audit trail (with `what`, and whether it joined one
+    /// queued): 202 with `{bot, number, coalesced}` and `Location`, or a form's redirect to its page.
+    private func enqueue(
+        _ queue: QueueRequest, saying what: String?, bot: Bot, form: [String: String]?, _ request: Request, _ context: KilnRequestContext
+    ) async throws -> Response {
+        let outcome = try await store.enqueue(queue, now: clock.now)
+        let number = outcome.integration.number
+        let detail = [what, outcome.coalesced ? "joined the one queued" : nil].compactMap { $0 }
+        try await audit(.queued, request, context, bot: bot.name, number: number, detail: detail.isEmpty ? nil : detail.joined(separator: ", "))
+        let page = "/bots/\(bot.name)/integrations/\(number)"
+        if form != nil { return SignInController.redirect(to: page) }
+        var response = APIController.json(try API.encode(Queued(bot: bot.name, number: number, coalesced: outcome.coalesced)))
+        response.status = .accepted
+        response.headers[.location] = "/api" + page
+        return response
     }
 
     /// Records what the request's token did in the audit trail.
@@ -117,15 +146,42 @@ struct ActionsController {
         return (bot, form)
     }
 
-    private func pullRequestNumber(_ request: Request, form: [String: String]?) async throws -> Int? {
-        if let form { return form["pullRequest"].flatMap { Int($0) } }
-        let body = try await request.body.collect(upTo: FormBody.limit)
-        guard body.readableBytes > 0 else { return nil }
-        struct Body: Decodable { var pullRequest: Int? }
-        do {
-            return try JSONDecoder().decode(Body.self, from: Data(buffer: body)).pullRequest
-        } catch {
-            throw WebError.badRequest("the body must be JSON like {\"pullRequest\": 12}, or empty")
+    /// What a queue request asks for: the branch (nothing), a pull request, or a re-run.
+    private struct Asked: Decodable {
+        var pullRequest: Int?
+        var rerun: Int?
+        var only: Rerun.Scope
+
+        private enum CodingKeys: String, CodingKey { case pullRequest, rerun, only }
+
+        init(from decoder: any Decoder) throws {
+            let values = try decoder.container(keyedBy: CodingKeys.self)
+            pullRequest = try values.decodeIfPresent(Int.self, forKey: .pullRequest)
+            rerun = try values.decodeIfPresent(Int.self, forKey: .rerun)
+            only = try values.decodeIfPresent(Rerun.Scope.self, forKey: .only) ?? .all
+        }
+
+        init(_ request: Request, form: [String: String]?) async throws {
+            if let form {
+                pullRequest = form["pullRequest"].flatMap { Int($0) }
+                rerun = form["rerun"].flatMap { Int($0) }
+                only = form["only"].flatMap(Rerun.Scope.init(rawValue:)) ?? .all
+                return
+            }
+            let body = try await request.body.collect(upTo: FormBody.limit)
+            guard body.readableBytes > 0 else {
+                (pullRequest, rerun, only) = (nil, nil, .all)
+                return
+            }
+            do {
+                self = try JSONDecoder().decode(Asked.self, from: Data(buffer: body))
+            } catch {
+                throw WebError.badRequest(
+                    "the body must be JSON like {\"pullRequest\": 12}, {\"rerun\": 7}, {\"rerun\": 7, \"only\": \"failed\"}, or empty")
+            }
+            guard pullRequest == nil || rerun == nil else {
+                throw WebError.badRequest("a re-run runs integration \(rerun ?? 0)'s own pull request: send \"rerun\" or \"pullRequest\", not both")
+            }
         }
     }
 }

@@ -209,6 +209,17 @@ struct IntegrationPage {
     /// Its new failures, first on the page, with their source lines (`Failures`).
     var failures: [FailureView] = []
     var hasFailures = false
+    /// For a member on an integration that ended: where "Run again" posts, and whether "Run
+    /// failed tests again" is offered too (something failed).
+    var rerunURL: String? = nil
+    var rerunFailed = false
+    /// For a re-run: the integration it runs again.
+    var rerunOf: RerunView? = nil
+}
+
+struct RerunView {
+    var text: String
+    var url: String
 }
 
 struct DependencyView {

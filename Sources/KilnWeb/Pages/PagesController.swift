@@ -63,8 +63,11 @@ struct PagesController {
             }
             let bisection = try await store.bisection(of: detail.integration.id)
             let actions = Self.actions(context, on: overview.state)
-            // Sent back here by a Cancel that came too late (`ActionsController`).
-            let notice = request.uri.queryParameters["already"] == "ended" ? Self.alreadyEnded : nil
+            // Sent back here by a Cancel that came too late, or a re-run that could not be
+            // (`ActionsController`).
+            let notice =
+                request.uri.queryParameters["already"] == "ended"
+                ? Self.alreadyEnded : request.uri.queryParameters["rerun"].flatMap { Self.rerunRefused(detail, only: String($0)) }
             return Self.html(ByteBuffer(string: try await integrationPage(detail, bisection: bisection, actions: actions, notice: notice)))
         }
         router.get("bots/{bot}/tests/**") { request, context in
@@ -194,6 +197,18 @@ struct PagesController {
     /// What the page says when a Cancel reached an integration that had ended.
     static let alreadyEnded = "It had already ended when Cancel was pressed: nothing was canceled."
 
+    /// What the page says when a re-run of it, pressed on a page that was out of date, could
+    /// not be queued; nil when it could be now.
+    static func rerunRefused(_ detail: IntegrationDetail, only: String) -> String? {
+        guard let scope = Rerun.Scope(rawValue: only) else { return nil }
+        do {
+            _ = try Rerun.request(detail, only: scope)
+            return nil
+        } catch {
+            return "Not run again: \(error.sentence)."
+        }
+    }
+
     func integrationPage(
         _ detail: IntegrationDetail, bisection: Bisection? = nil, actions csrf: String? = nil, notice: String? = nil
     ) async throws(StoreError) -> String {
@@ -293,6 +308,11 @@ struct PagesController {
         page.notice = notice
         page.failures = await Failures.views(of: detail, bot: bot, source: source, kept: sourceFiles)
         page.hasFailures = !page.failures.isEmpty
+        if csrf != nil, (try? Rerun.request(detail, only: .all)) != nil {
+            page.rerunURL = "/api/bots/\(integration.bot)/integrations"
+            page.rerunFailed = (try? Rerun.request(detail, only: .failed)) != nil
+        }
+        page.rerunOf = integration.rerunOf.map { RerunView(text: $0.sentence, url: "/bots/\(integration.bot)/integrations/\($0.number)") }
         return assets.render(page, "integration")
     }
 }

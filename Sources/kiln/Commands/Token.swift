@@ -116,10 +116,16 @@ struct Token: AsyncParsableCommand {
     /// What the audit trail keeps of a token made or revoked here: on the command line (no
     /// address), by this machine's user.
     static func audit(_ action: AuditEvent.Action, _ name: String, detail: String? = nil) -> AuditEvent {
+        audit(action, name, bot: nil, number: nil, detail: [detail])
+    }
+
+    /// What the audit trail keeps of something done here to a token (`name`) or an integration
+    /// (`bot`, `number`): on the command line (no address), by this machine's user.
+    static func audit(_ action: AuditEvent.Action, _ name: String?, bot: String?, number: Int?, detail: [String?]) -> AuditEvent {
         let user = ProcessInfo.processInfo.environment["USER"] ?? ProcessInfo.processInfo.environment["LOGNAME"] ?? "uid \(getuid())"
         return AuditEvent(
-            at: WallClock.system.now, action: action, token: name,
-            detail: ([detail].compactMap { $0 } + ["by \(user) on the command line"]).joined(separator: "; ")
+            at: WallClock.system.now, action: action, token: name, bot: bot, number: number,
+            detail: (detail.compactMap { $0 } + ["by \(user) on the command line"]).joined(separator: "; ")
         )
     }
 

@@ -29,8 +29,13 @@ struct Trigger: AsyncParsableCommand {
             Queues an integration (cause: manual) in the data directory's store, for the server running \
             on it. If the bot already has one queued, the trigger joins it instead of queueing another.
 
+            With --rerun N, queues integration N's commit again (cause: rerun), with its cells; with \
+            --failed too, only its failed tests, and of a matrix only its failed cells.
+
             Examples:
               kiln trigger app
+              kiln trigger app --rerun 41
+              kiln trigger app --rerun 41 --failed
               kiln trigger app --data /var/lib/kiln --bots /etc/kiln/Bots
             """
     )
@@ -40,8 +45,46 @@ struct Trigger: AsyncParsableCommand {
     @Argument(help: ArgumentHelp("The bot to integrate.", valueName: "bot"))
     var bot: String
 
+    @Option(help: ArgumentHelp("Run integration N's commit again.", valueName: "N"))
+    var rerun: Int?
+
+    @Flag(help: "With --rerun: only the integration's failed tests, and failed cells.")
+    var failed = false
+
+    func validate() throws {
+        if failed, rerun == nil { throw ValidationError("--failed goes with --rerun N: the failed tests of which integration?") }
+    }
+
     func run() async throws {
-        try await Self.queue(bot, at: location)
+        if let rerun {
+            try await Self.queueRerun(bot, number: rerun, only: failed ? .failed : .all, at: location)
+        } else {
+            try await Self.queue(bot, at: location)
+        }
+    }
+
+    /// Queues a re-run of `bot`'s integration `number` in the store (the server hears it
+    /// change), recorded in the audit trail as the command line's.
+    static func queueRerun(_ bot: String, number: Int, only: Rerun.Scope, at location: LocationOptions) async throws {
+        try await Token.withStore(location) { store in
+            guard let original = try await store.integration(bot: bot, number: number) else {
+                Console.error("error: bot '\(bot)' has no integration #\(number) (kiln status lists its integrations)")
+                throw ExitCode.failure
+            }
+            let request: QueueRequest
+            do throws(Rerun.Refusal) {
+                request = try Rerun.request(original, only: only)
+            } catch {
+                Console.error("error: \(error.sentence)")
+                throw ExitCode.failure
+            }
+            let outcome = try await store.enqueue(request, now: WallClock.system.now)
+            let queued = outcome.integration.number
+            let what = request.rerunOf?.sentence ?? "re-run of #\(number)"
+            try await store.recordAudit(
+                Token.audit(.queued, nil, bot: bot, number: queued, detail: [what, outcome.coalesced ? "joined the one queued" : nil]))
+            Console.out(outcome.coalesced ? "\(bot) #\(queued) (\(what)) was already queued; this joins it" : "queued \(bot) #\(queued), \(what)")
+        }
     }
 
     /// Queues an integration of `bot` in the store of the server at `location`: through the
