@@ -82,6 +82,7 @@ func webRouter(
     let gate = AccessGate(store: web.store, anonymous: web.anonymous, cache: cache, clock: web.clock)
     router.add(middleware: HTTPMetricsMiddleware(registry: metrics))
     router.add(middleware: SecurityHeadersMiddleware(scriptHashes: web.assets.scriptHashes))
+    router.add(middleware: ErrorPageMiddleware(assets: web.assets))
     router.add(middleware: StoreUnavailableMiddleware())
     router.add(middleware: AccessMiddleware(gate: gate))
     HealthController(monitor: health).addRoutes(to: router)

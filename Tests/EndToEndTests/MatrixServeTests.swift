@@ -125,7 +125,10 @@ struct MatrixServeTests {
         #expect(page.contains("<h2>Cells</h2>") && page.contains("/bots/app/integrations/1/log?cell=default-debug-thread"), "\(page)")
         #expect(page.contains("(in default-debug-thread)") && page.contains("<h2>Failing tests by cell</h2>"), "\(page)")
         let (botData, _) = try await URLSession.shared.data(from: try #require(URL(string: "http://127.0.0.1:\(port)/bots/app")))
-        #expect(String(decoding: botData, as: UTF8.self).contains("title=\"default-release-none: test-failures\""))
+        let botPage = String(decoding: botData, as: UTF8.self)
+        #expect(botPage.contains("title=\"default-release-none: test-failures\""))
+        #expect(botPage.contains("aria-label=\"default-release-none: test-failures\""), "a square says what it is without a pointer")
+        #expect(botPage.contains("in this order: default-debug-none, default-debug-thread, default-release-none;"), "the squares' legend")
 
         // Run failed tests again: the two cells that failed, not the one that passed; in the
         // release cell its failed test alone, in the sanitizer's cell (no test failed by name

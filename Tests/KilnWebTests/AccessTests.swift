@@ -262,6 +262,52 @@ struct AccessTests {
         #expect(audit == ["re-run of #2's failed tests", "re-run of #2's failed tests, joined the one queued"], "\(audit)")
     }
 
+    @Test(
+        "Every page's header: Sign in once tokens exist, then Signed in as NAME with Sign out; errors are pages with a way back for browsers, text or JSON for scripts"
+    )
+    func headerAndErrors() async throws {
+        let harness = try await AccessHarness.start()
+        defer { Task { await harness.web.stop() } }
+        let pages = ["/", "/bots/open", "/bots/open/integrations/1", "/bots/open/integrations/1/steps", "/bots/open/tests/Suite/test"]
+        for page in pages {
+            let text = try await harness.send("GET", page).text
+            #expect(text.contains(##"<a class="skip" href="#main">"##) && text.contains(#"<main id="main">"#), "\(page)")
+            #expect(!text.contains("Sign in"), "no tokens, nothing to sign in with: \(page)")
+        }
+        let member = try await harness.token("alice <admin>", .member)
+        for page in pages {
+            let text = try await harness.send("GET", page).text
+            #expect(text.contains(#"<a class="account" href="/login">Sign in</a>"#), "\(page): \(text.prefix(1200))")
+        }
+        let signed = try await harness.send(
+            "POST", "/login", body: "token=" + (member.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? member),
+            contentType: "application/x-www-form-urlencoded")
+        let session = String(try #require(signed.headers["set-cookie"]).prefix { $0 != ";" })
+        for page in pages {
+            let text = try await harness.send("GET", page, cookie: session).text
+            #expect(text.contains("<span>Signed in as alice &lt;admin&gt;</span> <button>Sign out</button>"), "\(page)")
+            #expect(text.contains(#"action="/logout""#) && !text.contains(">Sign in</a>"), "\(page)")
+        }
+        #expect(!(try await harness.send("GET", "/", token: member).text.contains("Signed in as")), "a script's bearer token is no session")
+        // The front page comes from a cache shared by every reader who may see the same: each still sees their own header.
+        #expect(try await harness.send("GET", "/").text.contains(">Sign in</a>"))
+
+        let html = ["Accept": "text/html,application/xhtml+xml"]
+        let unknown = try await harness.web.send("GET", "/no/such/page", body: Data(), headers: html)
+        #expect(unknown.status == 404 && unknown.headers["content-type"]?.hasPrefix("text/html") == true, "\(unknown.headers)")
+        #expect(unknown.text.contains("<h1>Not found</h1>") && unknown.text.contains("There is no page at /no/such/page."), "\(unknown.text)")
+        #expect(unknown.text.contains(#"<a href="/">All bots</a>"#) && unknown.text.contains(#"href="/style.css""#))
+        let hidden = try await harness.web.send("GET", "/bots/classified/integrations/1", body: Data(), headers: html)
+        #expect(hidden.status == 404 && hidden.text.contains("<h1>Not found</h1>"), "\(hidden.text)")
+        #expect(hidden.text.contains(#"<a href="/login">Sign in</a>"#), "a private bot may be there for a token")
+        let script = try await harness.web.send("GET", "/no/such/page", body: Data(), headers: [:])
+        #expect(script.status == 404 && script.headers["content-type"]?.hasPrefix("text/html") != true, "\(script.headers)")
+        let api = try await harness.web.send("GET", "/api/bots/nobody", body: Data(), headers: html)
+        #expect(api.status == 404 && api.text.contains("<h1>Not found</h1>"), "a browser that asks the API for HTML gets a page too")
+        let json = try await harness.web.send("GET", "/api/bots/nobody", body: Data(), headers: ["Accept": "application/json"])
+        #expect(json.status == 404 && json.text.hasPrefix("{"), "\(json.text)")
+    }
+
     @Test("Behind an https public-url the session cookie is Secure too")
     func secureCookie() async throws {
         let harness = try await AccessHarness.start(publicURL: "https://ci.example.com")

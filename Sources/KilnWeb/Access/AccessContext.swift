@@ -23,6 +23,9 @@ public struct KilnRequestContext: RequestContext {
     /// The hash of the token that signed in through the session cookie, for forms'
     /// anti-forgery values; nil for a bearer token or none.
     public var sessionTokenHash: String?
+    /// For a page asked without a token: whether any token exists, so that the page offers
+    /// "Sign in" (`PageChrome`).
+    var signInOffered = false
     /// The connection's peer, as the socket says.
     let peer: SocketAddress?
 

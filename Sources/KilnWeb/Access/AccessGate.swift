@@ -141,6 +141,13 @@ struct AccessMiddleware: RouterMiddleware {
             || SnapshotController.isOpen(path)
     }
 
+    /// Whether `path` is a page for people (whose header may offer "Sign in"), not the API,
+    /// a log as text, a badge or an asset.
+    static func isPage(_ path: String) -> Bool {
+        !path.hasPrefix("/api/") && path != "/metrics" && !path.hasSuffix("/log") && !path.hasSuffix(".svg") && !path.contains("/assets/")
+            && !path.contains("/latest/")
+    }
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         if Self.isOpen(path) { return try await next(request, context) }
@@ -151,6 +158,9 @@ struct AccessMiddleware: RouterMiddleware {
         } else {
             let identity = try await gate.identify(request, from: context.clientAddress(request))
             (context.access, context.sessionTokenHash, staleCookie) = (identity.access, identity.sessionHash, identity.staleCookie)
+        }
+        if context.access.role == nil, request.method == .get, Self.isPage(path) {
+            context.signInOffered = try await gate.memory.anyToken(store: gate.store)
         }
         guard staleCookie else { return try await admit(request, context: context, next: next) }
         // A revoked token's cookie is cleared, so that it is offered (and fails) once.

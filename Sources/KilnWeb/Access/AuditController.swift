@@ -61,7 +61,7 @@ struct AuditController {
                 guard let bot = event.bot else { return true }
                 return context.access.maySee(bot, isPrivate: visibility[bot] ?? true)
             }
-            return PagesController.html(ByteBuffer(string: assets.render(Page(events: events.map(Self.row)), "audit")))
+            return PageChrome.page(ByteBuffer(string: assets.render(Page(events: events.map(Self.row)), "audit")), for: context)
         }
     }
 

@@ -33,16 +33,28 @@ final class TokenMemory: Sendable {
 
     /// The token whose value hashes to `hash`, with its stored hash.
     func token(hash: String, store: any AccessRecords) async throws -> (hash: String, token: AccessToken)? {
-        let epoch = store.accessEpoch
-        if let epoch, let known = snapshot.withLock({ $0?.epoch == epoch ? $0 : nil }) { return known.tokens[hash] }
-        guard let epoch else {
+        guard let tokens = try await tokens(store) else {
             // Nobody vouches for a memory: the store alone answers, as before there was one.
             return try await store.token(hash: hash)
         }
+        return tokens[hash]
+    }
+
+    /// Whether any token exists: whether a page offers "Sign in".
+    func anyToken(store: any AccessRecords) async throws -> Bool {
+        guard let tokens = try await tokens(store) else { return try await !store.tokenHashes().isEmpty }
+        return !tokens.isEmpty
+    }
+
+    /// The tokens by hash, from memory while the change feed vouches for it, else read again
+    /// into it; nil when the feed is down and nothing may be remembered.
+    private func tokens(_ store: any AccessRecords) async throws -> [String: (hash: String, token: AccessToken)]? {
+        guard let epoch = store.accessEpoch else { return nil }
+        if let known = snapshot.withLock({ $0?.epoch == epoch ? $0 : nil }) { return known.tokens }
         // Read after the epoch: a change during the read moves it, and the next request reads again.
         let rows = try await store.tokenHashes()
         let tokens = Dictionary(rows.map { ($0.hash, $0) }) { first, _ in first }
         snapshot.withLock { $0 = Snapshot(epoch: epoch, tokens: tokens) }
-        return tokens[hash]
+        return tokens
     }
 }

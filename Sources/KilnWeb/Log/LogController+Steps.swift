@@ -27,7 +27,7 @@ extension LogController {
     /// The most lines a step shows: a longer one shows its end.
     static let linesPerSection = 5_000
 
-    func addStepRoutes(to router: Router<some RequestContext>, assets: WebAssets) {
+    func addStepRoutes(to router: Router<KilnRequestContext>, assets: WebAssets) {
         router.get("bots/{bot}/integrations/{number}/steps") { request, context in
             let query = request.uri.queryParameters
             let cell = query["cell"].map(String.init)
@@ -41,7 +41,7 @@ extension LogController {
                 return Response(status: .found, headers: [.location: location])
             }
             let page = try await stepsPage(of: integration, shownAs: number, cell: cell, marked: query["line"].flatMap { Int(String($0)) })
-            return PagesController.html(ByteBuffer(string: assets.render(page, "steps")))
+            return PageChrome.page(ByteBuffer(string: assets.render(page, "steps")), for: context)
         }
     }
 

@@ -93,6 +93,8 @@ struct BotPage {
     /// A signed-in member's forms' anti-forgery value; nil: no forms.
     var csrf: String? = nil
     var integrateURL: String? = nil
+    /// For a matrix: what the squares beside each result are, in their order.
+    var cellLegend: String? = nil
 }
 
 /// A quarantined test on its bot's page: its name, linked to its history, and its last results.

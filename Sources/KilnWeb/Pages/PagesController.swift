@@ -43,7 +43,7 @@ struct PagesController {
 
     func addRoutes(to router: Router<KilnRequestContext>) {
         router.get("/") { request, context in
-            Self.html(try await frontPage(for: context.access, bigscreen: request.uri.queryParameters.get("bigscreen") != nil))
+            PageChrome.page(try await frontPage(for: context.access, bigscreen: request.uri.queryParameters.get("bigscreen") != nil), for: context)
         }
         router.get("style.css") { _, _ in
             Response(
@@ -53,7 +53,8 @@ struct PagesController {
         router.get("bots/{bot}") { request, context in
             let overview = try await store.overview(of: try context.parameters.require("bot"))
             let page = try Page(request.uri.queryParameters, defaultLimit: Self.pageSize, maximumLimit: 200)
-            return Self.html(ByteBuffer(string: try await botPage(overview, page: page, actions: Self.actions(context, on: overview.state))))
+            let html = try await botPage(overview, page: page, actions: Self.actions(context, on: overview.state))
+            return PageChrome.page(ByteBuffer(string: html), for: context)
         }
         router.get("bots/{bot}/integrations/{number}") { request, context in
             let overview = try await store.overview(of: try context.parameters.require("bot"))
@@ -68,14 +69,15 @@ struct PagesController {
             let notice =
                 request.uri.queryParameters["already"] == "ended"
                 ? Self.alreadyEnded : request.uri.queryParameters["rerun"].flatMap { Self.rerunRefused(detail, only: String($0)) }
-            return Self.html(ByteBuffer(string: try await integrationPage(detail, bisection: bisection, actions: actions, notice: notice)))
+            let html = try await integrationPage(detail, bisection: bisection, actions: actions, notice: notice)
+            return PageChrome.page(ByteBuffer(string: html), for: context)
         }
         router.get("bots/{bot}/tests/**") { request, context in
             let bot = try await store.overview(of: try context.parameters.require("bot")).state.name
             let (suite, name) = try TestAddress.parse(context.parameters.getCatchAll())
             let page = try Page(request.uri.queryParameters, defaultLimit: Self.chartSpan, maximumLimit: APIController.maximumLimit)
             let history = try await store.testHistory(bot: bot, suite: suite, name: name, limit: page.limit)
-            return Self.html(ByteBuffer(string: assets.render(TestPage(bot: bot, history: history), "test")))
+            return PageChrome.page(ByteBuffer(string: assets.render(TestPage(bot: bot, history: history), "test")), for: context)
         }
         router.get("bots/{bot}/badge.svg") { _, context in
             let overview = try await store.overview(of: try context.parameters.require("bot"))
@@ -153,7 +155,7 @@ struct PagesController {
         }
         let archive = "\(name).tar.gz"
         let archived = try await store.latestAsset(bot: name, name: archive, results: Set(IntegrationResult.allCases)) != nil
-        let view = BotPage(
+        var view = BotPage(
             title: "\(name) · Kiln", name: name, repository: overview.state.repository, branch: overview.state.branch,
             status: overview.status.rawValue,
             problems: overview.state.problems, hasProblems: !overview.state.problems.isEmpty,
@@ -167,6 +169,9 @@ struct PagesController {
             reviewProblem: reviewProblem.map { StatusProblemView($0, now: now) }, quarantined: quarantined,
             hasQuarantined: !quarantined.isEmpty, latestArchiveURL: archived ? "/bots/\(name)/latest/\(archive)" : nil, csrf: csrf,
             integrateURL: "/api/bots/\(name)/integrations")
+        var names: [String] = []
+        for cell in shown.flatMap({ cells[$0.number] ?? [] }).compactMap(\.cell?.name) where !names.contains(cell) { names.append(cell) }
+        view.cellLegend = names.isEmpty ? nil : names.joined(separator: ", ")
         return assets.render(view, "bot")
     }
 

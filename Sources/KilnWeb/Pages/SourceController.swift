@@ -54,7 +54,7 @@ struct SourceController {
             }
             let page = SourcePage(
                 bot: bot.name, number: number, path: path, commit: commit, text: String(decoding: data, as: UTF8.self))
-            return PagesController.html(ByteBuffer(string: assets.render(page, "source")))
+            return PageChrome.page(ByteBuffer(string: assets.render(page, "source")), for: context)
         }
     }
 }

@@ -25,7 +25,9 @@ public struct WebAssets: Sendable {
     /// `Content-Security-Policy` names them: the only scripts a page may run.
     let scriptHashes: [String]
 
-    static let templates = ["header", "footer", "chart", "index", "bigscreen", "bot", "integration", "test", "source", "steps", "login", "audit"]
+    static let templates = [
+        "header", "footer", "chart", "index", "bigscreen", "bot", "integration", "test", "source", "steps", "login", "audit", "error",
+    ]
 
     public init(directory: String) throws(WebAssetsError) {
         self.directory = directory

@@ -27,10 +27,10 @@ import json
 import sys
 import time
 
-from selenium import webdriver
 from selenium.common.exceptions import WebDriverException
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+
+from kiln_browser import chromium, sign_in
 
 
 def text(driver, by, name):
@@ -57,23 +57,10 @@ def lines(driver):
 
 def main():
     base, token, bot, number = sys.argv[1:5]
-    options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1000,300"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    service = Service(executable_path="/usr/bin/chromedriver")
-    driver = webdriver.Chrome(options=options, service=service)
+    driver = chromium(1000, 300, console=True)
     seen = {}
     try:
-        driver.get(base + "/login")
-        driver.find_element(By.ID, "token").send_keys(token)
-        driver.find_element(By.CSS_SELECTOR, "form.signin button").click()
-        # click() returns once the click is dispatched, not once the form's answer has loaded:
-        # wait for the browser to leave /login (or give up after 15 s and report where it is).
-        deadline = time.time() + 15
-        while time.time() < deadline and driver.current_url.endswith("/login"):
-            time.sleep(0.1)
-        seen["afterSignIn"] = driver.current_url
+        seen["afterSignIn"] = sign_in(driver, base, token)
 
         driver.get("%s/bots/%s/integrations/%s" % (base, bot, number))
         time.sleep(0.5)

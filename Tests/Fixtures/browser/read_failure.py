@@ -27,9 +27,9 @@ import json
 import sys
 import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+
+from kiln_browser import chromium
 
 TARGET = "var t = document.querySelector(':target'); return t ? [t.id, t.textContent] : null"
 STEPS = "return [...document.querySelectorAll('details.step')].map(d => [d.id, d.open])"
@@ -48,11 +48,7 @@ def follow(driver, element):
 
 def main():
     base, bot, number = sys.argv[1:4]
-    options = webdriver.ChromeOptions()
-    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,800"):
-        options.add_argument(argument)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(options=options, service=Service(executable_path="/usr/bin/chromedriver"))
+    driver = chromium(1280, 800, console=True)
     seen = {}
     try:
         page = "%s/bots/%s/integrations/%s" % (base, bot, number)
