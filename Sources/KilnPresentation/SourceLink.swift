@@ -21,13 +21,23 @@ public enum SourceLink {
     public static func url(file: String, line: Int?, commit: String, bot: Bot, integration number: Int) -> String {
         let anchor = line.map { "#L\($0)" } ?? ""
         let path = file.split(separator: "/").map { percentEncoded(String($0)) }.joined(separator: "/")
-        let url = bot.repository.url
-        if let host = url.host, url.scheme != .file, bot.forge != nil || Forges.implied(byHost: host) != nil,
-            let page = Forges.forge(bot.forgeKind).filePage(commit: commit, path: path)
-        {
-            return "https://\(host)/\(ForgeSettings.project(of: url))/\(page)\(anchor)"
-        }
+        if let page = forgePage(of: bot, { $0.filePage(commit: commit, path: path) }) { return page + anchor }
         return "/bots/\(bot.name)/integrations/\(number)/source/\(path)\(anchor)"
+    }
+
+    /// The forge's page of `commit` and its diff; nil when the bot has no forge with pages.
+    public static func commit(_ commit: String, bot: Bot) -> String? {
+        forgePage(of: bot) { $0.commitPage(commit: commit) }
+    }
+
+    /// The forge's page that `page` names under the bot's repository, when the bot has a forge
+    /// (configured, or implied by the repository's host) with such pages.
+    private static func forgePage(of bot: Bot, _ page: (any Forge) -> String?) -> String? {
+        let url = bot.repository.url
+        guard let host = url.host, url.scheme != .file, bot.forge != nil || Forges.implied(byHost: host) != nil,
+            let relative = page(Forges.forge(bot.forgeKind))
+        else { return nil }
+        return "https://\(host)/\(ForgeSettings.project(of: url))/\(relative)"
     }
 
     /// `text` with everything but unreserved characters percent-encoded, for one path segment or

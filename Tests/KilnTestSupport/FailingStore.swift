@@ -159,6 +159,16 @@ public struct FailingStore: IntegrationQueue, IntegrationRecords, LogsAndAssets 
         return try await base.integrations(bot: bot, limit: limit, before: before)
     }
 
+    public func integrations(bot: String, matching filter: HistoryFilter, limit: Int, before: Int?) async throws(StoreError) -> [Integration] {
+        try fail("integrations")
+        return try await base.integrations(bot: bot, matching: filter, limit: limit, before: before)
+    }
+
+    public func tests(bot: String, containing text: String, limit: Int) async throws(StoreError) -> [TestName] {
+        try fail("tests")
+        return try await base.tests(bot: bot, containing: text, limit: limit)
+    }
+
     public func integration(bot: String, number: Int) async throws(StoreError) -> IntegrationDetail? {
         try fail("integration")
         return try await base.integration(bot: bot, number: number)

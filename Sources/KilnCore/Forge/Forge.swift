@@ -48,6 +48,9 @@ public protocol Forge: Sendable {
     /// relative to the repository's page (`https://host/owner/name`); nil for a forge without
     /// such pages.
     func filePage(commit: String, path: String) -> String?
+    /// Where the forge's web pages show `commit` and its diff, relative to the repository's
+    /// page; nil for a forge without such pages.
+    func commitPage(commit: String) -> String?
 
     // MARK: Commit statuses
 

@@ -62,6 +62,9 @@ public struct Integration: Sendable, Hashable {
     public var workspace: WorkspaceOrigin?
     /// For a re-run (cause `rerun`): the integration it runs again, and how much of it.
     public var rerunOf: Rerun?
+    /// Its commit's subject and author, once it has ended having learned them.
+    public var subject: String?
+    public var author: String?
 
     public init(
         id: Int64, bot: String, number: Int, cause: IntegrationCause, commit: String?, branch: String, step: IntegrationStep = .pending,

@@ -127,6 +127,12 @@ public final class DatabaseStore<Engine: StoreEngine>: Store, StoreRole {
     public func integrations(bot: String, limit: Int, before: Int?) async throws(StoreError) -> [Integration] {
         try await recordStore.integrations(bot: bot, limit: limit, before: before)
     }
+    public func integrations(bot: String, matching filter: HistoryFilter, limit: Int, before: Int?) async throws(StoreError) -> [Integration] {
+        try await recordStore.integrations(bot: bot, matching: filter, limit: limit, before: before)
+    }
+    public func tests(bot: String, containing text: String, limit: Int) async throws(StoreError) -> [TestName] {
+        try await recordStore.tests(bot: bot, containing: text, limit: limit)
+    }
     public func integration(bot: String, number: Int) async throws(StoreError) -> IntegrationDetail? {
         try await recordStore.integration(bot: bot, number: number)
     }

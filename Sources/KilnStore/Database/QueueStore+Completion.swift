@@ -43,6 +43,18 @@ extension QueueStore {
 }
 
 extension StoreRole {
+    /// The subject and author of `integration`'s commit: from its new commits, else (a re-run, a
+    /// commit integrated again, with nothing new) as an earlier integration of it recorded them.
+    static func head(_ db: any SQLConnection, of integration: Integration, among commits: [Commit]) throws -> (subject: String, author: String)? {
+        guard let sha = integration.commit else { return nil }
+        if let commit = commits.first(where: { $0.sha == sha }) { return (commit.subject, commit.author) }
+        let row = try db.row(
+            "SELECT commit_subject, commit_author FROM integration WHERE bot = ? AND commit_sha = ? AND commit_subject IS NOT NULL LIMIT 1",
+            integration.bot, sha)
+        guard let row, let subject: String = row["commit_subject"], let author: String = row["commit_author"] else { return nil }
+        return (subject, author)
+    }
+
     /// Ends an integration within the caller's transaction: marks its issues against the
     /// predecessor that built, computes the summary's changes, and stores what it found.
     static func complete(_ db: any SQLConnection, _ claim: Claim, outcome: IntegrationOutcome, now: Date) throws -> Integration {
@@ -68,14 +80,16 @@ extension StoreRole {
             outcome, previous: previous, previousIssues: previousIssues, beforeFailedBuild: beforeFailedBuild)
 
         try closeSteps(db, id, now: now)
+        let head = try Self.head(db, of: integration, among: outcome.commits)
         try db.execute(
             """
             UPDATE integration SET step = 'completed', result = ?, reason = ?, ended_at = ?, started_at = coalesce(started_at, ?),
-                issue_counts = ?, issue_changes = ?, tests = ?, coverage = ?, tests_change = ?, coverage_change = ?, dependencies = ?
+                issue_counts = ?, issue_changes = ?, tests = ?, coverage = ?, tests_change = ?, coverage_change = ?, dependencies = ?,
+                commit_subject = ?, commit_author = ?
             WHERE id = ?
             """, outcome.result.rawValue, outcome.reason, now, now, IssueCounts.encode(summary.issues),
             summary.issueChanges.isEmpty ? nil : IssueCounts.encode(summary.issueChanges), summary.tests, summary.coverage, summary.testsChange,
-            summary.coverageChange, outcome.dependencies.isEmpty ? nil : JSON.encode(outcome.dependencies), id)
+            summary.coverageChange, outcome.dependencies.isEmpty ? nil : JSON.encode(outcome.dependencies), head?.subject, head?.author, id)
         try insert(db, issues: issues, tests: outcome.tests, into: id)
         if let review = outcome.review {
             try queueReview(

@@ -65,6 +65,52 @@ extension RecordStore {
         }
     }
 
+    public func integrations(bot: String, matching filter: HistoryFilter, limit: Int, before: Int?) async throws(StoreError) -> [Integration] {
+        var conditions = ["bot = ?", "number < ?", "bisection_id IS NULL", "cell_of IS NULL"]
+        var arguments: [any SQLBindable] = [bot, before ?? Int.max]
+        if let result = filter.result {
+            conditions.append("result = ?")
+            arguments.append(result.rawValue)
+        }
+        if let author = filter.author {
+            conditions.append("lower(commit_author) LIKE ? ESCAPE '\\'")
+            arguments.append("%" + Self.likeEscaped(author.lowercased()) + "%")
+        }
+        if let branch = filter.branch {
+            conditions.append("branch = ?")
+            arguments.append(branch)
+        }
+        if let pull = filter.pullRequest {
+            conditions.append("pull_number = ?")
+            arguments.append(pull)
+        }
+        arguments.append(max(0, limit))
+        let sql = "SELECT * FROM integration WHERE \(conditions.joined(separator: " AND ")) ORDER BY number DESC LIMIT ?"
+        return try await read("reading the integrations of '\(bot)'") { [arguments] db in try db.rows(sql, arguments).map(Integration.init(row:)) }
+    }
+
+    public func tests(bot: String, containing text: String, limit: Int) async throws(StoreError) -> [TestName] {
+        let pattern = "%" + Self.likeEscaped(text.lowercased()) + "%"
+        return try await read("searching the tests of '\(bot)'") { db in
+            try db.rows(
+                """
+                SELECT DISTINCT suite, name FROM test_case WHERE integration_id IN (SELECT id FROM integration WHERE bot = ?)
+                    AND (lower(suite) LIKE ? ESCAPE '\\' OR lower(name) LIKE ? ESCAPE '\\') ORDER BY suite, name LIMIT ?
+                """, bot, pattern, pattern, max(0, limit)
+            ).map { TestName(suite: $0["suite"], name: $0["name"]) }
+        }
+    }
+
+    /// `text` with LIKE's wildcards (and the escape character) escaped, to be matched as it is.
+    static func likeEscaped(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+            escaped.append(character)
+        }
+        return escaped
+    }
+
     public func integration(bot: String, number: Int) async throws(StoreError) -> IntegrationDetail? {
         try await read("reading integration \(number) of '\(bot)'") { db in
             guard let row = try db.row("SELECT * FROM integration WHERE bot = ? AND number = ?", bot, number) else { return nil }

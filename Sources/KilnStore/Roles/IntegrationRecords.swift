@@ -29,6 +29,14 @@ public protocol IntegrationRecords: Sendable {
     /// A bot's integrations, newest first, numbered below `before` when given.
     func integrations(bot: String, limit: Int, before: Int?) async throws(StoreError) -> [Integration]
 
+    /// A bot's integrations that `filter` lets through, newest first, numbered below `before`
+    /// when given.
+    func integrations(bot: String, matching filter: HistoryFilter, limit: Int, before: Int?) async throws(StoreError) -> [Integration]
+
+    /// The tests of a bot's history whose suite or name holds `text` (in any case), at most
+    /// `limit`, by suite and name.
+    func tests(bot: String, containing text: String, limit: Int) async throws(StoreError) -> [TestName]
+
     /// One integration with its steps, commits, issues and tests.
     func integration(bot: String, number: Int) async throws(StoreError) -> IntegrationDetail?
 

@@ -53,6 +53,8 @@ extension Integration {
             cellOf: row["cell_of"], cell: (row["cell"] as String?).flatMap(Cell.init(name:)), toolchain: row["toolchain"],
             swiftVersion: row["swift_version"], workspace: JSON.decode(WorkspaceOrigin?.self, from: row["workspace"], default: nil),
             rerunOf: Self.rerun(row))
+        subject = row["commit_subject"]
+        author = row["commit_author"]
     }
 
     private static func rerun(_ row: SQLRow) -> Rerun? {

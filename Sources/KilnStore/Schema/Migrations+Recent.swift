@@ -170,8 +170,11 @@ extension Migrations {
 
 extension Migrations {
     /// v25: re-runs (`Rerun`): the integration a re-run runs again, and whether all of it or only
-    /// what failed.
+    /// what failed; and an integration's commit's subject and author, for the lists that show it.
     static let reruns = Migration(name: "v25: reruns") { dialect in
-        ["ALTER TABLE integration ADD COLUMN rerun_of \(integerColumn(dialect))", "ALTER TABLE integration ADD COLUMN rerun_only text"]
+        [
+            "ALTER TABLE integration ADD COLUMN rerun_of \(integerColumn(dialect))", "ALTER TABLE integration ADD COLUMN rerun_only text",
+            "ALTER TABLE integration ADD COLUMN commit_subject text", "ALTER TABLE integration ADD COLUMN commit_author text",
+        ]
     }
 }

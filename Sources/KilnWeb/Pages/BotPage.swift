@@ -95,6 +95,22 @@ struct BotPage {
     var integrateURL: String? = nil
     /// For a matrix: what the squares beside each result are, in their order.
     var cellLegend: String? = nil
+    /// The history's filter as the form shows it.
+    var resultOptions: [HistoryQuery.ResultOption] = []
+    var filterAuthor: String? = nil
+    var filterBranch: String? = nil
+    var filterPull: Int? = nil
+    var filtered = false
+    /// A search for a test: what was asked, and what was found (nil: nothing asked).
+    var testQuery: String? = nil
+    var foundTests: [FoundTestView]? = nil
+    var foundNothing = false
+    var foundCut = false
+}
+
+struct FoundTestView {
+    var name: String
+    var url: String
 }
 
 /// A quarantined test on its bot's page: its name, linked to its history, and its last results.

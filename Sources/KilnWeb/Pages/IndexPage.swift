@@ -29,13 +29,13 @@ struct BotRowView {
     var queuedCount: Int
     var isQueued: Bool
 
-    init(_ overview: BotOverview, now: Date) {
+    init(_ overview: BotOverview, now: Date, bot: Bot? = nil) {
         name = overview.state.name
         url = "/bots/\(overview.state.name)"
         repository = overview.state.repository
         branch = overview.state.branch
         status = overview.status.rawValue
-        last = overview.last.map { IntegrationSummaryView($0, now: now) }
+        last = overview.last.map { IntegrationSummaryView($0, now: now, bot: bot) }
         running = overview.running.first.map { ActiveView($0, now: now) }
         queued = overview.queued.map { ActiveView($0, now: now) }
         queuedCount = overview.queued.count

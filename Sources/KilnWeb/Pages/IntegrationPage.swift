@@ -215,6 +215,10 @@ struct IntegrationPage {
     var rerunFailed = false
     /// For a re-run: the integration it runs again.
     var rerunOf: RerunView? = nil
+    /// Its commit's subject and author, and the forge's page of it.
+    var subject: String? = nil
+    var author: String? = nil
+    var commitURL: String? = nil
 }
 
 struct RerunView {

@@ -40,6 +40,8 @@ struct PagesController {
     /// Quarantined tests listed on a bot page, and how many of each one's results.
     static let quarantinedShown = 50
     static let quarantinedResults = 10
+    /// The most tests a bot page's search lists.
+    static let testsFound = 50
 
     func addRoutes(to router: Router<KilnRequestContext>) {
         router.get("/") { request, context in
@@ -53,7 +55,8 @@ struct PagesController {
         router.get("bots/{bot}") { request, context in
             let overview = try await store.overview(of: try context.parameters.require("bot"))
             let page = try Page(request.uri.queryParameters, defaultLimit: Self.pageSize, maximumLimit: 200)
-            let html = try await botPage(overview, page: page, actions: Self.actions(context, on: overview.state))
+            let query = try HistoryQuery(request.uri.queryParameters)
+            let html = try await botPage(overview, page: page, query: query, actions: Self.actions(context, on: overview.state))
             return PageChrome.page(ByteBuffer(string: html), for: context)
         }
         router.get("bots/{bot}/integrations/{number}") { request, context in
@@ -119,22 +122,27 @@ struct PagesController {
         let hosts = try await store.hosts()
         let differing = hosts.readingOtherBots
         let shown = hosts.count > 1 || hosts.contains(where: \.gone)
+        let configured = Dictionary(await bots().map { ($0.name, $0) }) { first, _ in first }
         let page = IndexPage(
-            title: "Kiln", bots: good.map { BotRowView($0, now: now) },
+            title: "Kiln", bots: good.map { BotRowView($0, now: now, bot: configured[$0.state.name]) },
             hosts: shown ? hosts.map { HostView($0, now: now, differs: differing.contains($0.name)) } : [],
             hasHosts: shown, botsDiffer: !differing.isEmpty, broken: broken, hasBroken: !broken.isEmpty, hasBots: !good.isEmpty,
             bigscreen: bigscreen, refresh: bigscreen ? 15 : nil, generatedAt: Formatting.iso(now), notice: notice)
         return assets.render(page, bigscreen ? "bigscreen" : "index")
     }
 
-    func botPage(_ overview: BotOverview, page: Page, actions csrf: String? = nil) async throws -> String {
+    func botPage(_ overview: BotOverview, page: Page, query: HistoryQuery? = nil, actions csrf: String? = nil) async throws -> String {
         let now = clock.now
         let name = overview.state.name
-        let history = try await store.integrations(bot: name, limit: page.limit + 1, before: page.before)
+        let query = try query ?? HistoryQuery(Parameters())
+        let history =
+            query.filter.isEmpty
+            ? try await store.integrations(bot: name, limit: page.limit + 1, before: page.before)
+            : try await store.integrations(bot: name, matching: query.filter, limit: page.limit + 1, before: page.before)
         let shown = Array(history.prefix(page.limit))
         let cells = try await store.cells(bot: name, of: shown.map(\.number))
         let recent =
-            page.before == nil && page.limit >= Self.chartSpan
+            page.before == nil && page.limit >= Self.chartSpan && query.filter.isEmpty
             ? Array(history.prefix(Self.chartSpan)) : try await store.integrations(bot: name, limit: Self.chartSpan, before: nil)
         let completed = recent.filter { $0.step == .completed && $0.pullRequest == nil }.reversed()
         let charts = [
@@ -153,6 +161,9 @@ struct PagesController {
         let quarantined = try await store.quarantinedTests(bot: name, limit: Self.quarantinedShown, results: Self.quarantinedResults).map {
             QuarantinedTestView(bot: name, history: $0)
         }
+        let bot = await bots().first { $0.name == name }
+        var found: [TestName]?
+        if let test = query.test { found = try await store.tests(bot: name, containing: test, limit: Self.testsFound) }
         let archive = "\(name).tar.gz"
         let archived = try await store.latestAsset(bot: name, name: archive, results: Set(IntegrationResult.allCases)) != nil
         var view = BotPage(
@@ -161,10 +172,11 @@ struct PagesController {
             problems: overview.state.problems, hasProblems: !overview.state.problems.isEmpty,
             running: overview.running.first.map { ActiveView($0, now: now, cancelable: csrf != nil) },
             queued: overview.queued.map { ActiveView($0, now: now, cancelable: csrf != nil) },
-            integrations: shown.map { IntegrationSummaryView($0, cells: cells[$0.number] ?? [], now: now) }, hasIntegrations: !shown.isEmpty,
-            charts: charts,
-            olderURL: history.count > page.limit ? shown.last.map { "/bots/\(name)?before=\($0.number)" } : nil,
-            newestURL: page.before != nil ? "/bots/\(name)" : nil, badgeURL: "/bots/\(name)/badge.svg", pullRequests: pullRequests,
+            integrations: shown.map { IntegrationSummaryView($0, cells: cells[$0.number] ?? [], now: now, bot: bot) },
+            hasIntegrations: !shown.isEmpty, charts: charts,
+            olderURL: history.count > page.limit ? shown.last.map { "/bots/\(name)?before=\($0.number)\(query.filterParameters)" } : nil,
+            newestURL: page.before != nil ? "/bots/\(name)?\(query.filterParameters.dropFirst())" : nil, badgeURL: "/bots/\(name)/badge.svg",
+            pullRequests: pullRequests,
             hasPullRequests: !pullRequests.isEmpty, statusProblem: problem.map { StatusProblemView($0, now: now) },
             reviewProblem: reviewProblem.map { StatusProblemView($0, now: now) }, quarantined: quarantined,
             hasQuarantined: !quarantined.isEmpty, latestArchiveURL: archived ? "/bots/\(name)/latest/\(archive)" : nil, csrf: csrf,
@@ -172,6 +184,15 @@ struct PagesController {
         var names: [String] = []
         for cell in shown.flatMap({ cells[$0.number] ?? [] }).compactMap(\.cell?.name) where !names.contains(cell) { names.append(cell) }
         view.cellLegend = names.isEmpty ? nil : names.joined(separator: ", ")
+        view.resultOptions = query.resultOptions
+        (view.filterAuthor, view.filterBranch, view.filterPull) = (query.filter.author, query.filter.branch, query.filter.pullRequest)
+        view.filtered = !query.filter.isEmpty
+        view.testQuery = query.test
+        view.foundTests = found?.map {
+            FoundTestView(name: "\($0.suite).\($0.name)", url: TestAddress.path(bot: name, suite: $0.suite, name: $0.name))
+        }
+        view.foundNothing = found?.isEmpty == true
+        view.foundCut = (found?.count ?? 0) >= Self.testsFound
         return assets.render(view, "bot")
     }
 
@@ -317,6 +338,10 @@ struct PagesController {
             page.rerunURL = "/api/bots/\(integration.bot)/integrations"
             page.rerunFailed = (try? Rerun.request(detail, only: .failed)) != nil
         }
+        let head = detail.commits.first { $0.sha == integration.commit }
+        page.subject = integration.subject ?? head?.subject
+        page.author = integration.author ?? head?.author
+        page.commitURL = bot.flatMap { bot in integration.commit.flatMap { SourceLink.commit($0, bot: bot) } }
         page.rerunOf = integration.rerunOf.map { RerunView(text: $0.sentence, url: "/bots/\(integration.bot)/integrations/\($0.number)") }
         return assets.render(page, "integration")
     }

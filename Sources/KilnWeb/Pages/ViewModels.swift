@@ -36,6 +36,10 @@ struct IntegrationSummaryView {
     var pull: Int?
     /// For a bot with a matrix: each cell's result, a mark each.
     var cells: [CellMark] = []
+    /// Its commit's subject and author, once known, and the forge's page of the commit.
+    var subject: String?
+    var author: String?
+    var commitURL: String?
 
     struct CellMark {
         var name: String
@@ -43,15 +47,18 @@ struct IntegrationSummaryView {
         var tone: String
     }
 
-    init(_ integration: Integration, cells: [Integration], now: Date) {
-        self.init(integration, now: now)
+    init(_ integration: Integration, cells: [Integration], now: Date, bot: Bot?) {
+        self.init(integration, now: now, bot: bot)
         self.cells = cells.map {
             CellMark(name: $0.cell?.name ?? "?", result: $0.result?.rawValue ?? $0.step.rawValue, tone: IntegrationReport.tone($0.result))
         }
     }
 
-    init(_ integration: Integration, now: Date) {
+    init(_ integration: Integration, now: Date, bot: Bot? = nil) {
         number = integration.number
+        subject = integration.subject
+        author = integration.author
+        commitURL = bot.flatMap { bot in integration.commit.flatMap { SourceLink.commit($0, bot: bot) } }
         url = "/bots/\(integration.bot)/integrations/\(integration.number)"
         result = integration.result?.rawValue ?? integration.step.rawValue
         tone = IntegrationReport.tone(integration.result)

@@ -26,7 +26,7 @@ public struct WebAssets: Sendable {
     let scriptHashes: [String]
 
     static let templates = [
-        "header", "footer", "chart", "index", "bigscreen", "bot", "integration", "test", "source", "steps", "login", "audit", "error",
+        "header", "footer", "chart", "commit", "index", "bigscreen", "bot", "integration", "test", "source", "steps", "login", "audit", "error",
     ]
 
     public init(directory: String) throws(WebAssetsError) {

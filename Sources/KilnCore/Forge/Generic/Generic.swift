@@ -43,6 +43,7 @@ public struct Generic: Forge {
     public func pullRef(_ number: Int) -> String { "refs/pull/\(number)/head" }
 
     public func filePage(commit: String, path: String) -> String? { nil }
+    public func commitPage(commit: String) -> String? { nil }
     public var takesStatuses: Bool { false }
     public func statusRequest(_ status: CommitStatus, token: String) -> ForgeRequest? { nil }
 }

@@ -54,6 +54,7 @@ public struct GitHub: Forge {
     }
 
     public func filePage(commit: String, path: String) -> String? { "blob/\(commit)/\(path)" }
+    public func commitPage(commit: String) -> String? { "commit/\(commit)" }
 
     public func statusRequest(_ status: CommitStatus, token: String) -> ForgeRequest? {
         ForgeRequest(

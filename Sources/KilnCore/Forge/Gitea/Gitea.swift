@@ -55,6 +55,7 @@ public struct Gitea: Forge {
     }
 
     public func filePage(commit: String, path: String) -> String? { "src/commit/\(commit)/\(path)" }
+    public func commitPage(commit: String) -> String? { "commit/\(commit)" }
 
     public func statusRequest(_ status: CommitStatus, token: String) -> ForgeRequest? {
         ForgeRequest(
