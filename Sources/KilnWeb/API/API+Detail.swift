@@ -188,9 +188,20 @@ extension API {
 
     /// `GET /api/bots/{bot}/tests/{suite}/{name}`: a test's results on the bot's branch, newest
     /// first, with `flaky` (and why) and its `flipRate` (changes of result per chance, or null).
+    /// Of a matrix, each result names its `cell`, and `cells` judges each cell on its own
+    /// (`{name, flaky, flakyReason, flipRate}`); the top-level `flipRate` is then null, since
+    /// the cells' results do not follow one another.
     public struct TestHistory: Encodable, Sendable {
+        public struct Cell: Encodable, Sendable {
+            public var name: String
+            public var flaky: Bool
+            @Nullable public var flakyReason: String?
+            @Nullable public var flipRate: Double?
+        }
+
         public struct Result: Encodable, Sendable {
             public var integration: Int
+            @Nullable public var cell: String?
             @Nullable public var commit: String?
             public var status: TestStatus
             public var duration: Double
@@ -206,18 +217,30 @@ extension API {
         public var flaky: Bool
         @Nullable public var flakyReason: String?
         @Nullable public var flipRate: Double?
+        public var cells: [Cell]
         public var results: [Result]
 
         init(bot: String, _ history: KilnCore.TestHistory) {
             self.bot = bot
             suite = history.suite
             name = history.name
-            flakyReason = history.flakiness?.sentence
-            flaky = history.flakiness != nil
-            flipRate = history.flipRate
+            let cells = Set(history.runs.compactMap(\.test.cell)).sorted().map { cell in
+                let judged = history.inCell(cell)
+                return Cell(name: cell, flaky: judged.flakiness != nil, flakyReason: judged.flakiness?.sentence, flipRate: judged.flipRate)
+            }
+            self.cells = cells
+            if cells.isEmpty {
+                flakyReason = history.flakiness?.sentence
+                flipRate = history.flipRate
+            } else {
+                let reasons = cells.compactMap { cell in cell.flakyReason.map { "\(cell.name): \($0)" } }
+                flakyReason = reasons.isEmpty ? nil : reasons.joined(separator: "; ")
+                flipRate = nil
+            }
+            flaky = cells.isEmpty ? history.flakiness != nil : cells.contains(where: \.flaky)
             results = history.runs.map {
                 Result(
-                    integration: $0.number, commit: $0.commit, status: $0.test.status, duration: $0.test.duration, host: $0.host,
+                    integration: $0.number, cell: $0.test.cell, commit: $0.commit, status: $0.test.status, duration: $0.test.duration, host: $0.host,
                     endedAt: $0.endedAt, message: $0.test.message, measurement: $0.test.measurement.map(Measurement.init))
             }
         }

@@ -16,53 +16,6 @@
 import KilnCore
 import KilnPresentation
 
-struct TrendChart {
-    var title: String
-    var latest: String
-    var low: String
-    var high: String
-    var svgPoints: String
-    var width = TrendChart.width
-    var height = TrendChart.height
-    var empty: Bool
-
-    static let width = 300
-    static let height = 60
-
-    /// A line over `values` (oldest first), scaled to the chart; nil values are skipped. A
-    /// `reference` series (the baseline each value was judged against) is drawn dashed on the
-    /// same scale.
-    init(title: String, values: [Double?], reference: [Double?]? = nil, format: (Double) -> String) {
-        self.title = title
-        let present = values.compactMap { $0 }
-        empty = present.isEmpty
-        let scale = present + (reference ?? []).compactMap { $0 }
-        let low = scale.min() ?? 0
-        let high = scale.max() ?? 0
-        self.low = present.isEmpty ? "" : format(low)
-        self.high = present.isEmpty ? "" : format(high)
-        latest = present.last.map(format) ?? "—"
-        svgPoints = Self.points(values, low: low, high: high)
-        referencePoints = reference.map { Self.points($0, low: low, high: high) }.flatMap { $0.isEmpty ? nil : $0 }
-    }
-
-    /// A dashed second line (the baseline), or nil.
-    var referencePoints: String?
-
-    private static func points(_ values: [Double?], low: Double, high: Double) -> String {
-        let span = high - low
-        let step = values.count > 1 ? Double(width - 4) / Double(values.count - 1) : 0
-        var points: [String] = []
-        for (index, value) in values.enumerated() {
-            guard let value else { continue }
-            let x = 2 + Double(index) * step
-            let y = span > 0 ? 2 + (1 - (value - low) / span) * Double(height - 4) : Double(height) / 2
-            points.append(String(format: "%.1f,%.1f", x, y))
-        }
-        return points.joined(separator: " ")
-    }
-}
-
 struct BotPage {
     var title: String
     var name: String

@@ -146,12 +146,10 @@ struct PagesController {
             ? Array(history.prefix(Self.chartSpan)) : try await store.integrations(bot: name, limit: Self.chartSpan, before: nil)
         let completed = recent.filter { $0.step == .completed && $0.pullRequest == nil }.reversed()
         let charts = [
-            TrendChart(title: "Duration", values: completed.map(\.duration), format: DurationText.prose),
-            TrendChart(title: "Tests", values: completed.map { $0.summary.map { Double($0.tests) } }, format: { String(Int($0)) }),
-            TrendChart(
-                title: "Issues", values: completed.map { $0.summary.map { Double($0.issues.values.reduce(0, +)) } },
-                format: { String(Int($0)) }),
-            TrendChart(title: "Coverage", values: completed.map { $0.summary?.coverage }, format: { Summary(coverage: $0).coverageText ?? "" }),
+            chart("Duration", completed, \.duration, format: DurationText.prose),
+            chart("Tests", completed, { $0.summary.map { Double($0.tests) } }, format: { String(Int($0.rounded())) }),
+            chart("Issues", completed, { $0.summary.map { Double($0.issues.values.reduce(0, +)) } }, format: { String(Int($0.rounded())) }),
+            chart("Coverage", completed, { $0.summary?.coverage }, format: { Summary(coverage: $0).coverageText ?? "" }),
         ]
         let pullRequests = try await store.pullRequests(bot: name, includeClosed: false).map {
             PullRequestView($0.pullRequest, latest: $0.latest, now: now)
@@ -194,6 +192,17 @@ struct PagesController {
         view.foundNothing = found?.isEmpty == true
         view.foundCut = (found?.count ?? 0) >= Self.testsFound
         return assets.render(view, "bot")
+    }
+
+    /// A bot page's chart of `value` over `integrations` (oldest first), each point linking to its integration.
+    func chart(
+        _ title: String, _ integrations: some Sequence<Integration>, _ value: (Integration) -> Double?, format: (Double) -> String
+    ) -> TrendChart {
+        TrendChart(
+            title: title,
+            points: integrations.map {
+                TrendChart.Point(number: $0.number, url: "/bots/\($0.bot)/integrations/\($0.number)", value: value($0))
+            }, format: format)
     }
 
     /// `text` as a page shows a log's tail: unnumbered (a tail's numbers are not known), its

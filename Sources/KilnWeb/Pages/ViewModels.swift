@@ -16,10 +16,10 @@ import KilnCore
 import KilnPresentation
 
 // What the templates in Web/ render. Stored properties only: Mustache reads them by reflection.
-// Every String here is escaped by `{{…}}` in the templates; only `chart.svgPoints` and numbers
-// built by Kiln itself go into attributes. A log's lines are the one exception, written as HTML by
-// `LogHTML` (which escapes them) and put in whole with `{{{…}}}`: thousands of values reflected
-// one by one made a page 30 times slower.
+// Every String here is escaped by `{{…}}` in the templates; only numbers built by Kiln itself go
+// into attributes. A log's lines and the charts are the exceptions, written as HTML by `LogHTML`
+// and `TrendChart` (which escape what they hold) and put in whole with `{{{…}}}`: thousands of
+// values reflected one by one made a page 30 times slower.
 
 struct IntegrationSummaryView {
     var number: Int
