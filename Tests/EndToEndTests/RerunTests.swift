@@ -106,6 +106,7 @@ struct RerunTests {
         let nothing = try await Self.post("/api/bots/app/integrations", #"{"rerun": 4, "only": "failed"}"#, port: port, token: token)
         #expect(nothing.status == 409 && nothing.text.contains("with no failed test or cell"), "\(nothing.text)")
         #expect(try await Self.post("/api/bots/app/integrations", #"{"rerun": 40}"#, port: port, token: token).status == 404)
+        #expect(try await Self.post("/api/bots/app/integrations", #"{"rerun": -1}"#, port: port, token: token).status == 404, "no cell")
         let both = try await Self.post("/api/bots/app/integrations", #"{"rerun": 1, "pullRequest": 2}"#, port: port, token: token)
         #expect(both.status == 400, "\(both.text)")
         let refused = try await runProcess(Executables.kiln, ["trigger", "app", "--rerun", "4", "--failed"], in: home.path)

@@ -81,7 +81,8 @@ struct ActionsController {
     private func queueRerun(
         of number: Int, only: Rerun.Scope, bot: Bot, form: [String: String]?, _ request: Request, _ context: KilnRequestContext
     ) async throws -> Response {
-        guard let original = try await store.integration(bot: bot.name, number: number) else {
+        // A matrix's cells are numbered below zero and are no integration of the bot's history.
+        guard number > 0, let original = try await store.integration(bot: bot.name, number: number) else {
             throw WebError.notFound("integration \(number) of bot '\(bot.name)'")
         }
         let queue: QueueRequest

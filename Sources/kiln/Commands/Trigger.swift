@@ -67,7 +67,7 @@ struct Trigger: AsyncParsableCommand {
     /// change), recorded in the audit trail as the command line's.
     static func queueRerun(_ bot: String, number: Int, only: Rerun.Scope, at location: LocationOptions) async throws {
         try await Token.withStore(location) { store in
-            guard let original = try await store.integration(bot: bot, number: number) else {
+            guard number > 0, let original = try await store.integration(bot: bot, number: number) else {
                 Console.error("error: bot '\(bot)' has no integration #\(number) (kiln status lists its integrations)")
                 throw ExitCode.failure
             }
