@@ -68,7 +68,7 @@ public struct WebAssets: Sendable {
     }
 
     func render(_ page: Any, _ template: String) -> String {
-        library.render(page, withTemplate: template) ?? ""
+        library.render(TemplateValues.of(page) ?? page, withTemplate: template) ?? ""
     }
 }
 
