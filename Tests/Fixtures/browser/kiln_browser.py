@@ -1,3 +1,4 @@
+#!/usr/bin/env python3
 ##===----------------------------------------------------------------------===##
 ##
 ## This source file is part of the Kiln open source project
