@@ -70,10 +70,4 @@ public struct Rerun: Sendable, Hashable, Codable {
     public static func failedCells(of original: IntegrationDetail) -> [String] {
         original.cells.filter { cell in cell.result.map { !$0.isPassing } ?? false }.compactMap { $0.cell?.name }
     }
-
-    /// Whether a failed-only re-run of `original` runs everything in `cell` anyway: the cell (or
-    /// the integration) failed without a failing test to name (a crash, a build error).
-    public static func runsWhole(_ original: IntegrationDetail, cell: String?) -> Bool {
-        failedTests(of: original, cell: cell).isEmpty
-    }
 }
