@@ -31,9 +31,10 @@ struct FullDatabaseTests {
         let first = try await runProcess(Executables.kiln, ["trigger", "app"], in: home.path)
         #expect(first.status == 0 && first.standardOutput == "queued app #1\n", "\(first.standardError)")
 
-        // Every slot taken, for 3 s, by sessions of another program.
+        // Every slot taken, for 6 s, by sessions of another program: long enough for all six to be
+        // connected at once on a loaded machine (at 3 s, the first had ended before the last began).
         let holders = (0..<6).map { _ in
-            Task { try await runProcess("/usr/bin/psql", [url, "-tAqc", "SELECT pg_sleep(3)"], in: home.path) }
+            Task { try await runProcess("/usr/bin/psql", [url, "-tAqc", "SELECT pg_sleep(6)"], in: home.path) }
         }
         var answer = ""
         try await eventually("the sessions to fill the server", timeout: .seconds(20), context: answer) {
