@@ -15,7 +15,7 @@ import Foundation
 import KilnCore
 
 /// Everything Kiln remembers: bots as last loaded, integrations and their history, the queue,
-/// logs, the mail outbox and webhook deliveries. SQLite (`SQLiteStore`) is the embedded default;
+/// logs, the outbox (mail, commit statuses, reviews) and webhook deliveries. SQLite (`SQLiteStore`) is the embedded default;
 /// `StoreLocation.open` picks the engine, and no caller sees which one it got.
 ///
 /// Threading: every method may be called from any task, and by several processes (or hosts) at
@@ -28,8 +28,8 @@ import KilnCore
 ///
 /// Services depend on the role they use (`IntegrationQueue`, `HostRegistry`, `MailOutbox`, …),
 /// never on the whole: a reader sees what each may touch. `DatabaseStore` implements them all.
-public protocol Store: ChangeFeed, IntegrationQueue, HostRegistry, IntegrationRecords, LogsAndAssets, WebhookInbox, MailOutbox, StatusOutbox,
-    ReviewOutbox, AccessRecords, WorkspaceCatalog, AuditTrail
+public protocol Store: ChangeFeed, IntegrationQueue, HostRegistry, IntegrationRecords, LogsAndAssets, WebhookInbox, Outboxes, MailOutbox,
+    StatusOutbox, ReviewOutbox, AccessRecords, WorkspaceCatalog, AuditTrail
 {}
 
 extension WebhookInbox {

@@ -119,7 +119,8 @@ struct MigrateTests {
         let again = try await runProcess(Executables.kiln, ["migrate", "--to", url], in: home.path)
         #expect(again.status == 1)
         #expect(
-            again.standardError.contains("is not empty (access_token: 1 rows, audit_event: 1 rows, bot: 2 rows, integration: 5 rows"),
+            again.standardError.contains(
+                "is not empty (access_token: 1 rows, audit_event: 1 rows, bot: 2 rows, delivery: 1 rows, integration: 5 rows"),
             "\(again.standardError)")
         #expect(try await postgres.integrations(bot: "app", limit: 10, before: nil).count == 5)
 

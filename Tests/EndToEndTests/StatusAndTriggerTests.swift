@@ -165,11 +165,11 @@ struct StatusAndTriggerTests {
                 OutgoingMail(dedupeKey: "\(index)", recipients: ["team@example.com"], subject: subject, message: Array("x".utf8)), now: now)
         }
         let queued = try await store.dueMails(now: now, limit: 10)
-        try await store.mailFailed(
+        try await store.deliveryFailed(
             queued[0].id, error: "cannot reach the SMTP server smtp://127.0.0.1:25", responseCode: nil, retryAt: now.addingTimeInterval(120), now: now
         )
-        try await store.mailFailed(queued[1].id, error: "the SMTP server answered 550: no such user", responseCode: 550, retryAt: nil, now: now)
-        try await store.mailSent(queued[2].id, responseCode: 250, now: now)
+        try await store.deliveryFailed(queued[1].id, error: "the SMTP server answered 550: no such user", responseCode: 550, retryAt: nil, now: now)
+        try await store.deliverySent(queued[2].id, responseCode: 250, now: now)
         let result = try await runProcess(Executables.kiln, ["status"], in: home.path)
         #expect(result.status == 0)
         let lines = result.standardOutput.split(separator: "\n").map(String.init)

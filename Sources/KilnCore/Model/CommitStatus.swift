@@ -38,7 +38,7 @@ public enum StatusStage: String, CaseIterable, Sendable, Hashable, Codable, Comp
 }
 
 /// One commit status to post: what the forge is told, and where.
-public struct CommitStatus: Sendable, Hashable {
+public struct CommitStatus: Sendable, Hashable, Codable {
     public var bot: String
     public var integrationID: Int64?
     public var kind: ForgeKind
@@ -115,6 +115,28 @@ public struct QueuedStatus: Sendable, Hashable {
         self.lastError = lastError
         self.responseCode = responseCode
     }
+}
+
+extension CommitStatus {
+    /// The status as the outbox keeps it: a context's statuses for one commit go in order.
+    public var outboxDelivery: NewDelivery {
+        NewDelivery(kind: .status, lane: "\(project) \(sha) \(context)", bot: bot, integrationID: integrationID, item: self)
+    }
+}
+
+extension QueuedStatus {
+    /// Nil for a delivery that is no commit status, or one this version cannot read.
+    public init?(_ stored: StoredDelivery) {
+        guard stored.kind == .status, let status = stored.item(CommitStatus.self) else { return nil }
+        self.init(
+            id: stored.id, status: status, delivery: Delivery(stored.state), attempts: stored.attempts, createdAt: stored.createdAt,
+            lastError: stored.lastError, responseCode: stored.responseCode)
+    }
+}
+
+extension QueuedStatus.Delivery {
+    /// A status or a review given up is `refused`: the forge said no, or never answered for a day.
+    public init(_ state: OutboxState) { self = state == .givenUp ? .refused : Self(rawValue: state.rawValue) ?? .queued }
 }
 
 /// An integration whose commit status lags behind it: the stage and commit last composed for it

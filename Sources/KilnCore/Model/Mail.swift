@@ -72,6 +72,37 @@ public struct QueuedMail: Sendable, Hashable {
 }
 
 /// The outbox as `kiln status` shows it.
+extension OutgoingMail {
+    /// The mail as the outbox keeps it: recipients and subject as its fields, the message as it is.
+    public var outboxDelivery: NewDelivery {
+        NewDelivery(
+            kind: .mail, dedupeKey: dedupeKey, bot: bot, integrationID: integrationId, item: Fields(recipients: recipients, subject: subject),
+            body: message)
+    }
+
+    struct Fields: Codable {
+        var recipients: [String]
+        var subject: String
+    }
+}
+
+extension QueuedMail {
+    /// Nil for a delivery that is no mail, or one this version cannot read.
+    public init?(_ stored: StoredDelivery) {
+        guard stored.kind == .mail, let fields = stored.item(OutgoingMail.Fields.self) else { return nil }
+        self.init(
+            id: stored.id, dedupeKey: stored.queued.dedupeKey, recipients: fields.recipients, subject: fields.subject,
+            message: stored.queued.body ?? [],
+            state: State(stored.state), attempts: stored.attempts, createdAt: stored.createdAt, nextAttemptAt: stored.nextAttemptAt,
+            lastError: stored.lastError, responseCode: stored.responseCode)
+    }
+}
+
+extension QueuedMail.State {
+    /// A mail given up is `failed`, as `kiln status` and the metrics have always said.
+    public init(_ state: OutboxState) { self = state == .givenUp ? .failed : Self(rawValue: state.rawValue) ?? .queued }
+}
+
 public struct Outbox: Sendable, Hashable {
     public var queued: Int
     public var sent: Int

@@ -39,3 +39,20 @@ public struct QueuedReview: Sendable, Hashable {
         self.responseCode = responseCode
     }
 }
+
+extension ReviewDraft {
+    /// The review as the outbox keeps it: a pull request's reviews go in order.
+    public func outboxDelivery(integration id: Int64) -> NewDelivery {
+        NewDelivery(kind: .review, lane: "\(bot) \(request.pullRequest)", bot: bot, integrationID: id, item: self)
+    }
+}
+
+extension QueuedReview {
+    /// Nil for a delivery that is no review, or one this version cannot read.
+    public init?(_ stored: StoredDelivery) {
+        guard stored.kind == .review, let draft = stored.item(ReviewDraft.self) else { return nil }
+        self.init(
+            id: stored.id, draft: draft, delivery: QueuedStatus.Delivery(stored.state), attempts: stored.attempts, createdAt: stored.createdAt,
+            progress: stored.progress, lastError: stored.lastError, responseCode: stored.responseCode)
+    }
+}

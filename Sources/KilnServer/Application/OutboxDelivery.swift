@@ -27,43 +27,29 @@ enum DeliveryAnswer: Sendable {
     case failed(code: Int?, message: String)
 }
 
-/// A delivery as its outbox keeps it: how many attempts it had, and when it was queued (what its
-/// backoff counts from).
-protocol OutboxItem: Sendable {
-    var attempts: Int { get }
-    var createdAt: Date { get }
-}
-
-extension QueuedMail: OutboxItem {}
-extension QueuedStatus: OutboxItem {}
-extension QueuedReview: OutboxItem {}
-
-/// One kind of output of the outboxes: mail (`Mailer`), commit statuses (`StatusPublisher`),
-/// reviews (`ReviewPublisher`). It says how its deliveries are claimed from the store, delivered
-/// and recorded; `OutboxDelivery` does the rest, once for every kind: the order, the width, the
-/// backoff, the refusals kept with the remote's words, and the log.
+/// One output's half of the outbox: what its deliveries are, and how one is attempted. The
+/// claiming, the order of a lane, the backoff, the records of each attempt and the log are
+/// `OutboxDelivery`'s, the same for every output; a new output is a `Deliverer`, the renderer
+/// of what it says, and its setting.
 protocol Deliverer: Sendable {
-    associatedtype Item: OutboxItem
+    associatedtype Item: Sendable
+    /// Its deliveries in the outbox.
+    var kind: OutboxKind { get }
     /// What one delivery is, for the log: "mail", "commit status", "review".
     var noun: String { get }
-    /// When the next queued delivery is due; nil when none is queued.
-    func nextAttempt() async throws(StoreError) -> Date?
-    /// Claims due deliveries, oldest first, each the first of its lane.
-    func claim(now: Date, limit: Int) async throws(StoreError) -> [Item]
+    /// The delivery's item; nil when this version cannot read it (it is then given up, saying so).
+    func item(_ stored: StoredDelivery) -> Item?
     /// One attempt.
-    func deliver(_ item: Item) async -> DeliveryAnswer
-    func sent(_ item: Item, code: Int?, now: Date) async throws(StoreError)
-    func failed(_ item: Item, message: String, code: Int?, retryAt: Date?, now: Date) async throws(StoreError)
+    func deliver(_ item: Item, _ stored: StoredDelivery) async -> DeliveryAnswer
     /// What the log says of `item`: its bot, commit or pull request.
     func metadata(_ item: Item) -> Logger.Metadata
 }
 
-/// Delivers what is due of one `Deliverer`'s outbox: claims a batch, delivers up to `width` at
-/// once, records each attempt (the next after backoff, or given up after a day or a refusal),
-/// and claims again while a batch delivered something. A batch that delivered nothing ends the
-/// round: the remote is likely away, and the rest wait for their next attempt.
+/// Works the outbox for one output: claims what is due, attempts up to `width` at once, and
+/// records each answer (a failure tried again per `retry`, a refusal kept with its words).
 struct OutboxDelivery<Kind: Deliverer>: Sendable {
     let deliverer: Kind
+    let store: any Outboxes
     let retry: RetryPolicy
     let width: Int
     let clock: WallClock
@@ -73,8 +59,8 @@ struct OutboxDelivery<Kind: Deliverer>: Sendable {
     func deliverDue() async throws(StoreError) -> Int {
         var delivered = 0
         // A read first: claiming is a write, which the scheduler's writes would wait behind.
-        while let next = try await deliverer.nextAttempt(), next <= clock.now {
-            let due = try await deliverer.claim(now: clock.now, limit: max(1, width) * 4)
+        while let next = try await store.nextDeliveryAttempt(deliverer.kind), next <= clock.now {
+            let due = try await store.dueDeliveries(deliverer.kind, now: clock.now, limit: max(1, width) * 4)
             guard !due.isEmpty else { break }
             let sent = await deliver(due)
             delivered += sent
@@ -83,13 +69,13 @@ struct OutboxDelivery<Kind: Deliverer>: Sendable {
         return delivered
     }
 
-    private func deliver(_ due: [Kind.Item]) async -> Int {
+    private func deliver(_ due: [StoredDelivery]) async -> Int {
         await withTaskGroup(of: Bool.self) { group in
             var delivered = 0
             var pending = due[...]
             func startNext() {
-                guard let item = pending.popFirst() else { return }
-                group.addTask { await attempt(item) }
+                guard let stored = pending.popFirst() else { return }
+                group.addTask { await attempt(stored) }
             }
             for _ in 0..<max(1, width) { startNext() }
             while let sent = await group.next() {
@@ -100,24 +86,30 @@ struct OutboxDelivery<Kind: Deliverer>: Sendable {
         }
     }
 
-    private func attempt(_ item: Kind.Item) async -> Bool {
+    private func attempt(_ stored: StoredDelivery) async -> Bool {
         let noun = deliverer.noun
-        var metadata = deliverer.metadata(item)
-        let answer = await deliverer.deliver(item)
+        var metadata: Logger.Metadata = ["delivery": "\(stored.id)"]
+        let answer: DeliveryAnswer
+        if let item = deliverer.item(stored) {
+            metadata.merge(deliverer.metadata(item)) { _, new in new }
+            answer = await deliverer.deliver(item, stored)
+        } else {
+            answer = .refused(code: nil, message: "this version of Kiln cannot read this \(noun); it was queued by another version")
+        }
         do {
             switch answer {
             case .delivered(let code):
-                try await deliverer.sent(item, code: code, now: clock.now)
+                try await store.deliverySent(stored.id, responseCode: code, now: clock.now)
                 logger.debug("\(noun) delivered", metadata: metadata)
                 return true
             case .refused(let code, let message):
-                try await deliverer.failed(item, message: message, code: code, retryAt: nil, now: clock.now)
+                try await store.deliveryFailed(stored.id, error: message, responseCode: code, retryAt: nil, now: clock.now)
                 metadata["code"] = "\(code.map(String.init) ?? "none")"
                 metadata["answer"] = "\(message)"
                 logger.error("the \(noun) was refused", metadata: metadata)
             case .failed(let code, let message):
-                let next = retry.nextAttempt(after: item.attempts + 1, queuedAt: item.createdAt, now: clock.now)
-                try await deliverer.failed(item, message: message, code: code, retryAt: next, now: clock.now)
+                let next = retry.nextAttempt(after: stored.attempts + 1, queuedAt: stored.createdAt, now: clock.now)
+                try await store.deliveryFailed(stored.id, error: message, responseCode: code, retryAt: next, now: clock.now)
                 metadata["error"] = "\(message)"
                 logger.warning(
                     next == nil ? "giving up a \(noun) after a day of failures" : "cannot deliver a \(noun) yet; trying again", metadata: metadata)

@@ -39,7 +39,7 @@ public actor ReviewPublisher: Service {
         }
     }
 
-    let store: any ReviewOutbox & ChangeFeed
+    let store: any ReviewOutbox & Outboxes & ChangeFeed
     /// The server's `public-url`: where comments link to.
     let publicURL: String
     let settings: Settings
@@ -54,7 +54,8 @@ public actor ReviewPublisher: Service {
     private let wakeup: AsyncStream<Void>.Continuation
 
     public init(
-        store: any ReviewOutbox & ChangeFeed, publicURL: String, settings: Settings = Settings(), logger: Logger, clock: WallClock = .system,
+        store: any ReviewOutbox & Outboxes & ChangeFeed, publicURL: String, settings: Settings = Settings(), logger: Logger,
+        clock: WallClock = .system,
         reviewing: @escaping @Sendable () async -> Bool = { true }
     ) {
         self.store = store
@@ -84,8 +85,8 @@ public actor ReviewPublisher: Service {
             // A pull request's reviews go one at a time, in order; one at a time overall keeps
             // the forge's rate limits far.
             return try await OutboxDelivery(
-                deliverer: ReviewDeliverer(store: store, http: settings.http, publicURL: publicURL), retry: settings.retry, width: 1, clock: clock,
-                logger: logger
+                deliverer: ReviewDeliverer(store: store, http: settings.http, publicURL: publicURL), store: store, retry: settings.retry, width: 1,
+                clock: clock, logger: logger
             ).deliverDue()
         } catch {
             logger.error("review round failed", metadata: ["error": "\(error)"])
@@ -97,23 +98,20 @@ public actor ReviewPublisher: Service {
 /// Reviews as the outbox delivers them: `ReviewClient` posts each, recording its comments and
 /// its progress as it goes, so that another attempt posts nothing twice.
 struct ReviewDeliverer: Deliverer {
-    let store: any ReviewOutbox
+    let store: any ReviewOutbox & Outboxes
     let http: HTTPPost
     let publicURL: String
 
+    var kind: OutboxKind { .review }
     var noun: String { "review" }
 
-    func nextAttempt() async throws(StoreError) -> Date? { try await store.nextReviewAttempt() }
-
-    func claim(now: Date, limit: Int) async throws(StoreError) -> [QueuedReview] {
-        try await store.dueReviews(now: now, limit: limit).map { queued in
-            var queued = queued
-            queued.draft.request.url = queued.draft.request.url ?? "\(publicURL)/bots/\(queued.draft.bot)/integrations/\(queued.draft.number)"
-            return queued
-        }
+    func item(_ stored: StoredDelivery) -> QueuedReview? {
+        guard var queued = QueuedReview(stored) else { return nil }
+        queued.draft.request.url = queued.draft.request.url ?? "\(publicURL)/bots/\(queued.draft.bot)/integrations/\(queued.draft.number)"
+        return queued
     }
 
-    func deliver(_ queued: QueuedReview) async -> DeliveryAnswer {
+    func deliver(_ queued: QueuedReview, _ stored: StoredDelivery) async -> DeliveryAnswer {
         let draft = queued.draft
         let (bot, number, store) = (draft.bot, draft.request.pullRequest, store)
         guard let token = SecretFile.read(draft.request.tokenFile) else {
@@ -127,7 +125,7 @@ struct ReviewDeliverer: Deliverer {
         }
         let record = ReviewClient.Recorder(
             comments: { comments in try await store.recordReviewComments(comments, bot: bot, pullRequest: number) },
-            progress: { [id = queued.id] progress in try await store.recordReviewProgress(id, progress: progress) })
+            progress: { [id = queued.id] progress in try await store.recordDeliveryProgress(id, progress: progress) })
         do throws(ReviewClient.Failure) {
             let code = try await ReviewClient(http: http).deliver(
                 queued, token: String(decoding: token, as: UTF8.self), commented: commented, record: record)
@@ -138,14 +136,6 @@ struct ReviewDeliverer: Deliverer {
             case .failed(let code, let message): return .failed(code: code, message: message)
             }
         }
-    }
-
-    func sent(_ queued: QueuedReview, code: Int?, now: Date) async throws(StoreError) {
-        try await store.reviewSent(queued.id, responseCode: code, now: now)
-    }
-
-    func failed(_ queued: QueuedReview, message: String, code: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
-        try await store.reviewFailed(queued.id, error: message, responseCode: code, retryAt: retryAt, now: now)
     }
 
     func metadata(_ queued: QueuedReview) -> Logger.Metadata {

@@ -51,7 +51,7 @@ public actor StatusPublisher: Service {
         }
     }
 
-    let store: any StatusOutbox & IntegrationRecords & ChangeFeed
+    let store: any StatusOutbox & Outboxes & IntegrationRecords & ChangeFeed
     let registry: BotRegistry
     /// The server's `public-url`: where statuses link to.
     let publicURL: String
@@ -65,7 +65,8 @@ public actor StatusPublisher: Service {
     private var lastIdleLook: ContinuousClock.Instant?
 
     public init(
-        store: any StatusOutbox & IntegrationRecords & ChangeFeed, registry: BotRegistry, publicURL: String, settings: Settings = Settings(),
+        store: any StatusOutbox & Outboxes & IntegrationRecords & ChangeFeed, registry: BotRegistry, publicURL: String,
+        settings: Settings = Settings(),
         logger: Logger,
         clock: WallClock = .system
     ) {
@@ -100,8 +101,8 @@ public actor StatusPublisher: Service {
         do {
             if !bots.isEmpty { try await compose(bots) }
             return try await OutboxDelivery(
-                deliverer: StatusDeliverer(store: store, client: settings.client), retry: settings.retry, width: settings.parallelPosts, clock: clock,
-                logger: logger
+                deliverer: StatusDeliverer(client: settings.client), store: store, retry: settings.retry, width: settings.parallelPosts,
+                clock: clock, logger: logger
             ).deliverDue()
         } catch {
             logger.error("commit status round failed", metadata: ["error": "\(error)"])
@@ -135,16 +136,14 @@ public actor StatusPublisher: Service {
 
 /// Commit statuses as the outbox delivers them: posted to the forge's API with the bot's token.
 struct StatusDeliverer: Deliverer {
-    let store: any StatusOutbox
     let client: ForgeClient
 
+    var kind: OutboxKind { .status }
     var noun: String { "commit status" }
 
-    func nextAttempt() async throws(StoreError) -> Date? { try await store.nextStatusAttempt() }
+    func item(_ stored: StoredDelivery) -> QueuedStatus? { QueuedStatus(stored) }
 
-    func claim(now: Date, limit: Int) async throws(StoreError) -> [QueuedStatus] { try await store.dueStatuses(now: now, limit: limit) }
-
-    func deliver(_ queued: QueuedStatus) async -> DeliveryAnswer {
+    func deliver(_ queued: QueuedStatus, _ stored: StoredDelivery) async -> DeliveryAnswer {
         guard let token = SecretFile.read(queued.status.tokenFile) else {
             return .failed(code: nil, message: "cannot read the forge token file \(queued.status.tokenFile) (forge.token-file)")
         }
@@ -153,14 +152,6 @@ struct StatusDeliverer: Deliverer {
         case .refused(let code, let message): return .refused(code: code, message: message)
         case .failed(let code, let message): return .failed(code: code, message: message)
         }
-    }
-
-    func sent(_ queued: QueuedStatus, code: Int?, now: Date) async throws(StoreError) {
-        try await store.statusSent(queued.id, responseCode: code, now: now)
-    }
-
-    func failed(_ queued: QueuedStatus, message: String, code: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
-        try await store.statusFailed(queued.id, error: message, responseCode: code, retryAt: retryAt, now: now)
     }
 
     func metadata(_ queued: QueuedStatus) -> Logger.Metadata {

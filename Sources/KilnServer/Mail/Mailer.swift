@@ -54,7 +54,7 @@ public actor Mailer: Service {
         }
     }
 
-    let store: any MailOutbox
+    let store: any MailOutbox & Outboxes
     let registry: BotRegistry
     let delivery: Delivery?
     let settings: Settings
@@ -65,7 +65,7 @@ public actor Mailer: Service {
     private let wakeup: AsyncStream<Void>.Continuation
 
     public init(
-        store: any MailOutbox, registry: BotRegistry, delivery: Delivery?, settings: Settings = Settings(), logger: Logger,
+        store: any MailOutbox & Outboxes, registry: BotRegistry, delivery: Delivery?, settings: Settings = Settings(), logger: Logger,
         clock: WallClock = .system
     ) {
         self.store = store
@@ -101,7 +101,7 @@ public actor Mailer: Service {
             if composed > 0 { logger.info("mail queued", metadata: ["mails": "\(composed)"]) }
             try await queueDigests(delivery.notifier, bots: bots, now: current)
             return try await OutboxDelivery(
-                deliverer: MailDeliverer(store: store, client: delivery.client, sender: delivery.sender), retry: settings.retry,
+                deliverer: MailDeliverer(client: delivery.client, sender: delivery.sender), store: store, retry: settings.retry,
                 width: settings.parallelSends, clock: clock, logger: logger
             ).deliverDue()
         } catch {
@@ -130,17 +130,15 @@ public actor Mailer: Service {
 
 /// Mail as the outbox delivers it: sent to the SMTP server as it was composed.
 struct MailDeliverer: Deliverer {
-    let store: any MailOutbox
     let client: SMTPClient
     let sender: String
 
+    var kind: OutboxKind { .mail }
     var noun: String { "mail" }
 
-    func nextAttempt() async throws(StoreError) -> Date? { try await store.nextMailAttempt() }
+    func item(_ stored: StoredDelivery) -> QueuedMail? { QueuedMail(stored) }
 
-    func claim(now: Date, limit: Int) async throws(StoreError) -> [QueuedMail] { try await store.dueMails(now: now, limit: limit) }
-
-    func deliver(_ mail: QueuedMail) async -> DeliveryAnswer {
+    func deliver(_ mail: QueuedMail, _ stored: StoredDelivery) async -> DeliveryAnswer {
         do throws(MailError) {
             try await client.send(mail.message, from: sender, to: mail.recipients)
             return .delivered(code: nil)
@@ -148,14 +146,6 @@ struct MailDeliverer: Deliverer {
             let code: Int? = if case .rejected(let code, _) = error { code } else { nil }
             return error.isPermanent ? .refused(code: code, message: error.description) : .failed(code: code, message: error.description)
         }
-    }
-
-    func sent(_ mail: QueuedMail, code: Int?, now: Date) async throws(StoreError) {
-        try await store.mailSent(mail.id, responseCode: code, now: now)
-    }
-
-    func failed(_ mail: QueuedMail, message: String, code: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
-        try await store.mailFailed(mail.id, error: message, responseCode: code, retryAt: retryAt, now: now)
     }
 
     func metadata(_ mail: QueuedMail) -> Logger.Metadata { ["subject": "\(mail.subject)", "attempts": "\(mail.attempts + 1)"] }

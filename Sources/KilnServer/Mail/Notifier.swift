@@ -29,7 +29,7 @@ import KilnStore
 /// Every mail has a dedupe key, so composing twice (a restart between queueing and recording)
 /// never sends twice.
 public struct Notifier: Sendable {
-    public let store: any MailOutbox & IntegrationRecords
+    public let store: any MailOutbox & Outboxes & IntegrationRecords
     public let templates: MailTemplates
     public let from: EmailAddress
     /// Links in mails start with this (the server's `public-url`).
@@ -38,7 +38,7 @@ public struct Notifier: Sendable {
     public let timeZone: TimeZone
 
     public init(
-        store: any MailOutbox & IntegrationRecords, templates: MailTemplates, from: EmailAddress, publicURL: String,
+        store: any MailOutbox & Outboxes & IntegrationRecords, templates: MailTemplates, from: EmailAddress, publicURL: String,
         reports: ReportTimes = ReportTimes(),
         timeZone: TimeZone = .current
     ) {

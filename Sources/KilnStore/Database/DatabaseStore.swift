@@ -14,9 +14,9 @@
 import Foundation
 import KilnCore
 
-/// The store: the twelve roles of `Store`, each run by its own store over one engine
-/// (`QueueStore`, `RecordStore`, `HostStore`, `LogStore`, `WebhookStore`, `MailStore`,
-/// `StatusStore`, `ReviewStore`, `AccessStore`, `SnapshotStore`, `AuditStore`; the change feed is
+/// The store: the thirteen roles of `Store`, each run by its own store over one engine
+/// (`QueueStore`, `RecordStore`, `HostStore`, `LogStore`, `WebhookStore`, `OutboxStore`,
+/// `MailStore`, `StatusStore`, `ReviewStore`, `AccessStore`, `SnapshotStore`, `AuditStore`; the change feed is
 /// the engine's). `SQLiteStore` (the embedded default) and `PostgresStore` (several hosts) are this
 /// class on their engine; `StoreLocation.open` picks one, and no caller sees which it got.
 ///
@@ -31,6 +31,7 @@ public final class DatabaseStore<Engine: StoreEngine>: Store, StoreRole {
     let hostStore: HostStore<Engine>
     let logStore: LogStore<Engine>
     let webhookStore: WebhookStore<Engine>
+    let outboxStore: OutboxStore<Engine>
     let mailStore: MailStore<Engine>
     let statusStore: StatusStore<Engine>
     let reviewStore: ReviewStore<Engine>
@@ -44,7 +45,8 @@ public final class DatabaseStore<Engine: StoreEngine>: Store, StoreRole {
         if engine.logsInDatabase { shipper = LogShipper { chunks throws(StoreError) in try await LogStore.appendChunks(engine, chunks) } }
         (queueStore, recordStore, hostStore) = (QueueStore(engine: engine), RecordStore(engine: engine), HostStore(engine: engine))
         (logStore, webhookStore) = (LogStore(engine: engine, logShipper: shipper), WebhookStore(engine: engine))
-        (mailStore, statusStore, reviewStore) = (MailStore(engine: engine), StatusStore(engine: engine), ReviewStore(engine: engine))
+        (outboxStore, mailStore) = (OutboxStore(engine: engine), MailStore(engine: engine))
+        (statusStore, reviewStore) = (StatusStore(engine: engine), ReviewStore(engine: engine))
         (accessStore, snapshotStore, auditStore) = (AccessStore(engine: engine), SnapshotStore(engine: engine), AuditStore(engine: engine))
     }
 
@@ -191,18 +193,31 @@ public final class DatabaseStore<Engine: StoreEngine>: Store, StoreRole {
     { try await webhookStore.receiveWebhook(delivery, queue: requests, close: closings, now: now) }
     public func webhookDeliveries(limit: Int) async throws(StoreError) -> [WebhookDelivery] { try await webhookStore.webhookDeliveries(limit: limit) }
 
-    // MARK: MailOutbox
+    // MARK: Outboxes
     @discardableResult
-    public func queueMail(_ mail: OutgoingMail, now: Date) async throws(StoreError) -> Bool { try await mailStore.queueMail(mail, now: now) }
-    public func dueMails(now: Date, limit: Int) async throws(StoreError) -> [QueuedMail] { try await mailStore.dueMails(now: now, limit: limit) }
-    public func nextMailAttempt() async throws(StoreError) -> Date? { try await mailStore.nextMailAttempt() }
-    public func mailSent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError) {
-        try await mailStore.mailSent(id, responseCode: responseCode, now: now)
+    public func queueDelivery(_ delivery: NewDelivery, now: Date) async throws(StoreError) -> Bool {
+        try await outboxStore.queueDelivery(delivery, now: now)
     }
-    public func mailFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
-        try await mailStore.mailFailed(id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
+    public func dueDeliveries(_ kind: OutboxKind, now: Date, limit: Int) async throws(StoreError) -> [StoredDelivery] {
+        try await outboxStore.dueDeliveries(kind, now: now, limit: limit)
     }
-    public func outbox(limit: Int) async throws(StoreError) -> Outbox { try await mailStore.outbox(limit: limit) }
+    public func nextDeliveryAttempt(_ kind: OutboxKind) async throws(StoreError) -> Date? { try await outboxStore.nextDeliveryAttempt(kind) }
+    public func deliverySent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError) {
+        try await outboxStore.deliverySent(id, responseCode: responseCode, now: now)
+    }
+    public func deliveryFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
+        try await outboxStore.deliveryFailed(id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
+    }
+    public func recordDeliveryProgress(_ id: Int64, progress: String) async throws(StoreError) {
+        try await outboxStore.recordDeliveryProgress(id, progress: progress)
+    }
+    public func deliveries(_ kind: OutboxKind, undelivered: Bool, limit: Int) async throws(StoreError) -> [StoredDelivery] {
+        try await outboxStore.deliveries(kind, undelivered: undelivered, limit: limit)
+    }
+    public func deliveryCounts(_ kind: OutboxKind) async throws(StoreError) -> [OutboxState: Int] { try await outboxStore.deliveryCounts(kind) }
+    public func deliveryProblems(_ kind: OutboxKind) async throws(StoreError) -> [StatusProblem] { try await outboxStore.deliveryProblems(kind) }
+
+    // MARK: MailOutbox
     public func integrationsToNotify(limit: Int) async throws(StoreError) -> [Integration] { try await mailStore.integrationsToNotify(limit: limit) }
     public func markNotified(_ ids: [Int64], now: Date) async throws(StoreError) { try await mailStore.markNotified(ids, now: now) }
     @discardableResult
@@ -219,41 +234,14 @@ public final class DatabaseStore<Engine: StoreEngine>: Store, StoreRole {
     public func queueStatuses(_ statuses: [CommitStatus], for candidate: StatusCandidate, stage: StatusStage, commit: String, now: Date)
         async throws(StoreError) -> Bool
     { try await statusStore.queueStatuses(statuses, for: candidate, stage: stage, commit: commit, now: now) }
-    public func dueStatuses(now: Date, limit: Int) async throws(StoreError) -> [QueuedStatus] {
-        try await statusStore.dueStatuses(now: now, limit: limit)
-    }
-    public func nextStatusAttempt() async throws(StoreError) -> Date? { try await statusStore.nextStatusAttempt() }
-    public func statusSent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError) {
-        try await statusStore.statusSent(id, responseCode: responseCode, now: now)
-    }
-    public func statusFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
-        try await statusStore.statusFailed(id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
-    }
-    public func statuses(limit: Int) async throws(StoreError) -> [QueuedStatus] { try await statusStore.statuses(limit: limit) }
-    public func statusProblems() async throws(StoreError) -> [StatusProblem] { try await statusStore.statusProblems() }
 
     // MARK: ReviewOutbox
-    public func dueReviews(now: Date, limit: Int) async throws(StoreError) -> [QueuedReview] {
-        try await reviewStore.dueReviews(now: now, limit: limit)
-    }
-    public func nextReviewAttempt() async throws(StoreError) -> Date? { try await reviewStore.nextReviewAttempt() }
     public func reviewComments(bot: String, pullRequest: Int) async throws(StoreError) -> [ReviewComment] {
         try await reviewStore.reviewComments(bot: bot, pullRequest: pullRequest)
     }
     public func recordReviewComments(_ comments: [ReviewComment], bot: String, pullRequest: Int) async throws(StoreError) {
         try await reviewStore.recordReviewComments(comments, bot: bot, pullRequest: pullRequest)
     }
-    public func recordReviewProgress(_ id: Int64, progress: String) async throws(StoreError) {
-        try await reviewStore.recordReviewProgress(id, progress: progress)
-    }
-    public func reviewSent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError) {
-        try await reviewStore.reviewSent(id, responseCode: responseCode, now: now)
-    }
-    public func reviewFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
-        try await reviewStore.reviewFailed(id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
-    }
-    public func reviews(limit: Int) async throws(StoreError) -> [QueuedReview] { try await reviewStore.reviews(limit: limit) }
-    public func reviewProblems() async throws(StoreError) -> [StatusProblem] { try await reviewStore.reviewProblems() }
 
     // MARK: AccessRecords
     public func botVisibility() async throws(StoreError) -> [String: Bool] { try await accessStore.botVisibility() }

@@ -17,44 +17,9 @@ import KilnCore
 /// Mail to send and integrations to mail about (`MailOutbox`), over the generic `Deliveries`.
 struct MailStore<Engine: StoreEngine>: MailOutbox, StoreRole {
     let engine: Engine
-    var deliveries: Deliveries<Engine> { Deliveries(engine: engine, table: .mail) }
 }
 
 extension MailStore {
-    public func queueMail(_ mail: OutgoingMail, now: Date) async throws(StoreError) -> Bool {
-        try await write("queueing a mail") { db in
-            try db.execute(
-                """
-                INSERT INTO outbox (created_at, bot, integration_id, dedupe_key, recipients, subject, message, next_attempt_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (dedupe_key) DO NOTHING
-                """, now, mail.bot, mail.integrationId, mail.dedupeKey, JSON.encode(mail.recipients), mail.subject, mail.message, now) > 0
-        }
-    }
-
-    public func dueMails(now: Date, limit: Int) async throws(StoreError) -> [QueuedMail] {
-        try await deliveries.claimDue(now: now, limit: limit) { QueuedMail(row: $0) }.map(\.item)
-    }
-
-    public func nextMailAttempt() async throws(StoreError) -> Date? {
-        try await deliveries.nextAttempt()
-    }
-
-    public func mailSent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError) {
-        try await deliveries.recordSent(id: id, responseCode: responseCode, now: now)
-    }
-
-    public func mailFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
-        try await deliveries.recordFailed(id: id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
-    }
-
-    public func outbox(limit: Int) async throws(StoreError) -> Outbox {
-        try await read("reading the outbox") { db in
-            let counts = try Self.counts(db, of: "state", in: "outbox", as: QueuedMail.State.self)
-            let undelivered = try db.rows("SELECT * FROM outbox WHERE state <> 'sent' ORDER BY id DESC LIMIT ?", limit).map(QueuedMail.init(row:))
-            return Outbox(queued: counts[.queued] ?? 0, sent: counts[.sent] ?? 0, failed: counts[.failed] ?? 0, undelivered: undelivered)
-        }
-    }
-
     public func integrationsToNotify(limit: Int) async throws(StoreError) -> [Integration] {
         try await readStatement("reading integrations to notify") { db in
             try db.rows(

@@ -17,7 +17,6 @@ import KilnCore
 /// Commit statuses to post (`StatusOutbox`), over the generic `Deliveries`.
 struct StatusStore<Engine: StoreEngine>: StatusOutbox, StoreRole {
     let engine: Engine
-    var deliveries: Deliveries<Engine> { Deliveries(engine: engine, table: .statuses) }
 }
 
 extension StatusStore {
@@ -50,42 +49,8 @@ extension StatusStore {
                 WHERE id = ? AND status_stage IS NOT DISTINCT FROM ? AND status_commit IS NOT DISTINCT FROM ?
                 """, stage.rawValue, commit, candidate.integration.id, candidate.postedStage?.rawValue, candidate.postedCommit)
             guard composed > 0 else { return false }
-            for status in statuses {
-                try db.execute(
-                    """
-                    INSERT INTO forge_status (
-                        created_at, bot, integration_id, kind, api_url, project, token_file, sha, context, state, description, target_url, next_attempt_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, now, status.bot, status.integrationID, status.kind.rawValue, status.apiURL, status.project, status.tokenFile,
-                    status.sha, status.context, status.state.rawValue, status.description, status.targetURL, now)
-            }
+            for status in statuses { _ = try Self.queue(db, status.outboxDelivery, now: now) }
             return true
         }
-    }
-
-    public func dueStatuses(now: Date, limit: Int) async throws(StoreError) -> [QueuedStatus] {
-        try await deliveries.claimDue(now: now, limit: limit) { QueuedStatus(row: $0) }.map(\.item)
-    }
-
-    public func nextStatusAttempt() async throws(StoreError) -> Date? {
-        try await deliveries.nextAttempt()
-    }
-
-    public func statusSent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError) {
-        try await deliveries.recordSent(id: id, responseCode: responseCode, now: now)
-    }
-
-    public func statusFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError) {
-        try await deliveries.recordFailed(id: id, error: error, responseCode: responseCode, retryAt: retryAt, now: now)
-    }
-
-    public func statuses(limit: Int) async throws(StoreError) -> [QueuedStatus] {
-        try await read("reading the commit statuses") { db in
-            try db.rows("SELECT * FROM forge_status ORDER BY id DESC LIMIT ?", max(0, limit)).map(QueuedStatus.init(row:))
-        }
-    }
-
-    public func statusProblems() async throws(StoreError) -> [StatusProblem] {
-        try await deliveries.problems()
     }
 }

@@ -67,7 +67,7 @@ extension RecordStore {
                 integrationsByResult: byResult, queued: count(1), running: count(0),
                 durationBucketCounts: durationBuckets.indices.map { Int(figure($0 + 2)) }, durationCount: Int(figure(0)), durationSum: figure(1),
                 webhooksByOutcome: try Self.counts(db, of: "outcome", in: "webhook_delivery", as: WebhookDelivery.Outcome.self),
-                outboxByState: try Self.counts(db, of: "state", in: "outbox", as: QueuedMail.State.self))
+                outboxByState: try Self.counts(db, of: .mail).reduce(into: [:]) { $0[QueuedMail.State($1.key), default: 0] += $1.value })
         }
     }
 }

@@ -27,12 +27,12 @@ import Logging
 public enum StoreMigration {
     /// The tables copied, parents before children.
     static let tables = [
-        "bot", "integration", "step", "issue", "test_case", "integration_commit", "trigger_run", "outbox", "webhook_delivery", "pull_request",
-        "forge_status", "bisection", "access_token", "audit_event",
+        "bot", "integration", "step", "issue", "test_case", "integration_commit", "trigger_run", "delivery", "webhook_delivery", "pull_request",
+        "review_comment", "bisection", "access_token", "audit_event",
     ]
     /// The tables whose `id` is a serial there.
     static let serialTables = [
-        "integration", "issue", "test_case", "trigger_run", "outbox", "webhook_delivery", "forge_status", "bisection", "audit_event",
+        "integration", "issue", "test_case", "trigger_run", "delivery", "webhook_delivery", "bisection", "audit_event",
     ]
     /// How many rows one INSERT carries.
     static let batch = 500

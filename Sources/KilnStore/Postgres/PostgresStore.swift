@@ -47,8 +47,10 @@ extension DatabaseStore where Engine == PostgresEngine {
             configuration: configuration, connections: max(1, connections), location: location, logsDirectory: logsDirectory, logger: background,
             notices: logger)
         do {
+            // Read here: the engine's connections run the migration outside this task.
+            let migrations = Migrations.applying(History.postgres)
             try await engine.write("migrating the database", lane: .control, notify: .data, limit: .seconds(300)) { db in
-                try migrate(db)
+                try migrate(db, migrations)
             }
             // A host (more than one connection) listens for the others' changes; a command does not.
             if connections > 1 { try await engine.checkNotificationsArrive(within: .seconds(5)) }
@@ -74,11 +76,11 @@ extension DatabaseStore where Engine == PostgresEngine {
 
     /// Applies what `db` lacks of PostgreSQL's history and the shared migrations, under an
     /// advisory lock, so that several hosts starting at once migrate once.
-    static func migrate(_ db: any SQLConnection) throws {
+    static func migrate(_ db: any SQLConnection, _ migrations: [Migrations.Migration]) throws {
         try db.execute("SELECT pg_advisory_xact_lock(?)", migrationLock)
         try db.execute("CREATE TABLE IF NOT EXISTS kiln_migration (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())")
         let applied = Set(try db.rows("SELECT name FROM kiln_migration").map { $0["name"] as String })
-        for migration in History.postgres + Migrations.shared where !applied.contains(migration.name) {
+        for migration in migrations where !applied.contains(migration.name) {
             for statement in migration.statements(.postgres) { try db.execute(statement) }
             try db.execute("INSERT INTO kiln_migration (name) VALUES (?)", migration.name)
         }

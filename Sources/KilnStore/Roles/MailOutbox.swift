@@ -14,33 +14,11 @@
 import Foundation
 import KilnCore
 
-/// The mail outbox, and what mail is composed from: integrations to notify of and digests.
-/// A mail is claimed before it is sent, so that of several hosts only one sends it.
+/// What mail is composed from: integrations to notify of, and digests. Mail is queued and
+/// delivered through the one outbox (`Outboxes`, kind `mail`).
 ///
 /// Threading and errors as `Store` says.
 public protocol MailOutbox: Sendable {
-    /// Adds a mail to the outbox unless one with its dedupe key is there already; true when added.
-    @discardableResult
-    func queueMail(_ mail: OutgoingMail, now: Date) async throws(StoreError) -> Bool
-
-    /// Claims queued mails whose next attempt is due, oldest first: each is not due again for
-    /// `MailClaim.duration`, so that of several hosts only one sends it; `mailSent` or
-    /// `mailFailed` then records the attempt.
-    func dueMails(now: Date, limit: Int) async throws(StoreError) -> [QueuedMail]
-
-    /// When the next queued mail is due; nil when the outbox has none queued.
-    func nextMailAttempt() async throws(StoreError) -> Date?
-
-    /// Records a mail as delivered (`responseCode`: the server's reply code, where known).
-    func mailSent(_ id: Int64, responseCode: Int?, now: Date) async throws(StoreError)
-
-    /// Records a failed attempt with the server's words: tried again at `retryAt`, or failed for
-    /// good when it is nil.
-    func mailFailed(_ id: Int64, error: String, responseCode: Int?, retryAt: Date?, now: Date) async throws(StoreError)
-
-    /// The outbox for `kiln status`: counts by state and the mails not delivered yet.
-    func outbox(limit: Int) async throws(StoreError) -> Outbox
-
     /// Completed integrations whose mail has not been composed yet, oldest first.
     func integrationsToNotify(limit: Int) async throws(StoreError) -> [Integration]
 

@@ -152,28 +152,6 @@ extension TestCase {
     }
 }
 
-extension QueuedMail {
-    init(row: SQLRow) {
-        self.init(
-            id: row["id"], dedupeKey: row["dedupe_key"], recipients: JSON.decode([String].self, from: row["recipients"], default: []),
-            subject: row["subject"], message: row["message"], state: QueuedMail.State(rawValue: row["state"]) ?? .queued,
-            attempts: row["attempts"], createdAt: row["created_at"], nextAttemptAt: row["next_attempt_at"], lastError: row["last_error"],
-            responseCode: row["response_code"])
-    }
-}
-
-extension QueuedStatus {
-    init(row: SQLRow) {
-        let status = CommitStatus(
-            bot: row["bot"], integrationID: row["integration_id"], kind: ForgeKind(rawValue: row["kind"]), apiURL: row["api_url"],
-            project: row["project"], tokenFile: row["token_file"], sha: row["sha"], context: row["context"],
-            state: CommitState(rawValue: row["state"]) ?? .error, description: row["description"], targetURL: row["target_url"])
-        self.init(
-            id: row["id"], status: status, delivery: Delivery(rawValue: row["delivery"]) ?? .queued, attempts: row["attempts"],
-            createdAt: row["created_at"], lastError: row["last_error"], responseCode: row["response_code"])
-    }
-}
-
 extension HostRecord {
     init(row: SQLRow) {
         self.init(

@@ -175,7 +175,7 @@ extension DatabaseStore where Engine == SQLiteEngine {
     /// applies the rest: a server and a `kiln trigger` opening a new file at once migrate it once
     /// (the second waits, then finds nothing to do) instead of both running the first migrations.
     static func migrate(_ pool: any DatabaseWriter) throws {
-        let all = History.sqlite + Migrations.shared
+        let all = Migrations.applying(History.sqlite)
         // Usually there is nothing to do: a read says so without taking the write lock (asking
         // `sqlite_master` itself: GRDB's `tableExists` would load its whole schema cache first).
         let applied = try pool.read { db in

@@ -178,3 +178,72 @@ extension Migrations {
         ]
     }
 }
+
+extension Migrations {
+    /// v26: one outbox (`Outboxes`): mail, commit statuses and reviews become rows of `delivery`,
+    /// each with its kind, its lane (a context's statuses for a commit, a pull request's reviews)
+    /// and its fields as JSON (a mail's message as it is, in `body`), so that an output added
+    /// later needs no table of its own. What the three tables held is moved over, states and all.
+    static let oneOutbox = Migration(name: "v26: one outbox") { dialect in
+        let (key, integer, real, blob) =
+            switch dialect {
+            case .sqlite: ("INTEGER PRIMARY KEY", "INTEGER", "REAL", "BLOB")
+            case .postgres: ("bigserial PRIMARY KEY", "bigint", "double precision", "bytea")
+            }
+        let (object, recipients) =
+            switch dialect {
+            case .sqlite: ({ (pairs: String) in "json_object(\(pairs))" }, "json(recipients)")
+            case .postgres: ({ (pairs: String) in "json_build_object(\(pairs))::text" }, "recipients::json")
+            }
+        let status = object(
+            """
+            'apiURL', api_url, 'bot', bot, 'context', context, 'description', description, 'integrationID', integration_id, 'kind', kind,
+            'project', project, 'sha', sha, 'state', state, 'targetURL', target_url, 'tokenFile', token_file
+            """)
+        let moved = "state, attempts, next_attempt_at, last_error, response_code, created_at, sent_at"
+        return [
+            """
+            CREATE TABLE delivery (
+                id \(key),
+                kind text NOT NULL,
+                lane text,
+                dedupe_key text UNIQUE,
+                bot text,
+                integration_id \(integer) REFERENCES integration(id) ON DELETE SET NULL,
+                payload text NOT NULL,
+                body \(blob),
+                state text NOT NULL DEFAULT 'queued',
+                attempts \(integer) NOT NULL DEFAULT 0,
+                next_attempt_at \(real) NOT NULL,
+                last_error text,
+                response_code \(integer),
+                progress text,
+                created_at \(real) NOT NULL,
+                sent_at \(real)
+            )
+            """,
+            "CREATE INDEX delivery_due ON delivery (kind, next_attempt_at) WHERE state = 'queued'",
+            "CREATE INDEX delivery_lane ON delivery (kind, lane, id)",
+            "CREATE INDEX delivery_bot ON delivery (kind, state, bot, id)",
+            """
+            INSERT INTO delivery (kind, dedupe_key, bot, integration_id, payload, body, \(moved))
+            SELECT 'mail', dedupe_key, bot, integration_id, \(object("'recipients', \(recipients), 'subject', subject")), message,
+                CASE state WHEN 'failed' THEN 'given-up' ELSE state END, attempts, next_attempt_at, last_error, response_code, created_at, sent_at
+            FROM outbox ORDER BY id
+            """,
+            """
+            INSERT INTO delivery (kind, lane, bot, integration_id, payload, \(moved))
+            SELECT 'status', project || ' ' || sha || ' ' || context, bot, integration_id, \(status),
+                CASE delivery WHEN 'refused' THEN 'given-up' ELSE delivery END, attempts, next_attempt_at, last_error, response_code, created_at, sent_at
+            FROM forge_status ORDER BY id
+            """,
+            """
+            INSERT INTO delivery (kind, lane, bot, integration_id, payload, progress, \(moved))
+            SELECT 'review', bot || ' ' || CAST(pull_request AS text), bot, integration_id, draft, progress,
+                CASE delivery WHEN 'refused' THEN 'given-up' ELSE delivery END, attempts, next_attempt_at, last_error, response_code, created_at, sent_at
+            FROM forge_review ORDER BY id
+            """,
+            "DROP TABLE outbox", "DROP TABLE forge_status", "DROP TABLE forge_review",
+        ]
+    }
+}

@@ -24,7 +24,19 @@ enum Migrations {
     static let shared: [Migration] = [
         oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements, assets, workspaceSlots, queueOrder, cells, dependencies,
         access, retentionIndex, analyzerChecks, reviews, workspaceSnapshots, auditTrail, reasonsAsData, mailResponseCode, bisectionFailures, reruns,
+        oneOutbox,
     ]
+
+    /// An engine's history, then the shared migrations: all of them, unless a test stops before
+    /// `stoppingBefore` to make a store as an older version left it.
+    static func applying(_ history: [Migration]) -> [Migration] {
+        let all = history + shared
+        guard let stop = stoppingBefore, let index = all.firstIndex(where: { $0.name == stop }) else { return all }
+        return Array(all[..<index])
+    }
+
+    /// Tests of a migration's move of data only: the migration a store opened in this task stops before.
+    @TaskLocal static var stoppingBefore: String?
 
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times
     /// as seconds since 1970 everywhere, hosts' and leases' included.

@@ -19,7 +19,7 @@ import KilnStore
 
 /// The read-only HTML pages: `/`, `/bots/{bot}`, `/bots/{bot}/integrations/{n}`, and the badge.
 struct PagesController {
-    let store: any IntegrationRecords & HostRegistry & LogsAndAssets & StatusOutbox & ReviewOutbox
+    let store: any IntegrationRecords & HostRegistry & LogsAndAssets & Outboxes
     let assets: WebAssets
     let cache: ResponseCache
     /// This host's notice for the front page, if any.
