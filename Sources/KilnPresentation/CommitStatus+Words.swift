@@ -27,6 +27,9 @@ extension CommitStatus {
             (state, description) = (.pending, "Queued as integration \(integration.number)")
         case .started:
             (state, description) = (.running, "Integration \(integration.number) running\(integration.host.map { " on \($0)" } ?? "")")
+        case .failing:
+            let progress = integration.progress ?? TestProgress(tests: 0, failed: 0)
+            (state, description) = (.failure, "\(progress.failingSoFar); integration \(integration.number) still running")
         case .completed:
             let result = integration.result ?? .internalError
             (state, description) = (Self.state(of: result, forge: forge), Self.describe(integration, result: result, issues: issues))

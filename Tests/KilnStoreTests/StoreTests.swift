@@ -32,7 +32,7 @@ struct StoreMigrationTests {
                     "v6: issue counts by kind", "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements", "v11: assets",
                     "v12: bisect workspaces", "v13: queue order", "v14: matrix cells", "v15: dependencies", "v16: access", "v17: retention index",
                     "v18: analyzer checks", "v19: reviews", "v20: workspace snapshots", "v21: audit trail", "v22: reasons as data",
-                    "v23: mail response code", "v24: bisection failures as data", "v25: reruns", "v26: one outbox",
+                    "v23: mail response code", "v24: bisection failures as data", "v25: reruns", "v26: one outbox", "v27: test progress",
                 ])
             #expect(try await store.integrityCheck() == "ok")
         case let store as PostgresStore:
@@ -42,7 +42,7 @@ struct StoreMigrationTests {
                     "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements", "v11: assets",
                     "v12: bisect workspaces", "v13: queue order", "v14: matrix cells", "v15: dependencies", "v16: access", "v17: retention index",
                     "v18: analyzer checks", "v19: reviews", "v20: workspace snapshots", "v21: audit trail", "v22: reasons as data",
-                    "v23: mail response code", "v24: bisection failures as data", "v25: reruns", "v26: one outbox",
+                    "v23: mail response code", "v24: bisection failures as data", "v25: reruns", "v26: one outbox", "v27: test progress",
                 ])
         default:
             Issue.record("not a store of either engine")
@@ -158,7 +158,7 @@ struct StoreMigrationTests {
                     "v7: test history", "v8: quarantined tests", "v9: bisection", "v10: test measurements", "v11: assets",
                     "v12: bisect workspaces", "v13: queue order", "v14: matrix cells", "v15: dependencies", "v16: access", "v17: retention index",
                     "v18: analyzer checks", "v19: reviews", "v20: workspace snapshots", "v21: audit trail", "v22: reasons as data",
-                    "v23: mail response code", "v24: bisection failures as data", "v25: reruns", "v26: one outbox",
+                    "v23: mail response code", "v24: bisection failures as data", "v25: reruns", "v26: one outbox", "v27: test progress",
                 ])
         }
         _ = try await stores[0].enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())

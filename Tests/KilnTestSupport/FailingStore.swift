@@ -68,6 +68,11 @@ public struct FailingStore: IntegrationQueue, IntegrationRecords, LogsAndAssets 
         return try await base.advance(claim, to: step, now: now)
     }
 
+    public func recordProgress(_ claim: Claim, _ progress: TestProgress) async throws(StoreError) {
+        try fail("recordProgress")
+        return try await base.recordProgress(claim, progress)
+    }
+
     public func setCommit(_ claim: Claim, commit: String) async throws(StoreError) {
         try fail("setCommit")
         return try await base.setCommit(claim, commit: commit)

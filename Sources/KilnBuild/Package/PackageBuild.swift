@@ -175,8 +175,11 @@ public struct PackageBuild: Sendable {
         return AnalysisOutput(findings: findings, failure: failure, end: end)
     }
 
-    public func test(commit: String?) async throws(ProcessError) -> TestOutput {
-        let (tests, reports, end) = try await runTests(StepCommand("swift", testArguments), commit: commit)
+    /// `swift test` of every test, or of every test but `skipping` (the second pass of
+    /// `test.order: failed-first`, after those ran: a `--skip` each).
+    public func test(skipping: [TestCase] = [], commit: String?) async throws(ProcessError) -> TestOutput {
+        let skips = skipping.flatMap { ["--skip", TestRerun.pattern(for: $0)] }
+        let (tests, reports, end) = try await runTests(StepCommand("swift", testArguments + skips), commit: commit)
         var output = TestOutput(tests: tests, coverage: bot.test.coverage ? coverage() : nil, end: end)
         output.sanitizerReports = reports
         if !end.succeeded, tests.allSatisfy({ $0.status != .failed }) {

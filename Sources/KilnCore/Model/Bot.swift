@@ -181,14 +181,29 @@ public struct TestSettings: Sendable, Hashable {
     public var retries: Int
     /// Tests whose failures fail nothing and mail nobody, while their quarantine holds.
     public var quarantine: [QuarantinedTest]
+    /// Which tests run first (`test.order`).
+    public var order: TestOrder
 
-    public init(enabled: Bool = true, arguments: [String] = [], coverage: Bool = false, retries: Int = 2, quarantine: [QuarantinedTest] = []) {
+    public init(
+        enabled: Bool = true, arguments: [String] = [], coverage: Bool = false, retries: Int = 2, quarantine: [QuarantinedTest] = [],
+        order: TestOrder = .failedFirst
+    ) {
         self.enabled = enabled
         self.arguments = arguments
         self.coverage = coverage
         self.retries = retries
         self.quarantine = quarantine
+        self.order = order
     }
+}
+
+/// Which tests an integration runs first (`test.order`).
+public enum TestOrder: String, CaseIterable, Sendable, Hashable {
+    /// The tests that failed or were flaky in the bot's last integrations run first, in a pass of
+    /// their own, then the rest: a failure that is still there is known in seconds.
+    case failedFirst = "failed-first"
+    /// One `swift test`, as the package has it.
+    case asWritten = "as-written"
 }
 
 public enum Sandbox: String, CaseIterable, Sendable, Hashable {

@@ -22,7 +22,16 @@ public enum CommitState: String, CaseIterable, Sendable, Hashable, Codable {
 /// How far an integration has gone, as commit statuses tell it: a status is posted when it is
 /// queued, when it starts and when it ends.
 public enum StatusStage: String, CaseIterable, Sendable, Hashable, Codable, Comparable {
-    case queued, started, completed
+    /// `failing`: running, with a test failed already (`TestProgress`): the forge hears it at once.
+    case queued, started, failing, completed
+
+    public init(_ integration: Integration) {
+        switch integration.step {
+        case .pending: self = .queued
+        case .completed: self = .completed
+        default: self = (integration.progress?.failed ?? 0) > 0 ? .failing : .started
+        }
+    }
 
     public init(_ step: IntegrationStep) {
         switch step {

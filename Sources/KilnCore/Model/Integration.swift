@@ -65,6 +65,8 @@ public struct Integration: Sendable, Hashable {
     /// Its commit's subject and author, once it has ended having learned them.
     public var subject: String?
     public var author: String?
+    /// While its tests run: what they have shown so far; nil before then.
+    public var progress: TestProgress?
 
     public init(
         id: Int64, bot: String, number: Int, cause: IntegrationCause, commit: String?, branch: String, step: IntegrationStep = .pending,

@@ -118,7 +118,7 @@ public actor StatusPublisher: Service {
         for candidate in candidates {
             let integration = candidate.integration
             guard let bot = byName[integration.bot], let forge = bot.forge, let commit = integration.commit else { continue }
-            let stage = StatusStage(integration.step)
+            let stage = StatusStage(integration)
             var issues: [IntegrationIssue] = []
             if stage == .completed { issues = try await store.integration(bot: bot.name, number: integration.number)?.issues ?? [] }
             let status = CommitStatus(of: integration, bot: bot, forge: forge, stage: stage, sha: commit, issues: issues, publicURL: publicURL)

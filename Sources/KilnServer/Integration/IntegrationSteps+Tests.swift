@@ -30,6 +30,8 @@ extension IntegrationSteps {
         var tested: TestOutput
         if let failed = try await failedTestsToRerun() {
             tested = try await attempt { [commit] in try await package.test(only: failed, commit: commit) }
+        } else if case let first = testsFirst(course), !first.isEmpty {
+            tested = try await testFailedFirst(package, first: first, course)
         } else {
             tested = try await attempt { [commit] in try await package.test(commit: commit) }
         }

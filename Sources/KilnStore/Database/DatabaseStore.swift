@@ -85,6 +85,9 @@ public final class DatabaseStore<Engine: StoreEngine>: Store, StoreRole {
         try await queueStore.advance(claim, to: step, now: now)
     }
     public func setCommit(_ claim: Claim, commit: String) async throws(StoreError) { try await queueStore.setCommit(claim, commit: commit) }
+    public func recordProgress(_ claim: Claim, _ progress: TestProgress) async throws(StoreError) {
+        try await queueStore.recordProgress(claim, progress)
+    }
     @discardableResult
     public func complete(_ claim: Claim, outcome: IntegrationOutcome, now: Date) async throws(StoreError) -> Integration {
         try await queueStore.complete(claim, outcome: outcome, now: now)

@@ -98,6 +98,13 @@ extension QueueStore {
         }
     }
 
+    public func recordProgress(_ claim: Claim, _ progress: TestProgress) async throws(StoreError) {
+        try await write("recording the tests so far") { db in
+            try Self.checkClaim(db, claim)
+            try db.execute("UPDATE integration SET progress_tests = ?, progress_failed = ? WHERE id = ?", progress.tests, progress.failed, claim.id)
+        }
+    }
+
     public func setCommit(_ claim: Claim, commit: String) async throws(StoreError) {
         try await write("recording the commit") { db in
             try Self.checkClaim(db, claim)
@@ -188,7 +195,7 @@ extension StoreRole {
         guard
             let row = try db.row(
                 """
-                UPDATE integration SET step = 'checkout', started_at = ?, owner = ?, host = ?, claim_token = ?, workspace_slot = ?
+                UPDATE integration SET step = 'checkout', started_at = ?, progress_tests = NULL, progress_failed = NULL, owner = ?, host = ?, claim_token = ?, workspace_slot = ?
                 WHERE id = ? RETURNING *
                 """, now, owner, host, token, slot, id)
         else { return nil }

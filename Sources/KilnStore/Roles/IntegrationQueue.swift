@@ -51,6 +51,9 @@ public protocol IntegrationQueue: Sendable {
     func advance(_ claim: Claim, to step: IntegrationStep, now: Date) async throws(StoreError)
 
     /// Records the commit a running integration is checking out.
+    /// Records what `claim`'s tests have shown so far (`TestProgress`).
+    func recordProgress(_ claim: Claim, _ progress: TestProgress) async throws(StoreError)
+
     func setCommit(_ claim: Claim, commit: String) async throws(StoreError)
 
     /// Ends an integration with its outcome: marks issues new, unresolved or resolved against the

@@ -55,6 +55,7 @@ extension Integration {
             rerunOf: Self.rerun(row))
         subject = row["commit_subject"]
         author = row["commit_author"]
+        if let tests: Int = row["progress_tests"] { progress = TestProgress(tests: tests, failed: row["progress_failed"] ?? 0) }
     }
 
     private static func rerun(_ row: SQLRow) -> Rerun? {

@@ -247,3 +247,14 @@ extension Migrations {
         ]
     }
 }
+
+extension Migrations {
+    /// v27: a running integration's tests so far (`TestProgress`), for the status and the page
+    /// that say "failing" before the suite ends.
+    static let testProgress = Migration(name: "v27: test progress") { dialect in
+        [
+            "ALTER TABLE integration ADD COLUMN progress_tests \(integerColumn(dialect))",
+            "ALTER TABLE integration ADD COLUMN progress_failed \(integerColumn(dialect))",
+        ]
+    }
+}

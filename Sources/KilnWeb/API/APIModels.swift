@@ -51,7 +51,7 @@ public enum API {
     }
 
     /// An integration: `{bot, number, cause, commit, step, result, reason, queuedAt, startedAt,
-    /// endedAt, duration, summary, host, pullRequest, workspace, rerunOf}`.
+    /// endedAt, duration, summary, host, pullRequest, workspace, rerunOf, progress}`.
     public struct Integration: Encodable, Sendable, Hashable {
         public var bot: String
         public var number: Int
@@ -77,6 +77,8 @@ public enum API {
         /// For a re-run (cause `rerun`): `{number, only: all|failed}`, the integration it runs
         /// again; null otherwise.
         @Nullable public var rerunOf: Rerun?
+        /// While its tests run: `{tests, failed}` so far; null before then.
+        @Nullable public var progress: TestProgress?
 
         public init(_ integration: KilnCore.Integration) {
             bot = integration.bot
@@ -95,6 +97,7 @@ public enum API {
             pullRequest = integration.pullRequest.map(PullRequest.init)
             workspace = integration.workspace.map(Workspace.init)
             rerunOf = integration.rerunOf
+            progress = integration.progress
         }
     }
 

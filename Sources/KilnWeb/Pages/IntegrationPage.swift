@@ -206,6 +206,8 @@ struct IntegrationPage {
     var stepsURL = ""
     /// What happened to the action that sent the reader here, when it did nothing.
     var notice: String? = nil
+    /// While its tests run: what they have shown so far (`TestProgress`).
+    var progress: String? = nil
     /// Its new failures, first on the page, with their source lines (`Failures`).
     var failures: [FailureView] = []
     var hasFailures = false

@@ -267,6 +267,7 @@ struct PagesController {
             cancelURL: csrf != nil && integration.step != .completed ? "/api\(base)/cancel" : nil, workspace: integration.workspace?.sentence)
         page.stepsURL = base + "/steps"
         page.notice = notice
+        if integration.isRunning { page.progress = integration.progress?.sentence }
         page.failures = await Failures.views(of: detail, bot: bot, source: source, kept: sourceFiles)
         page.hasFailures = !page.failures.isEmpty
         if csrf != nil, (try? Rerun.request(detail, only: .all)) != nil {
