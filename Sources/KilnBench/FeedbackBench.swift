@@ -1,0 +1,143 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import KilnCore
+import KilnStore
+
+/// Fast feedback (`test.order`): a package whose suite waits 60 s (sixty 1 s sleeps: the wait,
+/// not the two cores, is the bound) beside one test that failed last time and still fails. From
+/// the build's end (the testing step's start) to the forge stand-in receiving the failure
+/// status, with `failed-first` and with `as-written`, both bots on one server, one at a time.
+struct FeedbackBench {
+    let kiln: String
+    let work: Workspace
+
+    func run(into table: Table) async throws {
+        let home = work.url("feedback")
+        let forgeDirectory = work.url("feedback-forge")
+        for directory in [home + "/Bots", forgeDirectory] {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        }
+        let repository = try package()
+        try "bench-token".write(toFile: home + "/token", atomically: false, encoding: .utf8)
+        let forge = Process()
+        forge.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        forge.arguments = ["Tests/Servers/forge_server.py", "--dir", forgeDirectory, "--token", "bench-token"]
+        forge.standardInput = Pipe()
+        forge.standardOutput = FileHandle.nullDevice
+        try forge.run()
+        defer { forge.terminate() }
+        let forgePort = try await PullRequestBench.port(in: forgeDirectory)
+        try "executors: 1\npublic-url: https://ci.example.com\n".write(toFile: home + "/kiln.yml", atomically: false, encoding: .utf8)
+        let orders = ["failed-first", "as-written"]
+        for order in orders {
+            try """
+            repository: {url: '\(repository)'}
+            schedule: {poll: 0}
+            test: {order: \(order)}
+            forge: {kind: github, api-url: 'http://127.0.0.1:\(forgePort)', token-file: '\(home)/token'}
+
+            """.write(toFile: home + "/Bots/\(order).yml", atomically: false, encoding: .utf8)
+        }
+        let server = try Server(kiln: kiln, home: home)
+        defer { server.stop() }
+        _ = try await server.port()
+        let store = try SQLiteStore.open(dataDirectory: home + "/.kiln")
+        // #1 of each: the test fails for the first time (no order can know it yet).
+        for order in orders { _ = try await integrate(order, number: 1, store: store) }
+        try "more words\n".write(toFile: repository + "/README.md", atomically: false, encoding: .utf8)
+        try command("/usr/bin/git", ["add", "-A"], in: repository)
+        try command("/usr/bin/git", ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "Words"], in: repository)
+        let head = try command("/usr/bin/git", ["rev-parse", "HEAD"], in: repository).trimmingCharacters(in: .whitespacesAndNewlines)
+        var figures: [String: (toFailure: Double, testing: Double)] = [:]
+        for order in orders {
+            let detail = try await integrate(order, number: 2, store: store)
+            guard let testing = detail.steps.first(where: { $0.name == .testing }) else {
+                throw BenchError.unexpected("\(order) #2 has no testing step")
+            }
+            let received = try await Self.firstFailure(of: head, context: "kiln/\(order)", in: forgeDirectory)
+            figures[order] = (received - testing.startedAt.timeIntervalSince1970, testing.duration ?? 0)
+        }
+        for order in orders {
+            guard let figure = figures[order] else { continue }
+            table.add(
+                "build's end to the failure status at the forge, test.order: \(order)", target: order == "failed-first" ? "≤ 5 s" : "—",
+                measured: figure.toFailure < 10 ? Measure.format(figure.toFailure * 1000) : String(format: "%.1f s", figure.toFailure),
+                comparison: String(format: "a 60 s suite (sixty 1 s sleeps) and 1 test that failed last time; testing took %.1f s", figure.testing))
+        }
+    }
+
+    /// Triggers `bot` and waits for integration `number` to end.
+    private func integrate(_ bot: String, number: Int, store: SQLiteStore) async throws -> IntegrationDetail {
+        _ = try command(kiln, ["trigger", bot], in: work.url("feedback"))
+        for _ in 0..<6000 {
+            if let detail = try await store.integration(bot: bot, number: number), detail.integration.step == .completed { return detail }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        throw BenchError.unexpected("\(bot) #\(number) did not end within 5 minutes")
+    }
+
+    /// When the forge stand-in received the first `failure` status of `sha` in `context`.
+    static func firstFailure(of sha: String, context: String, in directory: String) async throws -> Double {
+        for _ in 0..<500 {
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }) ?? []
+            let received = names.compactMap { name -> Double? in
+                guard let data = FileManager.default.contents(atPath: directory + "/" + name),
+                    let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any], object["sha"] as? String == sha,
+                    let body = object["body"] as? [String: Any], body["state"] as? String == "failure", body["context"] as? String == context
+                else { return nil }
+                return object["received"] as? Double
+            }
+            if let first = received.min() { return first }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        throw BenchError.unexpected("no failure status of \(sha) in \(context) reached the forge stand-in")
+    }
+
+    /// The package: `SlowTests` sleeps 1 s in each of its 60 tests; `BrokenTests.testBroken` fails.
+    private func package() throws -> String {
+        let repository = work.url("feedback-package")
+        for directory in ["Sources/Lib", "Tests/LibTests"] {
+            try FileManager.default.createDirectory(atPath: repository + "/" + directory, withIntermediateDirectories: true)
+        }
+        try """
+        // swift-tools-version: 6.0
+        import PackageDescription
+        let package = Package(name: "Feedback", targets: [.target(name: "Lib"), .testTarget(name: "LibTests", dependencies: ["Lib"])])
+
+        """.write(toFile: repository + "/Package.swift", atomically: false, encoding: .utf8)
+        try "public func add(_ a: Int, _ b: Int) -> Int { a + b }\n".write(
+            toFile: repository + "/Sources/Lib/Lib.swift", atomically: false, encoding: .utf8)
+        let slow = (1...60).map { "    func testWaits\($0)() { Thread.sleep(forTimeInterval: 1) }" }.joined(separator: "\n")
+        try """
+        import Foundation
+        import XCTest
+        @testable import Lib
+
+        final class SlowTests: XCTestCase {
+        \(slow)
+        }
+
+        final class BrokenTests: XCTestCase {
+            func testBroken() { XCTAssertEqual(add(1, 2), 4) }
+        }
+
+        """.write(toFile: repository + "/Tests/LibTests/LibTests.swift", atomically: false, encoding: .utf8)
+        try ".build/\n".write(toFile: repository + "/.gitignore", atomically: false, encoding: .utf8)
+        try command("/usr/bin/git", ["init", "-q", "-b", "main", repository], in: work.url(""))
+        try command("/usr/bin/git", ["add", "-A"], in: repository)
+        try command("/usr/bin/git", ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "Package"], in: repository)
+        return repository
+    }
+}
