@@ -15,10 +15,12 @@ import Foundation
 import KilnCore
 import KilnStore
 
-/// Fast feedback (`test.order`): a package whose suite waits 60 s (sixty 1 s sleeps: the wait,
-/// not the two cores, is the bound) beside one test that failed last time and still fails. From
-/// the build's end (the testing step's start) to the forge stand-in receiving the failure
-/// status, with `failed-first` and with `as-written`, both bots on one server, one at a time.
+/// Fast feedback (`test.order`, `test.fail-fast`): a package whose suite waits 60 s (sixty 1 s
+/// sleeps: the wait, not the two cores, is the bound) beside one test that failed last time and
+/// still fails. From the build's end (the testing step's start) to the forge stand-in receiving
+/// the failure status, and the testing step's length, with `failed-first`, with `as-written`
+/// (the failure read from the output as it streams) and with `as-written` and `fail-fast: true`,
+/// the bots on one server, one at a time.
 struct FeedbackBench {
     let kiln: String
     let work: Workspace
@@ -40,12 +42,13 @@ struct FeedbackBench {
         defer { forge.terminate() }
         let forgePort = try await PullRequestBench.port(in: forgeDirectory)
         try "executors: 1\npublic-url: https://ci.example.com\n".write(toFile: home + "/kiln.yml", atomically: false, encoding: .utf8)
-        let orders = ["failed-first", "as-written"]
+        let orders = ["failed-first", "as-written", "fail-fast"]
         for order in orders {
+            let test = order == "fail-fast" ? "order: as-written, fail-fast: true" : "order: \(order)"
             try """
             repository: {url: '\(repository)'}
             schedule: {poll: 0}
-            test: {order: \(order)}
+            test: {\(test)}
             forge: {kind: github, api-url: 'http://127.0.0.1:\(forgePort)', token-file: '\(home)/token'}
 
             """.write(toFile: home + "/Bots/\(order).yml", atomically: false, encoding: .utf8)
@@ -71,8 +74,9 @@ struct FeedbackBench {
         }
         for order in orders {
             guard let figure = figures[order] else { continue }
+            let setting = order == "fail-fast" ? "test.order: as-written, test.fail-fast: true" : "test.order: \(order)"
             table.add(
-                "build's end to the failure status at the forge, test.order: \(order)", target: order == "failed-first" ? "≤ 5 s" : "—",
+                "build's end to the failure status at the forge, \(setting)", target: order == "as-written" ? "—" : "≤ 5 s",
                 measured: figure.toFailure < 10 ? Measure.format(figure.toFailure * 1000) : String(format: "%.1f s", figure.toFailure),
                 comparison: String(format: "a 60 s suite (sixty 1 s sleeps) and 1 test that failed last time; testing took %.1f s", figure.testing))
         }

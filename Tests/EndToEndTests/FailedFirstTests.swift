@@ -32,6 +32,22 @@ struct FailedFirstTests {
             """
     }
 
+    /// A forge stand-in, the bot file's line that sends it the commit statuses, and the directory
+    /// that holds its token.
+    struct StatusForge {
+        let double: ForgeDouble
+        let line: String
+        let directory: TemporaryDirectory
+
+        static func start() async throws -> StatusForge {
+            let forge = try await ForgeDouble.start()
+            let directory = try TemporaryDirectory()
+            try directory.write("token", forge.token + "\n")
+            let line = "forge: {kind: github, api-url: '\(forge.apiURL)', token-file: '\(directory.url("token"))'}\n"
+            return StatusForge(double: forge, line: line, directory: directory)
+        }
+    }
+
     @Test(
         "The test that failed last time runs first: the status turns failure and the JSON shows it while the rest still runs; each test once, as a plain run has them"
     )
@@ -39,10 +55,8 @@ struct FailedFirstTests {
         let package = try FixturePackage()
         let repo = package.repository
         try repo.commit("Break a test", files: ["Tests/LibTests/LibTests.swift": FixturePackage.xctests(failing: true)])
-        let forge = try await ForgeDouble.start()
-        let home = try TemporaryDirectory()
-        try home.write("token", forge.token + "\n")
-        let forgeLine = "forge: {kind: github, api-url: '\(forge.apiURL)', token-file: '\(home.url("token"))'}\n"
+        let statusForge = try await StatusForge.start()
+        let (forge, forgeLine) = (statusForge.double, statusForge.line)
         let served = try await ServedHome(
             bots: [
                 "app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\n" + forgeLine,

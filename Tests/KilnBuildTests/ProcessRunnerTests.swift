@@ -104,13 +104,43 @@ struct ProcessRunnerTests {
         // PID reused after 32768 others) could match.
         let children = lines.all.compactMap { $0.hasPrefix("child ") ? Int32($0.dropFirst(6)) : nil }
         #expect(children.count == 2, "the shell started both children before the deadline: \(lines.all)")
+        let alive = try await Self.stillSleeping(children)
+        #expect(alive.isEmpty, "children left behind: \(alive)")
+    }
+
+    @Test("A reader that has what it needs stops the step at once: the group is stopped, and the end says so")
+    func earlyStop() async throws {
+        let directory = try TemporaryDirectory()
+        let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
+        let lines = Lines()
+        let stop = EarlyStop()
+        let end = try await ProcessRunner.run(
+            .shell("sleep 303 & echo child $!; echo enough; sleep 304"), in: directory.path, environment: environment, log: log,
+            deadline: .now + .seconds(600), stop: stop
+        ) { line in
+            lines.append(line)
+            if line == "enough" { stop.stop() }
+        }
+        #expect(end == .stopped && end.description == "was stopped at the first failure (test.fail-fast)")
+        let children = lines.all.compactMap { $0.hasPrefix("child ") ? Int32($0.dropFirst(6)) : nil }
+        #expect(children.count == 1, "\(lines.all)")
+        let alive = try await Self.stillSleeping(children)
+        #expect(alive.isEmpty, "children left behind: \(alive)")
+        // Never asked: the process ends by itself, as without a stop.
+        let plain = try await ProcessRunner.run(
+            .shell("echo done"), in: directory.path, environment: environment, log: log, deadline: .now + .seconds(60), stop: EarlyStop())
+        #expect(plain == .exited(0))
+    }
+
+    /// Those of `children` still running `sleep 30…` after up to 10 s of waiting for them to go.
+    static func stillSleeping(_ children: [Int32]) async throws -> [Int32] {
         var alive = children
         let deadline = ContinuousClock.now + .seconds(10)
         while !alive.isEmpty, ContinuousClock.now < deadline {
-            alive = alive.filter(Self.runsSleep)
+            alive = alive.filter(runsSleep)
             try await Task.sleep(for: .milliseconds(50))
         }
-        #expect(alive.isEmpty, "children left behind: \(alive)")
+        return alive
     }
 
     /// Whether `pid` is a live process running `sleep 30…` (not a zombie, not another process

@@ -142,4 +142,49 @@ struct TestRerunTests {
         #expect(TestRerun.quoted("/w/it's") == "'/w/it'\\''s'")
         #expect(TestRerun.directBlockers.contains { "--sanitize=thread".hasPrefix($0) })
     }
+
+    @Test("The tests a stopped run did not reach are named as the output names them, each once, none that ran")
+    func notRun() {
+        let listed: [Substring] = [
+            "[0/1] Planning build", "LibTests.MathTests/testAdds", "LibTests.MathTests/testMaybeFails", "LibTests.SwiftMath/adds()",
+            "LibTests.SwiftMath/addsAgain()", "LibTests.SwiftMath/Inner/deep(x:)", "LibTests.free()", "LibTests.MathTests/testAdds",
+        ]
+        let ran = [xctest, swiftTesting]  // MathTests.testAdds, LibTests.SwiftMath adds() "Adds"
+        let left = TestRerun.notRun(listed: listed, ran: ran)
+        #expect(left.allSatisfy { $0.status == .notRun && $0.duration == 0 })
+        #expect(
+            left.map(\.key) == [
+                "MathTests/testMaybeFails", "LibTests.SwiftMath/addsAgain()", "LibTests.SwiftMath/deep(x:)", "LibTests.free()/free()",
+            ])
+        #expect(TestRerun.notRun(listed: listed, ran: [free]).map(\.key).contains("LibTests.free()/free()") == false)
+    }
+
+    @Test("Each test's end is counted as its line streams: XCTest's as its parser judges it, Swift Testing's console lines")
+    func tally() {
+        var parser = XCTestOutputParser(root: "/w")
+        var tally = TestTally()
+        var heard: [(ended: Int, failed: Int)] = []
+        let output = [
+            "Test Case 'MathTests.testAdds' started at 2026-11-28 21:41:23.869",
+            "Test Case 'MathTests.testAdds' passed (0.001 seconds)",
+            "Test Case 'MathTests.testMaybeFails' started at 2026-11-28 21:41:23.870",
+            "/w/Tests/LibTests/X.swift:5: error: MathTests.testMaybeFails : XCTAssertEqual failed: (\"3\") is not equal to (\"4\") - bad",
+            "Test Case 'MathTests.testMaybeFails' failed (0.0 seconds)",
+            "Test Suite 'MathTests' failed at 2026-11-28 21:41:24.871",
+            "◇ Test free() started.",
+            "✔ Test free() passed after 0.001 seconds.",
+            "◇ Test case passing 1 argument x → 1 to three(x:) started.",
+            "✘ Test \"Named\" recorded an issue at S.swift:5:33: Expectation failed: (add(2, 2) → 4) == 5",
+            "✔ Test three(x:) with 2 test cases passed after 0.001 seconds.",
+            "\u{1B}[91m✘\u{1B}[0m Test \"Named\" failed after 0.001 seconds with 1 issue.",
+            "✘ Suite STests failed after 0.001 seconds with 1 issue.",
+            "✘ Test run with 4 tests in 1 suite failed after 0.001 seconds with 1 issue.",
+        ]
+        for line in output {
+            parser.consume(Substring(line))
+            let told = tally.consume(Substring(line), parser: parser)
+            if told.ended > 0 { heard.append(told) }
+        }
+        #expect(heard.map(\.ended) == [1, 1, 1, 1, 1] && heard.map(\.failed) == [0, 1, 0, 0, 1], "\(heard)")
+    }
 }

@@ -122,6 +122,15 @@ struct BotFileDecodingTests {
         #expect(bot.timeout == .seconds(90))
         #expect(bot.bisect == BisectSettings(enabled: true, maxIntegrations: 5, wait: .seconds(600)))
         #expect(try BotFile.decode("repository: {url: /srv/git/app.git}\nbisect: false\n", file: "Bots/app.yml").bisect.enabled == false)
+        for (written, failFast) in [("true", FailFast.always), ("pull-requests", .pullRequests), ("false", .never)] {
+            let yaml = "repository: {url: /srv/git/app.git}\ntest: {fail-fast: \(written)}\n"
+            #expect(try BotFile.decode(yaml, file: "Bots/app.yml").test.failFast == failFast)
+        }
+        #expect(try BotFile.decode("repository: {url: /srv/git/app.git}\n", file: "Bots/app.yml").test.failFast == .never)
+        #expect(FailFast.pullRequests.applies(toPullRequest: true) && !FailFast.pullRequests.applies(toPullRequest: false))
+        #expect(throws: ConfigError.self) {
+            try BotFile.decode("repository: {url: /srv/git/app.git}\ntest: {fail-fast: soon}\n", file: "Bots/app.yml")
+        }
         let analyzing = "repository: {url: /srv/git/app.git}\nanalyze: {lint: true, api-breakage: error}\n"
         #expect(try BotFile.decode(analyzing, file: "Bots/app.yml").analyze == AnalyzeSettings(lint: true, apiBreakage: .error))
         #expect(try BotFile.decode("repository: {url: /srv/git/app.git}\n", file: "Bots/app.yml").analyze.enabled == false)

@@ -98,9 +98,11 @@ public struct SwiftTestingEventParser: Sendable {
     }
 
     /// The tests read so far, plus those still running if the process died.
-    public func finish(crash: String?) -> [TestCase] {
+    /// Those still running when the process was `stopped` on purpose (at another test's failure)
+    /// did not end, and are left out.
+    public func finish(crash: String?, stopped: Bool = false) -> [TestCase] {
         var result = tests
-        for id in order where started[id] != nil {
+        for id in order where started[id] != nil && !stopped {
             guard let definition = definitions[id] else { continue }
             let issue = issues[id]
             result.append(

@@ -162,10 +162,11 @@ public struct XCTestOutputParser: Sendable {
         end == .exited(1) && excusedNoise && !tests.contains { $0.status == .failed } ? .exited(0) : end
     }
 
-    /// The tests read so far, plus the one that was running if the process died in it.
-    public func finish(crash: String?) -> [TestCase] {
+    /// The tests read so far, plus the one that was running if the process died in it (not when
+    /// it was `stopped` on purpose, at another test's failure: that one did not end).
+    public func finish(crash: String?, stopped: Bool = false) -> [TestCase] {
         var result = tests
-        if let running {
+        if let running, !stopped {
             let message = failure?.message ?? fatal ?? crash ?? "the test process ended while this test was running"
             result.append(
                 TestCase(

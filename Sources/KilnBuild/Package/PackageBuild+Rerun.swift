@@ -31,13 +31,13 @@ extension PackageBuild {
 
     /// Runs only `tests`, for a re-run of what failed (`Rerun.Scope.failed`): their results and
     /// the run's sanitizer reports. Coverage is not measured: part of the tests would say little.
-    public func test(only tests: [TestCase], commit: String?) async throws(ProcessError) -> TestOutput {
+    public func test(only tests: [TestCase], commit: String?, watch: TestWatch? = nil) async throws(ProcessError) -> TestOutput {
         if let binary = testBinary {
-            let run = try await runDirectly(tests, binary: binary, commit: commit)
+            let run = try await runDirectly(tests, binary: binary, commit: commit, watch: watch)
             return TestOutput(tests: run.tests, coverage: nil, end: run.end)
         }
         let arguments = TestRerun.arguments(for: tests, configuration: configuration, events: testEvents, botArguments: bot.test.arguments)
-        let (found, reports, end) = try await runTests(StepCommand("swift", arguments), commit: commit)
+        let (found, reports, end) = try await runTests(StepCommand("swift", arguments), commit: commit, watch: watch)
         var output = TestOutput(tests: found, coverage: nil, end: end)
         output.sanitizerReports = reports
         if !end.succeeded, found.allSatisfy({ $0.status != .failed }) {
@@ -72,7 +72,7 @@ extension PackageBuild {
     /// XCTest's tests by their specifiers (`Module.Class/test`, found in the binary's own list:
     /// the output names no module), then Swift Testing's with `--testing-library swift-testing`
     /// and a `--filter` each, as `swift test` passes them.
-    private func runDirectly(_ tests: [TestCase], binary: String, commit: String?) async throws(ProcessError) -> (
+    private func runDirectly(_ tests: [TestCase], binary: String, commit: String?, watch: TestWatch? = nil) async throws(ProcessError) -> (
         tests: [TestCase], end: ProcessEnd
     ) {
         var found: [TestCase] = []
@@ -89,7 +89,7 @@ extension PackageBuild {
             let specifiers = TestRerun.specifiers(for: xctest, listed: listed)
             end = listing
             if listing.succeeded, !specifiers.isEmpty {
-                let run = try await runTests(StepCommand(binary, [specifiers.joined(separator: ",")]), commit: commit)
+                let run = try await runTests(StepCommand(binary, [specifiers.joined(separator: ",")]), commit: commit, watch: watch)
                 (found, end) = (run.tests, run.end)
             }
         }
@@ -98,7 +98,7 @@ extension PackageBuild {
             let arguments =
                 ["--testing-library", "swift-testing", "--experimental-event-stream-output", testEvents]
                 + swiftTesting.flatMap { ["--filter", TestRerun.pattern(for: $0)] }
-            let run = try await runTests(StepCommand(binary, arguments), commit: commit)
+            let run = try await runTests(StepCommand(binary, arguments), commit: commit, watch: watch)
             found += run.tests
             if end.succeeded { end = run.end }
         }

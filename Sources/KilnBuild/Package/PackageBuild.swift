@@ -176,13 +176,18 @@ public struct PackageBuild: Sendable {
     }
 
     /// `swift test` of every test, or of every test but `skipping` (the second pass of
-    /// `test.order: failed-first`, after those ran: a `--skip` each).
-    public func test(skipping: [TestCase] = [], commit: String?) async throws(ProcessError) -> TestOutput {
+    /// `test.order: failed-first`, after those ran: a `--skip` each). With a `watch`, each
+    /// failure is told as its line is read, and with fail-fast the first ends the run: the tests
+    /// that did not run (but for `skipping`) come back as not run.
+    public func test(skipping: [TestCase] = [], commit: String?, watch: TestWatch? = nil) async throws(ProcessError) -> TestOutput {
         let skips = skipping.flatMap { ["--skip", TestRerun.pattern(for: $0)] }
-        let (tests, reports, end) = try await runTests(StepCommand("swift", testArguments + skips), commit: commit)
+        let (tests, reports, end) = try await runTests(StepCommand("swift", testArguments + skips), commit: commit, watch: watch, stoppable: true)
         var output = TestOutput(tests: tests, coverage: bot.test.coverage ? coverage() : nil, end: end)
         output.sanitizerReports = reports
-        if !end.succeeded, tests.allSatisfy({ $0.status != .failed }) {
+        if end == .stopped {
+            await workspace.log.note("swift test \(end.description): the tests it did not reach are not run")
+            output.tests += try await notRun(ran: tests + skipping, commit: commit)
+        } else if !end.succeeded, tests.allSatisfy({ $0.status != .failed }) {
             // The test process failed without any test failing: report it as one failed test.
             output.tests.append(.processFailure("swift test \(end.description)"))
         }
@@ -193,9 +198,11 @@ public struct PackageBuild: Sendable {
     public var testsRunInParallel: Bool { bot.test.arguments.contains("--parallel") }
 
     /// `command` (`swift test`, or the test binary itself): its tests from XCTest's output and
-    /// Swift Testing's events.
+    /// Swift Testing's events. A `watch` hears of each test's end as its line is read; with
+    /// fail-fast and `stoppable`, the first failure stops the process (`ProcessEnd.stopped`), and
+    /// the test it was running then is left out, not failed: it did not end.
     func runTests(
-        _ command: StepCommand, commit: String?
+        _ command: StepCommand, commit: String?, watch: TestWatch? = nil, stoppable: Bool = false
     ) async throws(ProcessError) -> (tests: [TestCase], reports: [SanitizerReport], end: ProcessEnd) {
         // The last run's events, left in place, would be read as this run's tests.
         do {
@@ -205,20 +212,31 @@ public struct PackageBuild: Sendable {
         }
         // a leftover event stream is truncated by the next swift test
         defer { try? FileManager.default.removeItem(atPath: testEvents) }
-        let parser = Mutex(XCTestOutputParser(root: workspace.seenAs))
+        let parser = Mutex((xctest: XCTestOutputParser(root: workspace.seenAs), tally: TestTally()))
         let sanitizer = Mutex(SanitizerReportParser(root: workspace.seenAs))
-        let end = try await workspace.run(command, step: .testing, commit: commit) { line in
-            parser.withLock { $0.consume(line) }
+        let stop =
+            stoppable && watch?.failFast == true
+            ? EarlyStop { [testEvents, root = workspace.seenAs] in
+                await Self.awaitRecords(of: parser.withLock(\.tally.swiftTestingFailed), failuresIn: testEvents, root: root)
+            } : nil
+        let end = try await workspace.run(watch == nil ? command : command.lineBuffered(), step: .testing, commit: commit, stop: stop) { line in
             sanitizer.withLock { $0.consume(line) }
+            let told = parser.withLock { reading in
+                reading.xctest.consume(line)
+                return reading.tally.consume(line, parser: reading.xctest)
+            }
+            guard told.ended > 0, let watch else { return }
+            if watch.heard(ended: told.ended, failed: told.failed) { stop?.stop() }
         }
-        let crash: String? = end.succeeded ? nil : "the test process ended: \(end.description)"
-        var tests = parser.withLock { $0.finish(crash: crash) }
+        let stopped = end == .stopped
+        let crash: String? = end.succeeded || stopped ? nil : "the test process ended: \(end.description)"
+        var tests = parser.withLock { $0.xctest.finish(crash: crash, stopped: stopped) }
         var swiftTesting = SwiftTestingEventParser(root: workspace.seenAs)
         let stream = workspace.log.secretMask.apply((try? String(contentsOfFile: testEvents, encoding: .utf8)) ?? "")
         for line in stream.split(separator: "\n") { swiftTesting.consume(line) }
-        tests += swiftTesting.finish(crash: crash.map { parser.withLock(\.fatal) ?? $0 })
+        tests += swiftTesting.finish(crash: crash.map { parser.withLock(\.xctest.fatal) ?? $0 }, stopped: stopped)
         let reports = sanitizer.withLock { $0.reports }
-        let settled = XCTestOutputParser.settle(end, tests: tests, excusedNoise: parser.withLock { $0.excusedNoise })
+        let settled = XCTestOutputParser.settle(end, tests: tests, excusedNoise: parser.withLock { $0.xctest.excusedNoise })
         return (tests, reports, SanitizerReportParser.settle(settled, tests: tests, reports: reports))
     }
 

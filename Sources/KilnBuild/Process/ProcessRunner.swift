@@ -25,6 +25,8 @@ import Subprocess
 public struct StepCommand: Sendable, Hashable {
     public var executable: String
     public var arguments: [String]
+    /// What the log header shows instead of the command line; nil: the command line.
+    var shown: String?
 
     public init(_ executable: String, _ arguments: [String] = []) {
         self.executable = executable
@@ -34,8 +36,21 @@ public struct StepCommand: Sendable, Hashable {
     /// A shell command, run with `/bin/sh -c`.
     public static func shell(_ script: String) -> StepCommand { StepCommand("/bin/sh", ["-c", script]) }
 
+    /// The command with its output (and its children's) written line by line, not in blocks: a
+    /// test binary writing to a pipe otherwise holds its lines until it exits, so no failure could
+    /// be read before the end. Through coreutils' `stdbuf`; without it, the command as it is.
+    func lineBuffered() -> StepCommand {
+        guard access(Self.stdbuf, X_OK) == 0 else { return self }
+        var command = StepCommand(Self.stdbuf, ["-oL", "-eL", executable] + arguments)
+        command.shown = display + "   (line by line: stdbuf -oL -eL)"
+        return command
+    }
+
+    static let stdbuf = "/usr/bin/stdbuf"
+
     /// The command as a log header shows it.
     public var display: String {
+        if let shown { return shown }
         if executable == "/bin/sh", arguments.count == 2, arguments[0] == "-c" { return arguments[1] }
         return ([executable] + arguments).map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
     }
@@ -49,6 +64,8 @@ public enum ProcessEnd: Sendable, Hashable {
     case timedOut
     /// The integration was canceled; the process group was stopped.
     case canceled
+    /// Its caller had what it needed (`test.fail-fast`: a failing test); the group was stopped.
+    case stopped
 
     public var succeeded: Bool { self == .exited(0) }
 }
@@ -61,6 +78,7 @@ extension ProcessEnd: CustomStringConvertible {
         case .signaled(let signal): "was ended by signal \(signal)"
         case .timedOut: "timed out"
         case .canceled: "was canceled"
+        case .stopped: "was stopped at the first failure (test.fail-fast)"
         }
     }
 }
@@ -98,6 +116,7 @@ public enum ProcessRunner {
         mark: String? = nil,
         isolated: Bool = false,
         logged: Bool = true,
+        stop: EarlyStop? = nil,
         onLine: @escaping @Sendable (Substring) -> Void = { _ in }
     ) async throws(ProcessError) -> ProcessEnd {
         var environment = environment
@@ -120,7 +139,8 @@ public enum ProcessRunner {
             ) { execution in
                 let group = execution.processIdentifier.value
                 return await withTaskCancellationHandler {
-                    await watch(execution, group: group, isolated: isolated, log: log, logged: logged, deadline: deadline, onLine: onLine)
+                    await watch(
+                        execution, group: group, isolated: isolated, log: log, logged: logged, deadline: deadline, stop: stop, onLine: onLine)
                 } onCancel: {
                     killGroup(group, isolated: isolated)
                 }
@@ -160,7 +180,7 @@ public enum ProcessRunner {
     /// was stopped, or nil when the process ended by itself.
     private static func watch(
         _ execution: Execution<NoInput, SequenceOutput, CombinedErrorOutput>, group: pid_t, isolated: Bool, log: IntegrationLog, logged: Bool,
-        deadline: ContinuousClock.Instant, onLine: @escaping @Sendable (Substring) -> Void
+        deadline: ContinuousClock.Instant, stop: EarlyStop?, onLine: @escaping @Sendable (Substring) -> Void
     ) async -> ProcessEnd? {
         let output = execution.standardOutput
         // Parsers read what the log keeps: the bot's secrets masked, so that no issue or test
@@ -209,6 +229,12 @@ public enum ProcessRunner {
                     return Task.isCancelled ? .canceled : nil
                 }
                 return .timedOut
+            }
+            if let stop {
+                tasks.addTask {
+                    await stop.requested()
+                    return Task.isCancelled ? nil : .stopped
+                }
             }
             let first = await tasks.next() ?? nil
             if first != nil { killGroup(group, isolated: isolated) }

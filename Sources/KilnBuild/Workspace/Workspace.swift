@@ -197,7 +197,7 @@ public struct Workspace: Sendable {
     /// (a file list, not something a person reads) out of the log.
     public func run(
         _ command: StepCommand, step: IntegrationStep, commit: String?, result: IntegrationResult? = nil, logged: Bool = true,
-        onLine: @escaping @Sendable (Substring) -> Void = { _ in }
+        stop: EarlyStop? = nil, onLine: @escaping @Sendable (Substring) -> Void = { _ in }
     ) async throws(ProcessError) -> ProcessEnd {
         // a HOME that cannot be made fails the process that needs it, in the log
         try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
@@ -208,7 +208,7 @@ public struct Workspace: Sendable {
             return try await ProcessRunner.run(
                 confined ? sandboxed(command, network: !offline) : command, in: directory,
                 environment: environment(commit: commit, result: result, forTrigger: step == .beforeTriggers || step == .afterTriggers),
-                log: log, deadline: deadline, mark: mark, isolated: confined, logged: logged, onLine: onLine)
+                log: log, deadline: deadline, mark: mark, isolated: confined, logged: logged, stop: stop, onLine: onLine)
         } catch .cannotStart(let display, let reason) where confined {
             let why = fromFork ? "a pull request from a fork always runs" : "this bot runs"
             throw .cannotStart(command: display, reason: "\(reason); \(why) under bubblewrap: install it (apt-get install bubblewrap)")

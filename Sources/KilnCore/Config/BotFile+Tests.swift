@@ -16,7 +16,9 @@ import Yams
 
 extension BotFile {
     static func decodeTest(_ node: Node, path: ConfigPath, into test: inout TestSettings, reader: ConfigReader) {
-        guard let fields = reader.mapping(node, path: path, keys: ["enabled", "arguments", "coverage", "retries", "quarantine", "order"]) else {
+        guard
+            let fields = reader.mapping(node, path: path, keys: ["enabled", "arguments", "coverage", "retries", "quarantine", "order", "fail-fast"])
+        else {
             return
         }
         if let node = fields["enabled"], let value = reader.bool(node, path: fields.path("enabled")) { test.enabled = value }
@@ -24,6 +26,9 @@ extension BotFile {
         if let node = fields["coverage"], let value = reader.bool(node, path: fields.path("coverage")) { test.coverage = value }
         if let node = fields["retries"], let value = reader.integer(node, path: fields.path("retries"), range: 0...10) { test.retries = value }
         if let node = fields["order"], let value = reader.choice(node, path: fields.path("order"), as: TestOrder.self) { test.order = value }
+        if let node = fields["fail-fast"], let value = reader.choice(node, path: fields.path("fail-fast"), as: FailFast.self) {
+            test.failFast = value
+        }
         if let node = fields["quarantine"], let value = decodeQuarantine(node, path: fields.path("quarantine"), reader: reader) {
             test.quarantine = value
         }

@@ -183,10 +183,12 @@ public struct TestSettings: Sendable, Hashable {
     public var quarantine: [QuarantinedTest]
     /// Which tests run first (`test.order`).
     public var order: TestOrder
+    /// Whether the first failure ends the testing step (`test.fail-fast`).
+    public var failFast: FailFast
 
     public init(
         enabled: Bool = true, arguments: [String] = [], coverage: Bool = false, retries: Int = 2, quarantine: [QuarantinedTest] = [],
-        order: TestOrder = .failedFirst
+        order: TestOrder = .failedFirst, failFast: FailFast = .never
     ) {
         self.enabled = enabled
         self.arguments = arguments
@@ -194,6 +196,26 @@ public struct TestSettings: Sendable, Hashable {
         self.retries = retries
         self.quarantine = quarantine
         self.order = order
+        self.failFast = failFast
+    }
+}
+
+/// When the first failing test ends the testing step (`test.fail-fast`): the tests after it are
+/// recorded as not run, and the executor is free at once.
+public enum FailFast: String, CaseIterable, Sendable, Hashable {
+    /// Every test runs, whatever fails.
+    case never = "false"
+    case always = "true"
+    /// Only in integrations of pull requests: a branch's integrations still run every test.
+    case pullRequests = "pull-requests"
+
+    /// Whether it applies to an integration, of a pull request or not.
+    public func applies(toPullRequest isPullRequest: Bool) -> Bool {
+        switch self {
+        case .never: false
+        case .always: true
+        case .pullRequests: isPullRequest
+        }
     }
 }
 

@@ -53,7 +53,7 @@ public struct IntegrationOutcome: Sendable {
         var counts = Dictionary(issues.map { ($0.type, 1) }, uniquingKeysWith: +)
         let failed = Set(tests.filter { $0.status == .failed }.map(\.key))
         for kind in IssueType.allCases where kind.countsTests { counts[kind] = failed.count }
-        return Summary(issues: counts, tests: tests.count, coverage: coverage)
+        return Summary(issues: counts, tests: tests.filter { $0.status != .notRun }.count, coverage: coverage)
     }
 }
 

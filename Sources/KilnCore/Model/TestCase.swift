@@ -66,4 +66,6 @@ public enum TestStatus: String, CaseIterable, Codable, Sendable, Hashable {
     case passed, failed, skipped
     /// Failed, then passed when run again (`test.retries`): not a failure, and blames nobody.
     case flaky
+    /// Never ran: `test.fail-fast` ended the testing step at a failure before it.
+    case notRun = "not-run"
 }

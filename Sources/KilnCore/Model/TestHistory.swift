@@ -61,7 +61,7 @@ public struct TestHistory: Sendable, Hashable {
             switch run.test.status {
             case .passed, .flaky: (run, true)
             case .failed: (run, false)
-            case .skipped: nil
+            case .skipped, .notRun: nil
             }
         }
     }

@@ -27,13 +27,17 @@ extension IntegrationSteps {
         guard bot.test.enabled, built.succeeded else { return TestOutput() }
         try await enter(.testing, &course)
         let commit = course.commit
-        var tested: TestOutput
-        if let failed = try await failedTestsToRerun() {
-            tested = try await attempt { [commit] in try await package.test(only: failed, commit: commit) }
-        } else if case let first = testsFirst(course), !first.isEmpty {
-            tested = try await testFailedFirst(package, first: first, course)
-        } else {
-            tested = try await attempt { [commit] in try await package.test(commit: commit) }
+        let rerunning = try await failedTestsToRerun()
+        let first = testsFirst(course)
+        var tested = try await watchingTests(failFast: bot.test.failFast.applies(toPullRequest: integration.pullRequest != nil)) {
+            watch throws(Stop) in
+            if let rerunning {
+                return try await attempt { [commit] in try await package.test(only: rerunning, commit: commit, watch: watch) }
+            } else if !first.isEmpty {
+                return try await testFailedFirst(package, first: first, course, watch: watch)
+            } else {
+                return try await attempt { [commit] in try await package.test(commit: commit, watch: watch) }
+            }
         }
         _ = try ended(tested.end)
         let now = context.clock.now
@@ -43,6 +47,7 @@ extension IntegrationSteps {
         try await rerunFailures(package, tested: &tested, course)
         try await measureSerially(package, tested: &tested, course)
         try await flakyByHistory(&tested.tests)
+        try await runWhatFailFastLeft(package, tested: &tested, course)
         let flaky = tested.tests.filter { $0.status == .flaky }
         if !flaky.isEmpty {
             let names = flaky.map { "\($0.suite).\($0.name)" }.joined(separator: ", ")

@@ -196,7 +196,7 @@ struct IntegrationSteps {
         switch end {
         case .timedOut: throw timedOut()
         case .canceled: throw stop(.canceled, .canceled)
-        case .exited, .signaled: return end
+        case .exited, .signaled, .stopped: return end
         }
     }
 

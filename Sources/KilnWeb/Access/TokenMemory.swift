@@ -20,9 +20,10 @@ import Synchronization
 /// answered from memory, at the anonymous speed, while the store's change feed vouches that no
 /// token was made or revoked since (`AccessRecords.accessEpoch`, which moves before any request
 /// can see the change: SQLite's watch on its file, PostgreSQL's `LISTEN` on every host). When it
-/// has moved, the tokens are read again, once; when the feed is down (a database connection
-/// lost), every request reads the store, and fails with it: a revoked token is never let in
-/// from a stale memory.
+/// has moved, the tokens are read again, once; a token memory does not know is looked up in the
+/// store (made on another host a moment ago, its notice not here yet); when the feed is down (a
+/// database connection lost), every request reads the store, and fails with it: a revoked token
+/// is never let in from a stale memory.
 final class TokenMemory: Sendable {
     private struct Snapshot {
         var epoch: Int
@@ -37,7 +38,10 @@ final class TokenMemory: Sendable {
             // Nobody vouches for a memory: the store alone answers, as before there was one.
             return try await store.token(hash: hash)
         }
-        return tokens[hash]
+        if let known = tokens[hash] { return known }
+        // Unknown here: perhaps made a moment ago on another host, its notice still on the way
+        // (PostgreSQL delivers it after the commit): the store answers, so a new token works at once.
+        return try await store.token(hash: hash)
     }
 
     /// Whether any token exists: whether a page offers "Sign in".

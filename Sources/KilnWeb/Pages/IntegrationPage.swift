@@ -172,6 +172,8 @@ struct IntegrationPage {
     var quarantinedFailures: [TestView]
     /// "1 quarantined failure", for the summary; nil without any.
     var quarantinedText: String?
+    /// "12 tests not run (fail-fast)", for the summary; nil when every test ran.
+    var notRunText: String?
     var assets: [AssetView]
     var hasAssets: Bool
     var measurements: [MeasurementView]

@@ -209,6 +209,7 @@ struct PagesController {
         }
         let failing = detail.tests.filter(\.counts).map(testView)
         let flaky = detail.tests.filter { $0.status == .flaky }.map(testView)
+        let notRun = detail.tests.filter { $0.status == .notRun }.count
         let quarantined = detail.tests.filter { $0.status == .failed && $0.quarantined }.map(testView)
         let regressed = detail.issues.filter { $0.type == .performanceRegression && $0.status != .resolved }.map(\.message)
         let measurements = detail.tests.compactMap { test in
@@ -241,6 +242,7 @@ struct PagesController {
             hasFailingTests: !failing.isEmpty, flakyTests: flaky,
             flakyText: flaky.isEmpty ? nil : "\(flaky.count) flaky test\(flaky.count == 1 ? "" : "s")", quarantinedFailures: quarantined,
             quarantinedText: quarantined.isEmpty ? nil : "\(quarantined.count) quarantined failure\(quarantined.count == 1 ? "" : "s")",
+            notRunText: notRun == 0 ? nil : "\(CountText.of(notRun, "test")) not run (fail-fast)",
             assets: detail.assets.map {
                 AssetView(
                     name: $0.name, url: AssetController.path(bot: integration.bot, number: integration.number, name: $0.name),

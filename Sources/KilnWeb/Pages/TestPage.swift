@@ -112,7 +112,9 @@ struct TestPage {
     /// cells they ran it in, which then say how many results that was.
     static func results(_ history: TestHistory, cells: Int) -> String {
         let count = { (status: TestStatus) in history.runs.filter { $0.test.status == status }.count }
-        let counts = TestStatus.allCases.compactMap { status in count(status) > 0 ? "\(count(status)) \(status.rawValue)" : nil }
+        let counts = TestStatus.allCases.compactMap { status in
+            count(status) > 0 ? "\(count(status)) \(status == .notRun ? "not run" : status.rawValue)" : nil
+        }
         guard !counts.isEmpty else { return "none" }
         let integrations = Set(history.runs.map(\.number)).count
         let span = integrations == 1 ? "the last integration" : "the last \(integrations) integrations"
@@ -125,7 +127,7 @@ struct TestPage {
         case .passed: "good"
         case .failed: "bad"
         case .flaky: "warn"
-        case .skipped: "neutral"
+        case .skipped, .notRun: "neutral"
         }
     }
 }

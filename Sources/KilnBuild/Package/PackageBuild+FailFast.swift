@@ -1,0 +1,114 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import KilnCore
+import Synchronization
+
+/// What the testing step hears while its tests run, over all of its passes: how many tests ended
+/// and failed so far, told to `onFailure` at each failure (the commit status turns failure then),
+/// and whether the first failure ends the run (`test.fail-fast`).
+public final class TestWatch: Sendable {
+    public let failFast: Bool
+    private let progress: Mutex<TestProgress>
+    private let onFailure: @Sendable (TestProgress) -> Void
+
+    public init(failFast: Bool, onFailure: @escaping @Sendable (TestProgress) -> Void) {
+        self.failFast = failFast
+        self.progress = Mutex(TestProgress(tests: 0, failed: 0))
+        self.onFailure = onFailure
+    }
+
+    /// The tests that ended and failed so far.
+    public var current: TestProgress { progress.withLock { $0 } }
+
+    /// Counts tests that ended; returns whether any of them failed (and `onFailure` was told).
+    func heard(ended: Int, failed: Int) -> Bool {
+        let now = progress.withLock { progress in
+            progress.tests += ended
+            progress.failed += failed
+            return progress
+        }
+        guard failed > 0 else { return false }
+        onFailure(now)
+        return true
+    }
+}
+
+extension PackageBuild {
+    /// Waits until Swift Testing's event stream holds `count` failed tests (it writes each just
+    /// after the console line that told of it), for 2 s at most: stopped before, the failure that
+    /// stopped the run would be lost.
+    static func awaitRecords(of count: Int, failuresIn events: String, root: String) async {
+        guard count > 0 else { return }
+        // 200 looks 10 ms apart: 2 s at most
+        for _ in 0..<200 {
+            var parser = SwiftTestingEventParser(root: root)
+            for line in ((try? String(contentsOfFile: events, encoding: .utf8)) ?? "").split(separator: "\n") { parser.consume(line) }
+            if parser.tests.filter({ $0.status == .failed }).count >= count { return }
+            // a stop asked for again, or canceled, ends the wait: the process is stopped either way
+            do { try await Task.sleep(for: .milliseconds(10)) } catch { return }
+        }
+    }
+
+    /// The package's tests that are not among `ran`, as not run: `swift test list` names every
+    /// test, XCTest's and Swift Testing's, without running any.
+    public func notRun(ran: [TestCase], commit: String?) async throws(ProcessError) -> [TestCase] {
+        // Into a file, not the log: a package's list can be thousands of lines.
+        let list = testEvents + ".list"
+        // a leftover list is written anew by the next listing
+        defer { try? FileManager.default.removeItem(atPath: list) }
+        let arguments = ["test", "list", "--skip-build", "-c", configuration] + bot.build.arguments
+        let plain = { (word: String) in word.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:+,@".contains($0) } }
+        let command = (["swift"] + arguments.map { plain($0) ? $0 : TestRerun.quoted($0) }).joined(separator: " ")
+        let end = try await workspace.run(.shell("\(command) > \(TestRerun.quoted(list))"), step: .testing, commit: commit)
+        guard end.succeeded else {
+            await workspace.log.note("the tests that did not run are not named: swift test list \(end.description)")
+            return []
+        }
+        let listed = ((try? String(contentsOfFile: list, encoding: .utf8)) ?? "").split(separator: "\n")
+        return TestRerun.notRun(listed: listed, ran: ran)
+    }
+}
+
+extension TestRerun {
+    /// `listed` (`swift test list`'s specifiers: `Module.Class/testName` for XCTest,
+    /// `Module.Suite/function()` or `Module.function()` for Swift Testing) but those in `ran`, as
+    /// not run, named as the test output names them (an XCTest class without its module).
+    static func notRun(listed: [Substring], ran: [TestCase]) -> [TestCase] {
+        let seen = Set(ran.map { test in "\(test.suite)/\(test.name.components(separatedBy: " \"").first ?? test.name)" })
+        var result: [TestCase] = []
+        var added = Set<String>()
+        for specifier in listed where !specifier.hasPrefix("[") && !specifier.contains(" ") && !specifier.isEmpty {
+            let (suite, name) = named(specifier)
+            let key = "\(suite)/\(name)"
+            guard !seen.contains(key), added.insert(key).inserted else { continue }
+            result.append(TestCase(suite: suite, name: name, status: .notRun, duration: 0))
+        }
+        return result
+    }
+
+    /// A listed specifier's suite and name, as the test output gives them.
+    static func named(_ specifier: Substring) -> (suite: String, name: String) {
+        guard let slash = specifier.firstIndex(of: "/") else {
+            // a Swift Testing function outside any suite is its own suite
+            let name = specifier.split(separator: ".").last.map(String.init) ?? String(specifier)
+            return (String(specifier), name)
+        }
+        let suite = specifier[..<slash]
+        let name = String(specifier[specifier.index(after: (specifier.lastIndex(of: "/") ?? slash))...])
+        if name.hasSuffix(")") { return (String(suite), name) }
+        // XCTest prints its classes without their module
+        return (suite.firstIndex(of: ".").map { String(suite[suite.index(after: $0)...]) } ?? String(suite), name)
+    }
+}
