@@ -106,6 +106,7 @@ struct FailedFirstTests {
         let plain = try #require(try await store.integration(bot: "plain", number: plainNumber))
         let log = try String(contentsOfFile: served.home.url(".kiln/logs/app/2.log"), encoding: .utf8)
         #expect(log.contains("first, the 1 test that failed or were flaky in #1: MathTests.testMaybeFails"), "\(log)")
+        #expect(log.contains("this change touched: ") && log.contains("LibSwiftTests.Slow.waits()"), "the new test runs first: \(log)")
         #expect(log.contains("then every other test"))
         func results(_ detail: IntegrationDetail) -> [String] { detail.tests.map { "\($0.suite).\($0.name) \($0.status.rawValue)" }.sorted() }
         #expect(results(app) == results(plain), "the same tests and results as one plain `swift test`")

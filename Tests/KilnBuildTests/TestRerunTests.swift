@@ -187,4 +187,57 @@ struct TestRerunTests {
         }
         #expect(heard.map(\.ended) == [1, 1, 1, 1, 1] && heard.map(\.failed) == [0, 1, 0, 0, 1], "\(heard)")
     }
+
+    @Test("The tests a change touched are named from the lines it changed, as the output names them")
+    func touched() throws {
+        let package = try TemporaryDirectory()
+        let xctests = """
+            import XCTest
+
+            final class MathTests: XCTestCase {
+                func testAdds() {
+                    XCTAssertEqual(1 + 2, 3)
+                }
+
+                func helper() -> Int { 3 }
+
+                func testSubtracts() { XCTAssertEqual(3 - 2, 1) }
+            }
+
+            """
+        let swiftTests = """
+            import Testing
+
+            @Suite struct SwiftMath {
+                @Test("Adds") func adds() {
+                    #expect(2 + 2 == 4)
+                }
+
+                @Test(arguments: [1, 2])
+                func three(x: Int, _ y: Int = 0) {
+                    #expect(x > 0)
+                }
+
+                struct Inner {
+                    @Test func deep() {}
+                }
+            }
+
+            @Test func free() {
+                #expect(true)
+            }
+
+            """
+        try package.write("Tests/LibTests/LibTests.swift", xctests)
+        try package.write("Tests/LibSwiftTests/Swift.swift", swiftTests)
+        let changed = ChangedLines(lines: [
+            "Tests/LibTests/LibTests.swift": [5, 8, 10], "Tests/LibSwiftTests/Swift.swift": [5, 10, 14, 18], "Sources/Lib/Lib.swift": [1],
+        ])
+        let found = TouchedTests.find(changed, packageAt: package.path).map(\.key)
+        #expect(
+            found == [
+                "LibSwiftTests.SwiftMath/adds()", "LibSwiftTests.SwiftMath/three(x:_:)", "LibSwiftTests.SwiftMath/deep()",
+                "LibSwiftTests.free()/free()", "MathTests/testAdds", "MathTests/testSubtracts",
+            ], "\(found)")
+    }
 }

@@ -86,7 +86,7 @@ extension TestRerun {
     /// `Module.Suite/function()` or `Module.function()` for Swift Testing) but those in `ran`, as
     /// not run, named as the test output names them (an XCTest class without its module).
     static func notRun(listed: [Substring], ran: [TestCase]) -> [TestCase] {
-        let seen = Set(ran.map { test in "\(test.suite)/\(test.name.components(separatedBy: " \"").first ?? test.name)" })
+        let seen = Set(ran.map(filterKey))
         var result: [TestCase] = []
         var added = Set<String>()
         for specifier in listed where !specifier.hasPrefix("[") && !specifier.contains(" ") && !specifier.isEmpty {
@@ -96,6 +96,11 @@ extension TestRerun {
             result.append(TestCase(suite: suite, name: name, status: .notRun, duration: 0))
         }
         return result
+    }
+
+    /// A test as `--filter` and `--skip` match it: its suite and function, without a display name.
+    public static func filterKey(_ test: TestCase) -> String {
+        "\(test.suite)/\(test.name.components(separatedBy: " \"").first ?? test.name)"
     }
 
     /// A listed specifier's suite and name, as the test output gives them.

@@ -29,19 +29,30 @@ extension PackageBuild {
         return (tests, end)
     }
 
-    /// Runs only `tests`, for a re-run of what failed (`Rerun.Scope.failed`): their results and
-    /// the run's sanitizer reports. Coverage is not measured: part of the tests would say little.
+    /// Runs only `tests`, for a re-run of what failed (`Rerun.Scope.failed`) or the first pass of
+    /// `test.order: failed-first`: their results and the run's sanitizer reports. Coverage is not
+    /// measured: part of the tests would say little. With fail-fast, those after the first failure
+    /// come back as not run.
     public func test(only tests: [TestCase], commit: String?, watch: TestWatch? = nil) async throws(ProcessError) -> TestOutput {
+        var output: TestOutput
         if let binary = testBinary {
             let run = try await runDirectly(tests, binary: binary, commit: commit, watch: watch)
-            return TestOutput(tests: run.tests, coverage: nil, end: run.end)
+            output = TestOutput(tests: run.tests, coverage: nil, end: run.end)
+        } else {
+            let arguments = TestRerun.arguments(for: tests, configuration: configuration, events: testEvents, botArguments: bot.test.arguments)
+            let (found, reports, end) = try await runTests(StepCommand("swift", arguments), commit: commit, watch: watch, stoppable: true)
+            output = TestOutput(tests: found, coverage: nil, end: end)
+            output.sanitizerReports = reports
+            if !end.succeeded, end != .stopped, found.allSatisfy({ $0.status != .failed }) {
+                output.tests.append(.processFailure("swift test \(end.description)"))
+            }
         }
-        let arguments = TestRerun.arguments(for: tests, configuration: configuration, events: testEvents, botArguments: bot.test.arguments)
-        let (found, reports, end) = try await runTests(StepCommand("swift", arguments), commit: commit, watch: watch)
-        var output = TestOutput(tests: found, coverage: nil, end: end)
-        output.sanitizerReports = reports
-        if !end.succeeded, found.allSatisfy({ $0.status != .failed }) {
-            output.tests.append(.processFailure("swift test \(end.description)"))
+        if output.end == .stopped {
+            await workspace.log.note("the tests \(output.end.description): those it did not reach are not run")
+            let ran = Set(output.tests.map(TestRerun.filterKey))
+            output.tests += tests.filter { !ran.contains(TestRerun.filterKey($0)) }.map { test in
+                TestCase(suite: test.suite, name: test.name, status: .notRun, duration: 0)
+            }
         }
         return output
     }
@@ -89,16 +100,18 @@ extension PackageBuild {
             let specifiers = TestRerun.specifiers(for: xctest, listed: listed)
             end = listing
             if listing.succeeded, !specifiers.isEmpty {
-                let run = try await runTests(StepCommand(binary, [specifiers.joined(separator: ",")]), commit: commit, watch: watch)
+                let run = try await runTests(
+                    StepCommand(binary, [specifiers.joined(separator: ",")]), commit: commit, watch: watch, stoppable: true)
                 (found, end) = (run.tests, run.end)
             }
         }
+        if end == .stopped { return (found, end) }
         let swiftTesting = tests.filter(TestRerun.isSwiftTesting)
         if !swiftTesting.isEmpty {
             let arguments =
                 ["--testing-library", "swift-testing", "--experimental-event-stream-output", testEvents]
                 + swiftTesting.flatMap { ["--filter", TestRerun.pattern(for: $0)] }
-            let run = try await runTests(StepCommand(binary, arguments), commit: commit, watch: watch)
+            let run = try await runTests(StepCommand(binary, arguments), commit: commit, watch: watch, stoppable: true)
             found += run.tests
             if end.succeeded { end = run.end }
         }

@@ -22,32 +22,56 @@ import KilnStore
 /// the suite; then the rest, skipping them. One integration, one set of results: each test once.
 extension IntegrationSteps {
     /// The tests to run first: those that failed or were flaky in the integration this one is
-    /// compared with (in this cell, for a matrix's). Empty, for one pass: as written, with
-    /// coverage (two passes would each measure part of it), or with nothing to put first.
-    func testsFirst(_ course: Course) -> [TestCase] {
-        guard bot.test.order == .failedFirst, !bot.test.coverage, let previous = course.previous else { return [] }
+    /// compared with (in this cell, for a matrix's), then those whose lines this change touched
+    /// (since that integration's commit, or a pull request's base). Empty, for one pass: as
+    /// written, with coverage (two passes would each measure part of it), or with nothing to put
+    /// first.
+    func testsFirst(_ course: Course) async -> (failed: [TestCase], touched: [TestCase]) {
+        guard bot.test.order == .failedFirst, !bot.test.coverage else { return ([], []) }
         var seen = Set<String>()
-        return previous.tests.filter { test in
+        let failed = (course.previous?.tests ?? []).filter { test in
             (test.status == .failed || test.status == .flaky) && !test.isProcessFailure && (cell == nil || test.cell == cell?.name)
-                && seen.insert("\(test.suite)\u{1F}\(test.name)").inserted
+                && seen.insert(TestRerun.filterKey(test)).inserted
         }
+        guard let baseline = course.baseline, let commit = course.commit, baseline != commit else { return (failed, []) }
+        let changed: ChangedLines
+        do {
+            changed = try await context.mirrors.changedLines(of: bot.repository, base: baseline, head: commit)
+        } catch {
+            await log.note("the tests this change touched are not put first: its changed lines are unknown (\(error))")
+            return (failed, [])
+        }
+        let touched = TouchedTests.find(changed, packageAt: workspace.directory).filter { seen.insert(TestRerun.filterKey($0)).inserted }
+        return (failed, touched)
     }
 
     /// Runs `first`, records what it showed (a failure turns the commit status to failure now),
     /// then every other test; with fail-fast and a failure among `first`, the others are not run.
-    func testFailedFirst(_ package: PackageBuild, first: [TestCase], _ course: Course, watch: TestWatch) async throws(Stop) -> TestOutput {
+    func testFailedFirst(
+        _ package: PackageBuild, first: (failed: [TestCase], touched: [TestCase]), _ course: Course, watch: TestWatch
+    ) async throws(Stop) -> TestOutput {
         let commit = course.commit
-        let previous = course.previous?.integration.number ?? 0
-        let names = first.map { "\($0.suite).\($0.name)" }.joined(separator: ", ")
-        await log.header("first, the \(CountText.of(first.count, "test")) that failed or were flaky in #\(previous): \(names)")
+        let names = { (tests: [TestCase]) in tests.map { "\($0.suite).\($0.name)" }.joined(separator: ", ") }
+        if !first.failed.isEmpty {
+            let previous = course.previous?.integration.number ?? 0
+            await log.header(
+                "first, the \(CountText.of(first.failed.count, "test")) that failed or were flaky in #\(previous): \(names(first.failed))")
+        }
+        if !first.touched.isEmpty {
+            await log.header("first, the \(CountText.of(first.touched.count, "test")) this change touched: \(names(first.touched))")
+        }
+        let first = first.failed + first.touched
         let early = try await attempt { [commit] in try await package.test(only: first, commit: commit, watch: watch) }
         _ = try ended(early.end)
         let failed = early.tests.filter { $0.status == .failed }.count
         try await recordProgress(TestProgress(tests: early.tests.count, failed: failed))
         if failed > 0, watch.failFast {
             await log.header("\(CountText.of(failed, "test")) failing: fail-fast ends the testing step; the rest are not run")
+            // The package's own list names what did not run, not the names put first (a test
+            // this change touched is found by reading its source, and may be named wrongly).
             var output = early
-            output.tests += try await attempt { [commit] in try await package.notRun(ran: early.tests, commit: commit) }
+            let ran = early.tests.filter { $0.status != .notRun }
+            output.tests = try await ran + attempt { [commit] in try await package.notRun(ran: ran, commit: commit) }
             output.end = .stopped
             return output
         }

@@ -28,12 +28,12 @@ extension IntegrationSteps {
         try await enter(.testing, &course)
         let commit = course.commit
         let rerunning = try await failedTestsToRerun()
-        let first = testsFirst(course)
+        let first = await testsFirst(course)
         var tested = try await watchingTests(failFast: bot.test.failFast.applies(toPullRequest: integration.pullRequest != nil)) {
             watch throws(Stop) in
             if let rerunning {
                 return try await attempt { [commit] in try await package.test(only: rerunning, commit: commit, watch: watch) }
-            } else if !first.isEmpty {
+            } else if !first.failed.isEmpty || !first.touched.isEmpty {
                 return try await testFailedFirst(package, first: first, course, watch: watch)
             } else {
                 return try await attempt { [commit] in try await package.test(commit: commit, watch: watch) }
