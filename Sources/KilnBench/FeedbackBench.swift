@@ -19,8 +19,9 @@ import KilnStore
 /// sleeps: the wait, not the two cores, is the bound) beside one test that failed last time and
 /// still fails. From the build's end (the testing step's start) to the forge stand-in receiving
 /// the failure status, and the testing step's length, with `failed-first`, with `as-written`
-/// (the failure read from the output as it streams) and with `as-written` and `fail-fast: true`,
-/// the bots on one server, one at a time.
+/// (the failure read from the output as it streams), with `as-written` and `fail-fast: true`, and
+/// the testing step's length with `shards: 4` against one `swift test`; the bots on one server,
+/// one at a time.
 struct FeedbackBench {
     let kiln: String
     let work: Workspace
@@ -42,9 +43,13 @@ struct FeedbackBench {
         defer { forge.terminate() }
         let forgePort = try await PullRequestBench.port(in: forgeDirectory)
         try "executors: 1\npublic-url: https://ci.example.com\n".write(toFile: home + "/kiln.yml", atomically: false, encoding: .utf8)
-        let orders = ["failed-first", "as-written", "fail-fast"]
+        let orders = ["failed-first", "as-written", "fail-fast", "shards"]
+        let settings = [
+            "failed-first": "order: failed-first", "as-written": "order: as-written", "fail-fast": "order: as-written, fail-fast: true",
+            "shards": "order: as-written, shards: 4",
+        ]
         for order in orders {
-            let test = order == "fail-fast" ? "order: as-written, fail-fast: true" : "order: \(order)"
+            let test = settings[order] ?? ""
             try """
             repository: {url: '\(repository)'}
             schedule: {poll: 0}
@@ -72,9 +77,16 @@ struct FeedbackBench {
             let received = try await Self.firstFailure(of: head, context: "kiln/\(order)", in: forgeDirectory)
             figures[order] = (received - testing.startedAt.timeIntervalSince1970, testing.duration ?? 0)
         }
-        for order in orders {
+        if let sharded = figures["shards"], let plain = figures["as-written"] {
+            table.add(
+                "testing step with test.shards: 4, against one swift test", target: "≤ 0.35×",
+                measured: String(format: "%.2f×", sharded.testing / plain.testing),
+                comparison: String(
+                    format: "%.1f s against %.1f s: the 60 s suite split in 4 by the last integration's durations", sharded.testing, plain.testing))
+        }
+        for order in orders where order != "shards" {
             guard let figure = figures[order] else { continue }
-            let setting = order == "fail-fast" ? "test.order: as-written, test.fail-fast: true" : "test.order: \(order)"
+            let setting = "test." + (settings[order] ?? "").replacingOccurrences(of: ", ", with: ", test.")
             table.add(
                 "build's end to the failure status at the forge, \(setting)", target: order == "as-written" ? "—" : "≤ 5 s",
                 measured: figure.toFailure < 10 ? Measure.format(figure.toFailure * 1000) : String(format: "%.1f s", figure.toFailure),

@@ -240,4 +240,19 @@ struct TestRerunTests {
                 "LibSwiftTests.free()/free()", "MathTests/testAdds", "MathTests/testSubtracts",
             ], "\(found)")
     }
+
+    @Test("Shards: about equal recorded durations, new tests spread over the parts, each test in one part")
+    func shards() {
+        let test = { (name: String) in TestCase(suite: "MathTests", name: name, status: .passed, duration: 0) }
+        let tests = ["a", "b", "c", "d", "e", "f", "g"].map(test)
+        let durations = ["MathTests/a": 8.0, "MathTests/b": 4, "MathTests/c": 3, "MathTests/d": 1]
+        let parts = TestShards.split(tests, count: 2, durations: durations)
+        // 8 s against 4 + 3 + 1 s; the new ones one to each part in turn, from the one with fewer tests
+        #expect(parts.map { $0.map(\.name) } == [["a", "e", "g"], ["b", "c", "d", "f"]])
+        #expect(parts.flatMap { $0 }.map(\.name).sorted() == tests.map(\.name), "each test once")
+        #expect(TestShards.split(Array(tests.prefix(2)), count: 4, durations: [:]).count == 2, "no empty part")
+        #expect(TestShards.split(tests, count: 1, durations: durations) == [tests])
+        let flaky = TestCase(suite: "LibTests.SwiftMath", name: "three(x:) \"Three\"", status: .flaky, duration: 2)
+        #expect(TestShards.durations([flaky, flaky, .processFailure("crashed")]) == ["LibTests.SwiftMath/three(x:)": 4])
+    }
 }

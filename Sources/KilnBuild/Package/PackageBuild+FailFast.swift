@@ -64,6 +64,17 @@ extension PackageBuild {
     /// The package's tests that are not among `ran`, as not run: `swift test list` names every
     /// test, XCTest's and Swift Testing's, without running any.
     public func notRun(ran: [TestCase], commit: String?) async throws(ProcessError) -> [TestCase] {
+        guard let listed = try await listTests(commit: commit) else { return [] }
+        let seen = Set(ran.map(TestRerun.filterKey))
+        return listed.filter { !seen.contains(TestRerun.filterKey($0)) }.map { test in
+            TestCase(suite: test.suite, name: test.name, status: .notRun, duration: 0)
+        }
+    }
+
+    /// Every test of the package, each once, named as the test output names them (Swift Testing's
+    /// without their display names): `swift test list`, which runs none. Nil, with a note in the
+    /// log, when it cannot say.
+    public func listTests(commit: String?) async throws(ProcessError) -> [TestCase]? {
         // Into a file, not the log: a package's list can be thousands of lines.
         let list = testEvents + ".list"
         // a leftover list is written anew by the next listing
@@ -73,29 +84,33 @@ extension PackageBuild {
         let command = (["swift"] + arguments.map { plain($0) ? $0 : TestRerun.quoted($0) }).joined(separator: " ")
         let end = try await workspace.run(.shell("\(command) > \(TestRerun.quoted(list))"), step: .testing, commit: commit)
         guard end.succeeded else {
-            await workspace.log.note("the tests that did not run are not named: swift test list \(end.description)")
-            return []
+            await workspace.log.note("the package's tests are not listed: swift test list \(end.description)")
+            return nil
         }
         let listed = ((try? String(contentsOfFile: list, encoding: .utf8)) ?? "").split(separator: "\n")
-        return TestRerun.notRun(listed: listed, ran: ran)
+        return TestRerun.listed(listed)
     }
 }
 
 extension TestRerun {
-    /// `listed` (`swift test list`'s specifiers: `Module.Class/testName` for XCTest,
-    /// `Module.Suite/function()` or `Module.function()` for Swift Testing) but those in `ran`, as
-    /// not run, named as the test output names them (an XCTest class without its module).
-    static func notRun(listed: [Substring], ran: [TestCase]) -> [TestCase] {
-        let seen = Set(ran.map(filterKey))
+    /// `swift test list`'s specifiers (`Module.Class/testName` for XCTest, `Module.Suite/function()`
+    /// or `Module.function()` for Swift Testing) as tests, each once, named as the test output
+    /// names them (an XCTest class without its module).
+    static func listed(_ listed: [Substring]) -> [TestCase] {
         var result: [TestCase] = []
         var added = Set<String>()
         for specifier in listed where !specifier.hasPrefix("[") && !specifier.contains(" ") && !specifier.isEmpty {
             let (suite, name) = named(specifier)
-            let key = "\(suite)/\(name)"
-            guard !seen.contains(key), added.insert(key).inserted else { continue }
+            guard added.insert("\(suite)/\(name)").inserted else { continue }
             result.append(TestCase(suite: suite, name: name, status: .notRun, duration: 0))
         }
         return result
+    }
+
+    /// `listed` but those in `ran`, as not run.
+    static func notRun(listed: [Substring], ran: [TestCase]) -> [TestCase] {
+        let seen = Set(ran.map(filterKey))
+        return Self.listed(listed).filter { !seen.contains(filterKey($0)) }
     }
 
     /// A test as `--filter` and `--skip` match it: its suite and function, without a display name.

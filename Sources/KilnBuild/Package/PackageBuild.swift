@@ -60,7 +60,8 @@ public struct AnalysisOutput: Sendable {
 /// `swift build` and `swift test` of the package in a workspace, as the bot configures them.
 public struct PackageBuild: Sendable {
     public let workspace: Workspace
-    let testEvents: String
+    /// Where Swift Testing writes its events (and test lists go): one per workspace, or per shard.
+    var testEvents: String
 
     public init(workspace: Workspace, layout: DataDirectory) {
         self.workspace = workspace

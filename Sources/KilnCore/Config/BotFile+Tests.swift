@@ -17,7 +17,8 @@ import Yams
 extension BotFile {
     static func decodeTest(_ node: Node, path: ConfigPath, into test: inout TestSettings, reader: ConfigReader) {
         guard
-            let fields = reader.mapping(node, path: path, keys: ["enabled", "arguments", "coverage", "retries", "quarantine", "order", "fail-fast"])
+            let fields = reader.mapping(
+                node, path: path, keys: ["enabled", "arguments", "coverage", "retries", "quarantine", "order", "fail-fast", "shards"])
         else {
             return
         }
@@ -26,6 +27,7 @@ extension BotFile {
         if let node = fields["coverage"], let value = reader.bool(node, path: fields.path("coverage")) { test.coverage = value }
         if let node = fields["retries"], let value = reader.integer(node, path: fields.path("retries"), range: 0...10) { test.retries = value }
         if let node = fields["order"], let value = reader.choice(node, path: fields.path("order"), as: TestOrder.self) { test.order = value }
+        if let node = fields["shards"], let value = reader.integer(node, path: fields.path("shards"), range: 1...64) { test.shards = value }
         if let node = fields["fail-fast"], let value = reader.choice(node, path: fields.path("fail-fast"), as: FailFast.self) {
             test.failFast = value
         }

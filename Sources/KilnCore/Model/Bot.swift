@@ -185,10 +185,12 @@ public struct TestSettings: Sendable, Hashable {
     public var order: TestOrder
     /// Whether the first failure ends the testing step (`test.fail-fast`).
     public var failFast: FailFast
+    /// How many parts of about equal recorded duration the tests run in at once (`test.shards`).
+    public var shards: Int
 
     public init(
         enabled: Bool = true, arguments: [String] = [], coverage: Bool = false, retries: Int = 2, quarantine: [QuarantinedTest] = [],
-        order: TestOrder = .failedFirst, failFast: FailFast = .never
+        order: TestOrder = .failedFirst, failFast: FailFast = .never, shards: Int = 1
     ) {
         self.enabled = enabled
         self.arguments = arguments
@@ -197,6 +199,7 @@ public struct TestSettings: Sendable, Hashable {
         self.quarantine = quarantine
         self.order = order
         self.failFast = failFast
+        self.shards = shards
     }
 }
 

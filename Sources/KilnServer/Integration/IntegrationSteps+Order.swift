@@ -77,7 +77,7 @@ extension IntegrationSteps {
         }
         if failed > 0 { await log.header("\(CountText.of(failed, "test")) failing so far; now the rest") }
         await log.header("then every other test")
-        let rest = try await attempt { [commit] in try await package.test(skipping: first, commit: commit, watch: watch) }
+        let rest = try await testAll(package, skipping: first, course, watch: watch)
         _ = try ended(rest.end)
         var output = rest
         output.tests = early.tests.filter { !$0.isProcessFailure } + rest.tests

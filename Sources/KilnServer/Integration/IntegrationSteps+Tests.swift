@@ -36,7 +36,7 @@ extension IntegrationSteps {
             } else if !first.failed.isEmpty || !first.touched.isEmpty {
                 return try await testFailedFirst(package, first: first, course, watch: watch)
             } else {
-                return try await attempt { [commit] in try await package.test(commit: commit, watch: watch) }
+                return try await testAll(package, skipping: [], course, watch: watch)
             }
         }
         _ = try ended(tested.end)
