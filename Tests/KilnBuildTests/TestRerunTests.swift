@@ -150,13 +150,13 @@ struct TestRerunTests {
             "LibTests.SwiftMath/addsAgain()", "LibTests.SwiftMath/Inner/deep(x:)", "LibTests.free()", "LibTests.MathTests/testAdds",
         ]
         let ran = [xctest, swiftTesting]  // MathTests.testAdds, LibTests.SwiftMath adds() "Adds"
-        let left = TestRerun.notRun(listed: listed, ran: ran)
+        let left = TestRerun.notRun(TestRerun.listed(listed), ran: ran)
         #expect(left.allSatisfy { $0.status == .notRun && $0.duration == 0 })
         #expect(
             left.map(\.key) == [
                 "MathTests/testMaybeFails", "LibTests.SwiftMath/addsAgain()", "LibTests.SwiftMath/deep(x:)", "LibTests.free()/free()",
             ])
-        #expect(TestRerun.notRun(listed: listed, ran: [free]).map(\.key).contains("LibTests.free()/free()") == false)
+        #expect(TestRerun.notRun(TestRerun.listed(listed), ran: [free]).map(\.key).contains("LibTests.free()/free()") == false)
     }
 
     @Test("Each test's end is counted as its line streams: XCTest's as its parser judges it, Swift Testing's console lines")

@@ -16,23 +16,27 @@ import KilnCore
 import Synchronization
 
 /// What the testing step hears while its tests run, over all of its passes: how many tests ended
-/// and failed so far, told to `onFailure` at each failure (the commit status turns failure then),
+/// and failed so far, told to `record` at each failure (the commit status turns failure then),
 /// and whether the first failure ends the run (`test.fail-fast`).
 public final class TestWatch: Sendable {
     public let failFast: Bool
     private let progress: Mutex<TestProgress>
-    private let onFailure: @Sendable (TestProgress) -> Void
+    private let record: @Sendable (TestProgress) -> Void
 
-    public init(failFast: Bool, onFailure: @escaping @Sendable (TestProgress) -> Void) {
+    public init(failFast: Bool, record: @escaping @Sendable (TestProgress) -> Void) {
         self.failFast = failFast
         self.progress = Mutex(TestProgress(tests: 0, failed: 0))
-        self.onFailure = onFailure
+        self.record = record
     }
 
-    /// The tests that ended and failed so far.
-    public var current: TestProgress { progress.withLock { $0 } }
+    /// Tells `record` the tests so far as a whole pass counted them, after those its lines told:
+    /// one channel, so that a count heard earlier is never written over a later one.
+    public func tell(_ counted: TestProgress) {
+        progress.withLock { $0 = counted }
+        record(counted)
+    }
 
-    /// Counts tests that ended; returns whether any of them failed (and `onFailure` was told).
+    /// Counts tests that ended; returns whether any of them failed (and `record` was told).
     func heard(ended: Int, failed: Int) -> Bool {
         let now = progress.withLock { progress in
             progress.tests += ended
@@ -40,7 +44,7 @@ public final class TestWatch: Sendable {
             return progress
         }
         guard failed > 0 else { return false }
-        onFailure(now)
+        record(now)
         return true
     }
 }
@@ -65,10 +69,7 @@ extension PackageBuild {
     /// test, XCTest's and Swift Testing's, without running any.
     public func notRun(ran: [TestCase], commit: String?) async throws(ProcessError) -> [TestCase] {
         guard let listed = try await listTests(commit: commit) else { return [] }
-        let seen = Set(ran.map(TestRerun.filterKey))
-        return listed.filter { !seen.contains(TestRerun.filterKey($0)) }.map { test in
-            TestCase(suite: test.suite, name: test.name, status: .notRun, duration: 0)
-        }
+        return TestRerun.notRun(listed, ran: ran)
     }
 
     /// Every test of the package, each once, named as the test output names them (Swift Testing's
@@ -108,9 +109,11 @@ extension TestRerun {
     }
 
     /// `listed` but those in `ran`, as not run.
-    static func notRun(listed: [Substring], ran: [TestCase]) -> [TestCase] {
+    static func notRun(_ listed: [TestCase], ran: [TestCase]) -> [TestCase] {
         let seen = Set(ran.map(filterKey))
-        return Self.listed(listed).filter { !seen.contains(filterKey($0)) }
+        return listed.filter { !seen.contains(filterKey($0)) }.map { test in
+            TestCase(suite: test.suite, name: test.name, status: .notRun, duration: 0)
+        }
     }
 
     /// A test as `--filter` and `--skip` match it: its suite and function, without a display name.

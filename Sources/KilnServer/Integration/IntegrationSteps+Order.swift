@@ -64,7 +64,7 @@ extension IntegrationSteps {
         let early = try await attempt { [commit] in try await package.test(only: first, commit: commit, watch: watch) }
         _ = try ended(early.end)
         let failed = early.tests.filter { $0.status == .failed }.count
-        try await recordProgress(TestProgress(tests: early.tests.count, failed: failed))
+        watch.tell(TestProgress(tests: early.tests.count, failed: failed))
         if failed > 0, watch.failFast {
             await log.header("\(CountText.of(failed, "test")) failing: fail-fast ends the testing step; the rest are not run")
             // The package's own list names what did not run, not the names put first (a test
@@ -85,7 +85,7 @@ extension IntegrationSteps {
         // The first pass's process failing with no test failing is its own failure to report.
         if let died = early.tests.first(where: \.isProcessFailure) { output.tests.append(died) }
         if !early.end.succeeded, rest.end.succeeded { output.end = early.end }
-        try await recordProgress(TestProgress(tests: output.tests.count, failed: output.tests.filter { $0.status == .failed }.count))
+        watch.tell(TestProgress(tests: output.tests.count, failed: output.tests.filter { $0.status == .failed }.count))
         return output
     }
 
@@ -107,7 +107,8 @@ extension IntegrationSteps {
 
     /// Runs `body` with a watch on its tests: each failure it hears of is recorded at once (the
     /// page, the JSON and the commit status say "failing so far" while the suite still runs).
-    /// Only the latest count waits to be written; what is written stays ordered.
+    /// Every count goes through one stream, drained before this returns: only the latest waits
+    /// to be written, and none is written over a later one.
     func watchingTests(failFast: Bool, _ body: (TestWatch) async throws(Stop) -> TestOutput) async throws(Stop) -> TestOutput {
         let (told, teller) = AsyncStream.makeStream(of: TestProgress.self, bufferingPolicy: .bufferingNewest(1))
         let watch = TestWatch(failFast: failFast) { progress in teller.yield(progress) }
