@@ -16,37 +16,43 @@ import Foundation
 /// `git daemon` serving a directory over git:// on loopback: a real network remote for tests.
 public final class GitDaemon: @unchecked Sendable {
     // Only touched by the test that owns it.
-    private let process = Process()
+    private let process: Process
     public let port: Int
 
     /// Serves every repository under `directory` (read-only) on 127.0.0.1, on `port` when given
-    /// (a server back where it was).
+    /// (a server back where it was). A daemon that could not bind its port (another test took it
+    /// between the look and the bind) is started again on another; one that is slow to listen on
+    /// a loaded machine is waited for, up to 30 s.
     public init(serving directory: String, port given: Int? = nil) throws {
-        var chosen = given
-        for _ in 0..<20 where chosen == nil {
-            let candidate = Int.random(in: 20_000..<60_000)
-            if Self.isFree(candidate) {
-                chosen = candidate
-                break
-            }
-        }
-        guard let port = chosen else { throw GitFixtureError.failed("daemon", "no free port found") }
-        self.port = port
         // The daemon itself rather than the `git daemon` wrapper, so that ending it leaves no child.
         let execPath = try runProcessSync("/usr/bin/git", ["--exec-path"]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
-        process.executableURL = URL(fileURLWithPath: execPath + "/git-daemon")
-        process.arguments = [
-            "--reuseaddr", "--export-all", "--listen=127.0.0.1", "--port=\(port)", "--base-path=\(directory)", directory,
-        ]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        // Wait until it accepts connections.
-        for _ in 0..<200 {
-            if !Self.isFree(port) { return }
-            usleep(10_000)
+        var exits: [String] = []
+        for _ in 0..<(given == nil ? 5 : 1) {
+            guard let port = given ?? (0..<20).lazy.map({ _ in Int.random(in: 20_000..<60_000) }).first(where: Self.isFree) else { continue }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: execPath + "/git-daemon")
+            process.arguments = [
+                "--reuseaddr", "--export-all", "--listen=127.0.0.1", "--port=\(port)", "--base-path=\(directory)", directory,
+            ]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            // Wait until it accepts connections, or has ended.
+            for _ in 0..<3000 where process.isRunning {
+                if !Self.isFree(port) {
+                    self.process = process
+                    self.port = port
+                    return
+                }
+                usleep(10_000)
+            }
+            guard !process.isRunning else {
+                process.killAndWait()
+                throw GitFixtureError.failed("daemon", "git daemon did not listen on port \(port) within 30 s")
+            }
+            exits.append("port \(port): exited with status \(process.terminationStatus)")
         }
-        throw GitFixtureError.failed("daemon", "git daemon did not start on port \(port)")
+        throw GitFixtureError.failed("daemon", "git daemon did not start: \(exits.isEmpty ? "no free port found" : exits.joined(separator: "; "))")
     }
 
     /// The git:// URL of the repository at `relative` under the served directory.
