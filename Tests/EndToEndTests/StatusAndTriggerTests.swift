@@ -123,11 +123,12 @@ struct StatusAndTriggerTests {
         #expect(
             Set(queued.keys) == [
                 "bot", "number", "cause", "commit", "step", "result", "reason", "queuedAt", "startedAt", "endedAt", "duration", "summary",
-                "host", "pullRequest", "workspace", "rerunOf", "progress",
+                "host", "pullRequest", "workspace", "rerunOf", "progress", "shards",
             ])
         #expect(queued["reason"] is NSNull, "nothing to say of a queued integration")
         #expect(queued["rerunOf"] is NSNull, "a trigger is no re-run")
         #expect(queued["progress"] is NSNull, "a queued integration has run no test yet")
+        #expect((queued["shards"] as? [Any])?.isEmpty == true, "a queued integration ran in no shard")
         #expect(queued["bot"] as? String == "app" && queued["number"] as? Int == 1 && queued["cause"] as? String == "manual")
         #expect(queued["workspace"] is NSNull, "a queued integration has no workspace yet")
         #expect(queued["step"] as? String == "pending" && queued["result"] is NSNull && queued["summary"] is NSNull)

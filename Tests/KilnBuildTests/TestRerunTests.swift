@@ -255,4 +255,13 @@ struct TestRerunTests {
         let flaky = TestCase(suite: "LibTests.SwiftMath", name: "three(x:) \"Three\"", status: .flaky, duration: 2)
         #expect(TestShards.durations([flaky, flaky, .processFailure("crashed")]) == ["LibTests.SwiftMath/three(x:)": 4])
     }
+
+    @Test("shards: auto splits a suite only where each part carries 5 s of recorded tests, one test a part at most")
+    func autoShards() {
+        #expect(TestShards.worth(recorded: 0, tests: 200) == 1, "nothing recorded yet: one part")
+        #expect(TestShards.worth(recorded: 9.9, tests: 200) == 1, "under two parts' worth")
+        #expect(TestShards.worth(recorded: 60, tests: 200) == 12)
+        #expect(TestShards.worth(recorded: 60, tests: 3) == 3, "no part without a test")
+        #expect(TestShards.worth(recorded: 100_000, tests: 10_000) == TestShardCount.most)
+    }
 }

@@ -128,6 +128,17 @@ struct BotFileDecodingTests {
         }
         #expect(try BotFile.decode("repository: {url: /srv/git/app.git}\n", file: "Bots/app.yml").test.failFast == .never)
         #expect(FailFast.pullRequests.applies(toPullRequest: true) && !FailFast.pullRequests.applies(toPullRequest: false))
+        for (written, shards) in [("4", TestShardCount.fixed(4)), ("auto", .auto), ("1", .fixed(1))] {
+            let yaml = "repository: {url: /srv/git/app.git}\ntest: {shards: \(written)}\n"
+            #expect(try BotFile.decode(yaml, file: "Bots/app.yml").test.shards == shards)
+        }
+        #expect(try BotFile.decode("repository: {url: /srv/git/app.git}\n", file: "Bots/app.yml").test.shards == .fixed(1))
+        for wrong in ["many", "0", "65", "[2]"] {
+            let error = #expect(throws: ConfigError.self) {
+                try BotFile.decode("repository: {url: /srv/git/app.git}\ntest: {shards: \(wrong)}\n", file: "Bots/app.yml")
+            }
+            #expect(error?.description.contains("Bots/app.yml:2:") == true && error?.description.contains("'shards' must be") == true, "\(wrong)")
+        }
         #expect(throws: ConfigError.self) {
             try BotFile.decode("repository: {url: /srv/git/app.git}\ntest: {fail-fast: soon}\n", file: "Bots/app.yml")
         }

@@ -17,16 +17,38 @@ import Synchronization
 
 /// What the testing step hears while its tests run, over all of its passes: how many tests ended
 /// and failed so far, told to `record` at each failure (the commit status turns failure then),
-/// and whether the first failure ends the run (`test.fail-fast`).
+/// and whether the first failure ends the run (`test.fail-fast`): every test process it watches
+/// then stops, the shards beside the one that failed too, and one that starts after is stopped
+/// at once.
 public final class TestWatch: Sendable {
     public let failFast: Bool
     private let progress: Mutex<TestProgress>
     private let record: @Sendable (TestProgress) -> Void
+    /// The stops of the runs it watches, and whether a failure has stopped them.
+    private let stops = Mutex((halted: false, enlisted: [EarlyStop]()))
 
     public init(failFast: Bool, record: @escaping @Sendable (TestProgress) -> Void) {
         self.failFast = failFast
         self.progress = Mutex(TestProgress(tests: 0, failed: 0))
         self.record = record
+    }
+
+    /// A run's stop, asked at the first failure of any run; at once when one has failed already.
+    func enlist(_ stop: EarlyStop) {
+        let halted = stops.withLock { stops in
+            stops.enlisted.append(stop)
+            return stops.halted
+        }
+        if halted { stop.stop() }
+    }
+
+    /// Stops every run it watches (`test.fail-fast`: a test failed).
+    func halt() {
+        let enlisted = stops.withLock { stops in
+            stops.halted = true
+            return stops.enlisted
+        }
+        for stop in enlisted { stop.stop() }
     }
 
     /// Tells `record` the tests so far as a whole pass counted them, after those its lines told:

@@ -26,29 +26,36 @@ extension PackageBuild {
     }
 
     /// Runs `parts` at once, each by the test binary with its own event stream: every test's
-    /// result, and the first end that was not a success.
-    public func test(shards parts: [[TestCase]], commit: String?, watch: TestWatch? = nil) async throws(ProcessError) -> TestOutput {
-        let outcomes = await withTaskGroup(of: (Int, Result<TestOutput, ProcessError>).self) { group in
+    /// result, the first end that was not a success, and each part's run (on `host`, timed by
+    /// `clock`). With fail-fast, the first failure in any part stops them all.
+    public func test(
+        shards parts: [[TestCase]], commit: String?, watch: TestWatch? = nil, host: String, clock: MonotonicClock
+    ) async throws(ProcessError) -> TestOutput {
+        let outcomes = await withTaskGroup(of: (Int, Result<TestOutput, ProcessError>, Double).self) { group in
             for (index, part) in parts.enumerated() {
                 let shard = shard(index + 1)
                 group.addTask {
+                    let start = clock.now
+                    let result: Result<TestOutput, ProcessError>
                     do throws(ProcessError) {
-                        return (index, .success(try await shard.test(only: part, commit: commit, watch: watch)))
+                        result = .success(try await shard.test(only: part, commit: commit, watch: watch))
                     } catch {
-                        return (index, .failure(error))
+                        result = .failure(error)
                     }
+                    return (index, result, clock.since(start).seconds)
                 }
             }
-            var outcomes: [(Int, Result<TestOutput, ProcessError>)] = []
+            var outcomes: [(Int, Result<TestOutput, ProcessError>, Double)] = []
             for await outcome in group { outcomes.append(outcome) }
-            return outcomes.sorted { $0.0 < $1.0 }.map(\.1)
+            return outcomes.sorted { $0.0 < $1.0 }
         }
         var merged = TestOutput()
-        for outcome in outcomes {
+        for (index, outcome, seconds) in outcomes {
             let output = try outcome.get()
             merged.tests += output.tests
             merged.sanitizerReports += output.sanitizerReports
             if merged.end.succeeded, !output.end.succeeded { merged.end = output.end }
+            merged.shards.append(ShardRun(index: index + 1, host: host, tests: parts[index].count, duration: seconds))
         }
         return merged
     }
@@ -63,6 +70,17 @@ extension PackageBuild {
 
 /// How a suite is split into shards.
 public enum TestShards {
+    /// The least recorded test time a part must carry to be worth its own process (`test.shards:
+    /// auto`): a test binary's start, and Kiln's own share, are a fraction of a second.
+    public static let shortestPart = 5.0
+
+    /// How many parts `auto` would split `recorded` seconds of tests into, idle executors
+    /// permitting: none worth splitting under two parts' worth, and no more than one per test.
+    public static func worth(recorded: Double, tests: Int) -> Int {
+        let parts = recorded.isFinite ? Int(recorded / shortestPart) : 1
+        return max(1, min(parts, tests, TestShardCount.most))
+    }
+
     /// `tests` in at most `count` parts of about equal recorded duration (`durations`, by
     /// `TestRerun.filterKey`): the longest first, each to the part with the least so far; then the
     /// tests with no recorded duration, one to each part in turn. No part is empty.

@@ -39,6 +39,8 @@ public struct TestOutput: Sendable {
     public var coverage: Double?
     public var sanitizerReports: [SanitizerReport] = []
     public var end: ProcessEnd
+    /// The parts the tests ran in, when they ran in shards (`test.shards`).
+    public var shards: [ShardRun] = []
 
     public init(tests: [TestCase] = [], coverage: Double? = nil, end: ProcessEnd = .exited(0)) {
         self.tests = tests
@@ -220,6 +222,7 @@ public struct PackageBuild: Sendable {
             ? EarlyStop { [testEvents, root = workspace.seenAs] in
                 await Self.awaitRecords(of: parser.withLock(\.tally.swiftTestingFailed), failuresIn: testEvents, root: root)
             } : nil
+        if let stop { watch?.enlist(stop) }
         let end = try await workspace.run(watch == nil ? command : command.lineBuffered(), step: .testing, commit: commit, stop: stop) { line in
             sanitizer.withLock { $0.consume(line) }
             let told = parser.withLock { reading in
@@ -227,7 +230,7 @@ public struct PackageBuild: Sendable {
                 return reading.tally.consume(line, parser: reading.xctest)
             }
             guard told.ended > 0, let watch else { return }
-            if watch.heard(ended: told.ended, failed: told.failed) { stop?.stop() }
+            if watch.heard(ended: told.ended, failed: told.failed), stop != nil { watch.halt() }
         }
         let stopped = end == .stopped
         let crash: String? = end.succeeded || stopped ? nil : "the test process ended: \(end.description)"

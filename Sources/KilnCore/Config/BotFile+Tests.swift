@@ -27,13 +27,24 @@ extension BotFile {
         if let node = fields["coverage"], let value = reader.bool(node, path: fields.path("coverage")) { test.coverage = value }
         if let node = fields["retries"], let value = reader.integer(node, path: fields.path("retries"), range: 0...10) { test.retries = value }
         if let node = fields["order"], let value = reader.choice(node, path: fields.path("order"), as: TestOrder.self) { test.order = value }
-        if let node = fields["shards"], let value = reader.integer(node, path: fields.path("shards"), range: 1...64) { test.shards = value }
+        if let node = fields["shards"], let value = decodeShards(node, path: fields.path("shards"), reader: reader) { test.shards = value }
         if let node = fields["fail-fast"], let value = reader.choice(node, path: fields.path("fail-fast"), as: FailFast.self) {
             test.failFast = value
         }
         if let node = fields["quarantine"], let value = decodeQuarantine(node, path: fields.path("quarantine"), reader: reader) {
             test.quarantine = value
         }
+    }
+
+    /// `shards: 4` or `shards: auto`.
+    private static func decodeShards(_ node: Node, path: ConfigPath, reader: ConfigReader) -> TestShardCount? {
+        if case .scalar(let scalar) = node, scalar.style == .plain, scalar.string == "auto" { return .auto }
+        guard case .scalar(let scalar) = node, scalar.style == .plain, let count = Int(scalar.string) else {
+            reader.error(
+                "'shards' must be a whole number from 1 to \(TestShardCount.most), or auto, not \(ConfigReader.kind(of: node))", at: node, path: path)
+            return nil
+        }
+        return reader.integer(node, path: path, range: 1...TestShardCount.most).map { _ in .fixed(count) }
     }
 
     /// `["Suite/test", {test: "Suite/other", until: 2026-12-31}]`: each entry a test's name as

@@ -186,11 +186,11 @@ public struct TestSettings: Sendable, Hashable {
     /// Whether the first failure ends the testing step (`test.fail-fast`).
     public var failFast: FailFast
     /// How many parts of about equal recorded duration the tests run in at once (`test.shards`).
-    public var shards: Int
+    public var shards: TestShardCount
 
     public init(
         enabled: Bool = true, arguments: [String] = [], coverage: Bool = false, retries: Int = 2, quarantine: [QuarantinedTest] = [],
-        order: TestOrder = .failedFirst, failFast: FailFast = .never, shards: Int = 1
+        order: TestOrder = .failedFirst, failFast: FailFast = .never, shards: TestShardCount = .fixed(1)
     ) {
         self.enabled = enabled
         self.arguments = arguments
@@ -220,6 +220,18 @@ public enum FailFast: String, CaseIterable, Sendable, Hashable {
         case .pullRequests: isPullRequest
         }
     }
+}
+
+/// How many parts a testing step's tests run in at once (`test.shards`).
+public enum TestShardCount: Sendable, Hashable {
+    /// This many (1: one `swift test`), each on an idle executor where one is free.
+    case fixed(Int)
+    /// As many as the host has idle executors for and the suite's recorded length makes worth
+    /// it (`TestShards.worth`).
+    case auto
+
+    /// The most shards a step runs in.
+    public static let most = 64
 }
 
 /// Which tests an integration runs first (`test.order`).

@@ -67,6 +67,8 @@ public struct Integration: Sendable, Hashable {
     public var author: String?
     /// While its tests run: what they have shown so far; nil before then.
     public var progress: TestProgress?
+    /// Its tests' parts, when they ran in shards (`test.shards`); empty otherwise.
+    public var shards: [ShardRun] = []
 
     public init(
         id: Int64, bot: String, number: Int, cause: IntegrationCause, commit: String?, branch: String, step: IntegrationStep = .pending,

@@ -29,6 +29,8 @@ public struct IntegrationOutcome: Sendable {
     public var cells: [String] = []
     /// The dependencies the package pinned, as Kiln's mirrors had them for the build.
     public var dependencies: [DependencyPin] = []
+    /// Its tests' parts, when they ran in shards (`test.shards`).
+    public var shards: [ShardRun] = []
     /// For a pull request of a bot with `forge.review`: where its review goes.
     public var review: ReviewRequest?
 

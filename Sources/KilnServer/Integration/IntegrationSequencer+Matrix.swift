@@ -22,12 +22,14 @@ import KilnStore
 /// records what they found together: the worst cell's result, each issue once with its cells,
 /// every test result with its cell.
 extension IntegrationSequencer {
-    func runMatrix(_ claim: Claim, of bot: Bot, matrix: Matrix, progress: @escaping @Sendable (Progress) -> Void) async -> Integration? {
+    func runMatrix(
+        _ claim: Claim, of bot: Bot, matrix: Matrix, spare: any SpareExecutors, progress: @escaping @Sendable (Progress) -> Void
+    ) async -> Integration? {
         let workspace = await workspace(for: claim, of: bot)
         let log = workspace.log
-        let steps = IntegrationSteps(context: context, claim: claim, workspace: workspace, cell: nil, warm: nil, progress: progress)
+        let steps = IntegrationSteps(context: context, claim: claim, workspace: workspace, cell: nil, warm: nil, spare: spare, progress: progress)
         // The steps run cells through this, never through the sequencer: "run this cell".
-        let runCell: @Sendable (Claim) async -> Void = { [self] cell in _ = await run(cell, of: bot, progress: { _ in }) }
+        let runCell: @Sendable (Claim) async -> Void = { [self] cell in _ = await run(cell, of: bot, spare: spare, progress: { _ in }) }
         guard var outcome = await ended(claim, with: await steps.runCells(matrix, runCell: runCell), log: log) else { return nil }
         if bisects, bot.bisect.enabled { outcome.bisect = BisectRequest(maxIntegrations: bot.bisect.maxIntegrations) }
         await log.close()

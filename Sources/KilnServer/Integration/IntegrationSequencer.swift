@@ -98,16 +98,24 @@ public struct IntegrationSequencer: Sendable {
     ///
     /// A bot with a `matrix` runs its cells (`runMatrix`); a claimed cell runs as the bot in
     /// that cell's environment.
+    /// `spare`: the executors its test shards may borrow; by default every other executor of
+    /// the host (`kiln run`: nothing else runs in its process).
     public func run(_ claim: Claim, of bot: Bot, progress: @escaping @Sendable (Progress) -> Void = { _ in }) async -> Integration? {
+        await run(claim, of: bot, spare: IdleExecutors(executors - 1), progress: progress)
+    }
+
+    func run(
+        _ claim: Claim, of bot: Bot, spare: any SpareExecutors, progress: @escaping @Sendable (Progress) -> Void = { _ in }
+    ) async -> Integration? {
         if let cell = claim.integration.cell {
             guard bot.matrix?.cells.contains(cell) == true else {
                 return await record(
                     claim, outcome: IntegrationOutcome(result: .canceled, reason: .cellRemoved(cell: cell.name)))
             }
-            return await run(claim, of: bot.running(in: cell), cell: cell, progress: progress)
+            return await run(claim, of: bot.running(in: cell), cell: cell, spare: spare, progress: progress)
         }
-        if let matrix = bot.matrix { return await runMatrix(claim, of: bot, matrix: matrix, progress: progress) }
-        return await run(claim, of: bot, cell: nil, progress: progress)
+        if let matrix = bot.matrix { return await runMatrix(claim, of: bot, matrix: matrix, spare: spare, progress: progress) }
+        return await run(claim, of: bot, cell: nil, spare: spare, progress: progress)
     }
 
     /// The log of the claimed integration or cell, and its workspace.
@@ -131,28 +139,33 @@ public struct IntegrationSequencer: Sendable {
 
     /// Runs an integration of a bot without `matrix`, or one cell of a matrix (with `bot` as it
     /// runs in `cell`).
-    func run(_ claim: Claim, of bot: Bot, cell: Cell?, progress: @escaping @Sendable (Progress) -> Void) async -> Integration? {
+    func run(
+        _ claim: Claim, of bot: Bot, cell: Cell?, spare: any SpareExecutors, progress: @escaping @Sendable (Progress) -> Void
+    ) async -> Integration? {
         let folder = cell.flatMap { toolchains[$0.toolchain] }
         let workspace = await workspace(for: claim, of: bot, toolchain: folder)
         let version = await versions.version(of: folder)
-        guard let warm else { return await run(claim, of: bot, cell: cell, in: workspace, swiftVersion: version, progress: progress) }
+        guard let warm else {
+            return await run(claim, of: bot, cell: cell, in: workspace, swiftVersion: version, spare: spare, progress: progress)
+        }
         // Held from checkout until its snapshot is packed (`WorkspaceHolds`).
         return await warm.holds.holding(workspace.directory) {
-            guard let recorded = await run(claim, of: bot, cell: cell, in: workspace, swiftVersion: version, progress: progress) else { return nil }
+            guard let recorded = await run(claim, of: bot, cell: cell, in: workspace, swiftVersion: version, spare: spare, progress: progress)
+            else { return nil }
             await warm.keep(workspace, after: recorded, cell: WorkspaceSnapshot.cell(cell), swiftVersion: version, now: clock.now)
             return recorded
         }
     }
 
     private func run(
-        _ claim: Claim, of bot: Bot, cell: Cell?, in workspace: Workspace, swiftVersion version: String?,
+        _ claim: Claim, of bot: Bot, cell: Cell?, in workspace: Workspace, swiftVersion version: String?, spare: any SpareExecutors,
         progress: @escaping @Sendable (Progress) -> Void
     ) async -> Integration? {
         let log = workspace.log
         let steps = IntegrationSteps(
             context: context, claim: claim, workspace: workspace, cell: cell,
             warm: warm.map { IntegrationSteps.Warming(workspaces: $0, cell: WorkspaceSnapshot.cell(cell), swiftVersion: version) },
-            progress: progress)
+            spare: spare, progress: progress)
         guard var outcome = await ended(claim, with: await steps.run(), log: log) else { return nil }
         if cell != nil { outcome.swiftVersion = version }
         if bisects, bot.bisect.enabled, cell == nil {

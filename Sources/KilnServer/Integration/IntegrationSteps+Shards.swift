@@ -18,13 +18,14 @@ import KilnPresentation
 
 extension IntegrationSteps {
     /// Every test but `skipping`: in one `swift test`, or with `test.shards`, split by the
-    /// durations the integration this one is compared with recorded, the parts run at once.
+    /// durations the integration this one is compared with recorded, the parts run at once on
+    /// this executor and the idle ones the host lends for it (`SpareExecutors`).
     func testAll(_ package: PackageBuild, skipping: [TestCase], _ course: Course, watch: TestWatch) async throws(Stop) -> TestOutput {
         let commit = course.commit
         let plain = { () async throws(Stop) -> TestOutput in
             try await self.attempt { [commit] in try await package.test(skipping: skipping, commit: commit, watch: watch) }
         }
-        guard bot.test.shards > 1 else { return try await plain() }
+        guard bot.test.shards != .fixed(1) else { return try await plain() }
         if let reason = package.cannotShard {
             await log.note("test.shards: \(reason)")
             return try await plain()
@@ -33,8 +34,31 @@ extension IntegrationSteps {
         let skipped = Set(skipping.map(TestRerun.filterKey))
         let tests = listed.filter { !skipped.contains(TestRerun.filterKey($0)) }
         let durations = TestShards.durations(course.previous?.tests ?? [])
-        let parts = TestShards.split(tests, count: bot.test.shards, durations: durations)
-        guard parts.count > 1 else { return try await plain() }
+        let wanted: Int
+        switch bot.test.shards {
+        case .fixed(let count): wanted = min(count, tests.count)
+        case .auto:
+            let recorded = tests.compactMap { durations[TestRerun.filterKey($0)] }.reduce(0, +)
+            wanted = TestShards.worth(recorded: recorded, tests: tests.count)
+            if wanted < 2 {
+                let why =
+                    recorded == 0
+                    ? "no test of this suite has a recorded duration yet" : "its recorded \(DurationText.prose(recorded)) is not worth splitting"
+                await log.note("test.shards: auto: one part (\(why))")
+                return try await plain()
+            }
+        }
+        let borrowed = await spare.borrow(upTo: wanted - 1)
+        let count = bot.test.shards == .auto ? 1 + borrowed : wanted
+        let parts = TestShards.split(tests, count: count, durations: durations)
+        // what the split did not use goes back at once
+        let lent = min(borrowed, max(0, parts.count - 1))
+        if borrowed > lent { await spare.giveBack(borrowed - lent) }
+        guard parts.count > 1 else {
+            if bot.test.shards == .auto { await log.note("test.shards: auto: one part (no executor of this host is idle)") }
+            return try await plain()
+        }
+        await log.header(Self.shardsHeader(parts: parts.count, lent: lent))
         for (index, part) in parts.enumerated() {
             let recorded = part.compactMap { durations[TestRerun.filterKey($0)] }.reduce(0, +)
             let new = part.filter { durations[TestRerun.filterKey($0)] == nil }.count
@@ -42,6 +66,22 @@ extension IntegrationSteps {
             await log.header(
                 "shard \(index + 1) of \(parts.count): \(CountText.of(part.count, "test")), \(DurationText.prose(recorded)) recorded\(unknown)")
         }
-        return try await attempt { [commit] in try await package.test(shards: parts, commit: commit, watch: watch) }
+        let (host, clock) = (integration.host ?? "", context.clock.monotonic)
+        let tested: Result<TestOutput, Stop>
+        do throws(Stop) {
+            tested = .success(
+                try await attempt { [commit] in try await package.test(shards: parts, commit: commit, watch: watch, host: host, clock: clock) })
+        } catch {
+            tested = .failure(error)
+        }
+        await spare.giveBack(lent)
+        return try tested.get()
+    }
+
+    /// What the log says of the shards before they start: on how many executors they run.
+    static func shardsHeader(parts: Int, lent: Int) -> String {
+        let beside = parts - 1 - lent
+        let crowded = beside > 0 ? "; \(CountText.of(beside, "shard")) beside them, no executor being idle for it" : ""
+        return "\(parts) shards at once: on this executor and \(CountText.of(lent, "idle executor")) of this host\(crowded)"
     }
 }

@@ -235,6 +235,7 @@ extension IntegrationSteps {
         outcome.commits = course.commits
         outcome.triggers = course.triggers
         outcome.dependencies = course.dependencies
+        outcome.shards = tested.shards
         outcome.review = await reviewRequest(course)
         return outcome
     }

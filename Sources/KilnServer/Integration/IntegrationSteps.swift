@@ -30,6 +30,8 @@ struct IntegrationSteps {
     let cell: Cell?
     /// Where a new workspace gets its `.build` (`startWorkspace`); nil: it builds from nothing.
     let warm: Warming?
+    /// The host's idle executors, which its test shards borrow (`test.shards`).
+    let spare: any SpareExecutors
     let progress: @Sendable (IntegrationSequencer.Progress) -> Void
 
     /// What starting a workspace warm needs: the host's snapshots, the cell's key, its compiler.

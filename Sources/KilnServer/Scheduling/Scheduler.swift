@@ -82,6 +82,8 @@ public actor Scheduler: Service {
     /// executors promised to such a queueing under way; the dispatch loop's wake-up while it runs.
     private var handedOver: [(claim: Claim, bot: Bot?, stops: AsyncStream<Void>)] = []
     private var promised = 0
+    /// Executors lent to running integrations' test shards (`SpareExecutors`).
+    private var lent = 0
     private var wake: AsyncStream<Void>.Continuation?
     /// Whether this host holds the schedule lease (polls and periodic schedules run on one host),
     /// and when it looks again.
@@ -127,7 +129,7 @@ public actor Scheduler: Service {
     /// starts it: `kiln trigger`'s integration skips a transaction and the change feed's round
     /// trip to this scheduler.
     public func queueAndStart(_ request: QueueRequest, of bot: Bot) async throws(StoreError) -> QueueOutcome {
-        guard let wake, running.count + promised < settings.executors else { return try await store.enqueue(request, now: clock.now) }
+        guard let wake, running.count + promised + lent < settings.executors else { return try await store.enqueue(request, now: clock.now) }
         // Promised across the awaits, so that the dispatch loop does not claim for it meanwhile.
         promised += 1
         defer { promised -= 1 }
@@ -189,7 +191,7 @@ public actor Scheduler: Service {
                     stopsToCheck = false
                     await stopCanceled()
                 }
-                while running.count + promised < settings.executors, let (claim, bot) = await claim() {
+                while running.count + promised + lent < settings.executors, let (claim, bot) = await claim() {
                     let (stops, stop) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
                     running[claim.id] = (claim, stop)
                     start(claim, of: bot, until: stops)
@@ -215,8 +217,8 @@ public actor Scheduler: Service {
         running[id] = nil
     }
 
-    /// Executors running an integration now.
-    public var busy: Int { running.count }
+    /// Executors running an integration, or its test shards, now.
+    public var busy: Int { running.count + lent }
 
     /// Stops the running integrations someone asked to stop (cancel-superseded, a closed pull
     /// request), and those this host no longer holds (another host took it as gone).
@@ -255,7 +257,7 @@ public actor Scheduler: Service {
         }
         logger.info("started", metadata: ["bot": "\(bot.name)", "number": "\(integration.number)", "cause": "\(integration.cause.rawValue)"])
         let ended = await withTaskGroup(of: Integration?.self) { group in
-            group.addTask { await self.sequencer.run(claim, of: bot) }
+            group.addTask { await self.sequencer.run(claim, of: bot, spare: self) }
             group.addTask {
                 for await _ in stops { return nil }
                 return nil
@@ -287,5 +289,19 @@ public actor Scheduler: Service {
         } catch {
             logger.error("cannot apply retention", metadata: ["error": "\(error)"])
         }
+    }
+}
+
+extension Scheduler: SpareExecutors {
+    func borrow(upTo count: Int) -> Int {
+        let lending = min(max(0, count), max(0, settings.executors - running.count - promised - lent))
+        lent += lending
+        return lending
+    }
+
+    func giveBack(_ count: Int) {
+        lent = max(0, lent - count)
+        // a queued integration may have waited for them
+        wake?.yield()
     }
 }

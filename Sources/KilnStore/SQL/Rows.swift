@@ -56,6 +56,7 @@ extension Integration {
         subject = row["commit_subject"]
         author = row["commit_author"]
         if let tests: Int = row["progress_tests"] { progress = TestProgress(tests: tests, failed: row["progress_failed"] ?? 0) }
+        shards = JSON.decode([ShardRun].self, from: row["shards"], default: [])
     }
 
     private static func rerun(_ row: SQLRow) -> Rerun? {

@@ -257,4 +257,7 @@ extension Migrations {
             "ALTER TABLE integration ADD COLUMN progress_failed \(integerColumn(dialect))",
         ]
     }
+
+    /// v28: the parts a sharded testing step ran in (`ShardRun`, as JSON), for the JSON's `shards`.
+    static let shards = Migration(name: "v28: test shards") { _ in ["ALTER TABLE integration ADD COLUMN shards text"] }
 }

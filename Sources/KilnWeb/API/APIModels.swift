@@ -51,7 +51,7 @@ public enum API {
     }
 
     /// An integration: `{bot, number, cause, commit, step, result, reason, queuedAt, startedAt,
-    /// endedAt, duration, summary, host, pullRequest, workspace, rerunOf, progress}`.
+    /// endedAt, duration, summary, host, pullRequest, workspace, rerunOf, progress, shards}`.
     public struct Integration: Encodable, Sendable, Hashable {
         public var bot: String
         public var number: Int
@@ -79,6 +79,10 @@ public enum API {
         @Nullable public var rerunOf: Rerun?
         /// While its tests run: `{tests, failed}` so far; null before then.
         @Nullable public var progress: TestProgress?
+        /// Its tests' parts when they ran in shards: `[{index, host, tests, duration,
+        /// workspace}]` (`workspace`: `integration`, the built workspace they shared); empty
+        /// otherwise.
+        public var shards: [ShardRun]
 
         public init(_ integration: KilnCore.Integration) {
             bot = integration.bot
@@ -98,6 +102,7 @@ public enum API {
             workspace = integration.workspace.map(Workspace.init)
             rerunOf = integration.rerunOf
             progress = integration.progress
+            shards = integration.shards
         }
     }
 
