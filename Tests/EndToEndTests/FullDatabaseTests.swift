@@ -49,7 +49,7 @@ struct FullDatabaseTests {
             second.standardError.contains("PostgreSQL has no free connection")
         }
         #expect(second.isRunning, "it waits, and has not given up: \(second.standardError)")
-        // One session given back (its client killed: the server, looking every 100 ms, ends
+        // One session given back (its client ended: the server, looking every 100 ms, ends
         // the session): the trigger connects and queues.
         holders[0].killGroup()
         let output = try await second.finish(within: .seconds(60))

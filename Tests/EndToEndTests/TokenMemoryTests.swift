@@ -23,7 +23,7 @@ import Testing
 
 extension SeveralHostsTests {
     @Test(
-        "Hosts answer tokens from memory: one revoked on the command line is refused on its next request by each of two hosts, one made works at once; a host cut off from the database refuses rather than trust its memory"
+        "Hosts answer tokens from memory: one revoked on the command line is refused within a second by each of two hosts, one made works at once; a host cut off from the database refuses rather than trust its memory"
     )
     func tokensFromMemory() async throws {
         let database = try await Cluster.shared.database()
@@ -46,7 +46,13 @@ extension SeveralHostsTests {
         for _ in 0..<3 { #expect(try await [status(first, alice), status(second, alice)] == [200, 200]) }
         let revoked = try await runProcess(Executables.kiln, ["token", "revoke", "alice"], in: first.home.path)
         #expect(revoked.status == 0, "\(revoked.standardError)")
-        #expect(try await [status(first, alice), status(second, alice)] == [401, 401], "refused on its next request, on both hosts")
+        // Each host hears of it by its database's notice, a moment after the commit; one that has
+        // heard nothing for a second trusts no memory: refused on both within that second.
+        var answers: [Int] = []
+        try await eventually("alice refused on both hosts", timeout: .seconds(2), context: "\(answers)") {
+            answers = try await [status(first, alice), status(second, alice)]
+            return answers == [401, 401]
+        }
         let bob = try await make("bob")
         #expect(try await [status(first, bob), status(second, bob)] == [200, 200], "a new token works at once, on both hosts")
 

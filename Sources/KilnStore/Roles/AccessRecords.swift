@@ -36,7 +36,7 @@ public protocol AccessRecords: Sendable {
     /// One indexed read: what every request that presents a token costs.
     func token(hash: String) async throws(StoreError) -> (hash: String, token: AccessToken)?
 
-    /// Removes the token `name`; false when there is none. Its next request is refused.
+    /// Removes the token `name`; false when there is none. Each host refuses it once it hears the change (`accessEpoch`).
     @discardableResult
     func revokeToken(named name: String) async throws(StoreError) -> Bool
 

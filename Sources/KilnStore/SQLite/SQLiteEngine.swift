@@ -137,7 +137,7 @@ extension DatabaseStore where Engine == SQLiteEngine {
                 return ChangeWatcher(
                     databasePath: path,
                     onChange: {
-                        // A token revoked by `kiln token revoke` fails its next request: before
+                        // A token revoked by `kiln token revoke` fails once this is heard: before
                         // the commit's kind is known, and whoever made it.
                         accessMayHaveChanged()
                         commits.classify(onChange)

@@ -20,7 +20,7 @@ import Synchronization
 /// Who a request is, from its token: `Authorization: Bearer`, else the session cookie of the
 /// sign-in page, else nobody. Tokens are looked up by hash and compared in constant time, from
 /// memory while the store's change feed vouches for it (`TokenMemory`), so a revoked token fails
-/// on its next request on every host, and a host that cannot hear the database reads the store
+/// on every host once it hears the change (at most a second later), and a host that cannot hear the database reads the store
 /// (and refuses when it cannot). A wrong token is a failed sign-in: recorded in the audit trail and counted against
 /// its address (`SignInThrottle`), which is refused for a while after too many.
 struct AccessGate: Sendable {

@@ -18,12 +18,13 @@ import Synchronization
 
 /// The tokens, by the hash of their value, as the store last said: a request with a token is
 /// answered from memory, at the anonymous speed, while the store's change feed vouches that no
-/// token was made or revoked since (`AccessRecords.accessEpoch`, which moves before any request
-/// can see the change: SQLite's watch on its file, PostgreSQL's `LISTEN` on every host). When it
-/// has moved, the tokens are read again, once; a token memory does not know is looked up in the
-/// store (made on another host a moment ago, its notice not here yet); when the feed is down (a
-/// database connection lost), every request reads the store, and fails with it: a revoked token
-/// is never let in from a stale memory.
+/// token was made or revoked since (`AccessRecords.accessEpoch`, which moves when the change is
+/// heard: SQLite's watch on its file, PostgreSQL's `LISTEN` on every host, a moment after the
+/// commit). When it has moved, the tokens are read again, once; a token memory does not know is
+/// looked up in the store (made on another host a moment ago, its notice not here yet); when the
+/// feed is down or silent for a second (a database connection lost), every request reads the
+/// store, and fails with it: a revoked token is let in from memory only until its notice
+/// arrives, a second at most.
 final class TokenMemory: Sendable {
     private struct Snapshot {
         var epoch: Int
