@@ -31,6 +31,7 @@ extension IntegrationReason {
         case .checkoutFailed(let message): message
         case .triggerFailed(let name, let status): "before trigger '\(name)' failed with exit status \(status)"
         case .timedOut(let limit): "the integration ran longer than its timeout of \(limit.configSpelling)"
+        case .limitReached(let reached): LimitText.sentence(reached)
         case .workspaceDeleted(let path): "the workspace \(path) is gone: a process of this integration deleted it"
         case .archiveTooLarge(let bytes, let limit):
             "archive not kept: \(ByteCount.text(bytes)) is over archive.max-size (\(ByteCount.text(limit)))"

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 import KilnCore
+import KilnPresentation
 
 /// Turns diagnostics and failed tests into issues with fingerprints that survive line shifts.
 public enum IssueBuilder {
@@ -56,6 +57,13 @@ public enum IssueBuilder {
                     fingerprint: hash("sanitizer|\(report.kind)|\(report.file ?? "")|\(report.symbol ?? "")")))
         }
         return issues
+    }
+
+    /// The `error` issue of a limit the step's processes reached (`limits:`): one per limit, the
+    /// same from one integration to the next while the change that reaches it stays.
+    public static func issue(_ reached: LimitReached) -> IntegrationIssue {
+        IntegrationIssue(
+            type: .error, message: LimitText.sentence(reached), file: nil, line: nil, fingerprint: hash("limit|\(reached.limit.rawValue)"))
     }
 
     /// FNV-1a, 64 bits, as 16 hex digits: short, stable across runs and platforms.

@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 import Subprocess
 
 #if canImport(System)
@@ -48,6 +49,14 @@ public struct StepCommand: Sendable, Hashable {
 
     static let stdbuf = "/usr/bin/stdbuf"
 
+    /// The command run by `executable` with `arguments` first (a wrapper that `exec`s it), shown
+    /// as it was.
+    func wrapped(_ executable: String, _ arguments: [String]) -> StepCommand {
+        var command = StepCommand(executable, arguments + [self.executable] + self.arguments)
+        command.shown = display
+        return command
+    }
+
     /// The command as a log header shows it.
     public var display: String {
         if let shown { return shown }
@@ -66,6 +75,8 @@ public enum ProcessEnd: Sendable, Hashable {
     case canceled
     /// Its caller had what it needed (`test.fail-fast`: a failing test); the group was stopped.
     case stopped
+    /// Its processes reached one of the bot's `limits`; every one of them was stopped.
+    case limitReached(LimitReached)
 
     public var succeeded: Bool { self == .exited(0) }
 }
@@ -79,6 +90,7 @@ extension ProcessEnd: CustomStringConvertible {
         case .timedOut: "timed out"
         case .canceled: "was canceled"
         case .stopped: "was stopped at the first failure (test.fail-fast)"
+        case .limitReached(let reached): "\(LimitText.used(reached)) (limits.\(reached.limit.rawValue)) and was stopped"
         }
     }
 }

@@ -54,6 +54,8 @@ public struct Workspace: Sendable {
     /// For a matrix cell with a toolchain other than `default`: the folder that holds its `swift`
     /// (`toolchains:` in kiln.yml), first on PATH, and bound read-only into the sandbox.
     public var toolchain: String?
+    /// What bounds its steps' processes (`limits:`, and `fork-limits:` for a fork's pull request).
+    public var limits = ResourceLimits()
     let layout: DataDirectory
     /// The server's environment: where secrets and PATH come from. Nothing else of it reaches builds.
     let serverEnvironment: [String: String]
@@ -205,10 +207,13 @@ public struct Workspace: Sendable {
         do {
             // The package's own processes see no network with `network: none`; triggers keep it.
             let offline = bot.network == .none && step != .beforeTriggers && step != .afterTriggers
-            return try await ProcessRunner.run(
-                confined ? sandboxed(command, network: !offline) : command, in: directory,
-                environment: environment(commit: commit, result: result, forTrigger: step == .beforeTriggers || step == .afterTriggers),
-                log: log, deadline: deadline, mark: mark, isolated: confined, logged: logged, stop: stop, onLine: onLine)
+            let run = { (limited: StepCommand) async throws(ProcessError) -> ProcessEnd in
+                try await ProcessRunner.run(
+                    limited, in: directory,
+                    environment: environment(commit: commit, result: result, forTrigger: step == .beforeTriggers || step == .afterTriggers),
+                    log: log, deadline: deadline, mark: mark, isolated: confined, logged: logged, stop: stop, onLine: onLine)
+            }
+            return try await bounded(confined ? sandboxed(command, network: !offline) : command, step: step, run: run)
         } catch .cannotStart(let display, let reason) where confined {
             let why = fromFork ? "a pull request from a fork always runs" : "this bot runs"
             throw .cannotStart(command: display, reason: "\(reason); \(why) under bubblewrap: install it (apt-get install bubblewrap)")

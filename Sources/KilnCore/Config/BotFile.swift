@@ -19,7 +19,7 @@ public enum BotFile {
     static let rootKeys = [
         "name", "repository", "schedule", "clean", "cancel-superseded", "build", "test", "timeout", "sandbox", "network", "environment",
         "secrets", "webhook-secret-file", "triggers", "pull-requests", "forge", "bisect", "analyze", "performance", "archive",
-        "matrix", "visibility", "cache",
+        "matrix", "visibility", "cache", "limits",
     ]
 
     /// Reads and decodes the bot file at `path`, named as the user gave it (for diagnostics).
@@ -110,6 +110,7 @@ public enum BotFile {
             }
         }
         if let node = fields["cache"], let value = reader.choice(node, path: fields.path("cache"), as: WorkspaceCache.self) { bot.cache = value }
+        if let node = fields["limits"], let value = reader.limits(node, path: fields.path("limits")) { bot.limits = value }
         if let node = fields["visibility"], let value = reader.choice(node, path: fields.path("visibility"), as: Visibility.self) {
             bot.visibility = value
         }

@@ -54,6 +54,10 @@ public struct ServerConfig: Sendable, Hashable {
     /// `health.min-free-disk`: below this many free bytes on the data directory's file system,
     /// `/health` answers 503.
     public var healthMinFreeDisk: Int = 1 << 30
+    /// `limits:`: every bot's processes' bounds where its own file says nothing.
+    public var limits = ResourceLimits.serverDefaults
+    /// `fork-limits:`: the bounds a fork's pull request never goes above, whatever its bot says.
+    public var forkLimits = ResourceLimits.forkDefaults
     /// The file these settings were read from, if any: it may hold a database URL with its
     /// password, so a build may not read it.
     public var file: String? = nil

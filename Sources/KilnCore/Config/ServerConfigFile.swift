@@ -18,7 +18,7 @@ import Yams
 public enum ServerConfigFile {
     static let rootKeys = [
         "listen", "data", "bots", "executors", "public-url", "time-zone", "webhooks", "git", "smtp", "reports", "retention",
-        "database", "host", "host-lease", "sandbox-fallback", "toolchains", "access", "cache", "audit", "health",
+        "database", "host", "host-lease", "sandbox-fallback", "toolchains", "access", "cache", "audit", "health", "limits", "fork-limits",
     ]
 
     /// Reads `path`; relative paths inside it (data, bots, secret files) are resolved against its directory.
@@ -133,6 +133,12 @@ public enum ServerConfigFile {
             let node = audit["retention"], let value = reader.duration(node, path: audit.path("retention"), allowZero: false)
         {
             config.auditRetention = value
+        }
+        if let node = fields["limits"], let limits = reader.limits(node, path: fields.path("limits")) {
+            config.limits = limits.over(ResourceLimits.serverDefaults)
+        }
+        if let node = fields["fork-limits"], let limits = reader.limits(node, path: fields.path("fork-limits")) {
+            config.forkLimits = limits.over(ResourceLimits.forkDefaults)
         }
         if let node = fields["health"], let health = reader.mapping(node, path: fields.path("health"), keys: ["min-free-disk"]),
             let node = health["min-free-disk"]

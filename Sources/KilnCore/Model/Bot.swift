@@ -55,6 +55,8 @@ public struct Bot: Sendable, Hashable {
     public var visibility: Visibility = .public
     /// `cache`: whether a new workspace starts from a warm copy (`WorkspaceCache`).
     public var cache: WorkspaceCache = .warm
+    /// `limits`: bounds on its steps' processes, over kiln.yml's `limits:` where it says nothing.
+    public var limits = ResourceLimits()
 
     public init(
         name: String,

@@ -41,6 +41,8 @@ public indirect enum IntegrationReason: Sendable, Hashable {
     case triggerFailed(name: String, status: Int)
     /// It ran longer than its bot's `timeout`.
     case timedOut(limit: Duration)
+    /// A step's processes reached one of the bot's `limits` and the step was stopped.
+    case limitReached(LimitReached)
     /// A process of the integration deleted its own workspace.
     case workspaceDeleted(path: String)
     /// The archive was over `archive.max-size`, so it was not kept.
@@ -105,6 +107,7 @@ public indirect enum IntegrationReason: Sendable, Hashable {
         case .checkoutFailed: "checkout-failed"
         case .triggerFailed: "trigger-failed"
         case .timedOut: "timed-out"
+        case .limitReached: "limit-reached"
         case .workspaceDeleted: "workspace-deleted"
         case .archiveTooLarge: "archive-too-large"
         case .archiveNotKept: "archive-not-kept"
@@ -141,7 +144,7 @@ public indirect enum IntegrationReason: Sendable, Hashable {
 extension IntegrationReason: Codable {
     private enum Key: String, CodingKey {
         case code, token, number, merged, commit, cell, toolchain, result, message, name, status, seconds, path, bytes, limit
-        case stage, step, test, owner, host, lastHeard, besides, cells, reason, text
+        case stage, step, test, owner, host, lastHeard, besides, cells, reason, text, value
     }
 
     private enum Unknown: Error { case code(String) }
@@ -165,6 +168,11 @@ extension IntegrationReason: Codable {
         case "checkout-failed": self = .checkoutFailed(message: try string(.message))
         case "trigger-failed": self = .triggerFailed(name: try string(.name), status: try values.decode(Int.self, forKey: .status))
         case "timed-out": self = .timedOut(limit: .seconds(try values.decode(Int64.self, forKey: .seconds)))
+        case "limit-reached":
+            self = .limitReached(
+                LimitReached(
+                    limit: try values.decode(ResourceLimit.self, forKey: .limit), value: try values.decode(Double.self, forKey: .value),
+                    step: try step()))
         case "workspace-deleted": self = .workspaceDeleted(path: try string(.path))
         case "archive-too-large":
             self = .archiveTooLarge(bytes: try values.decode(Int.self, forKey: .bytes), limit: try values.decode(Int.self, forKey: .limit))
@@ -213,6 +221,10 @@ extension IntegrationReason: Codable {
             try values.encode(name, forKey: .name)
             try values.encode(status, forKey: .status)
         case .timedOut(let limit): try values.encode(limit.components.seconds, forKey: .seconds)
+        case .limitReached(let reached):
+            try values.encode(reached.limit, forKey: .limit)
+            try values.encode(reached.value, forKey: .value)
+            try values.encode(reached.step, forKey: .step)
         case .workspaceDeleted(let path): try values.encode(path, forKey: .path)
         case .archiveTooLarge(let bytes, let limit):
             try values.encode(bytes, forKey: .bytes)

@@ -100,13 +100,15 @@ public struct KilnApplication: Sendable {
             secretFiles: { config.secretFiles + (await registry.catalog.bots.compactMap { $0.bot.forge?.tokenFile }) }, bisects: serving,
             executors: config.executors,
             logger: logger, clock: clock, toolchains: config.toolchains,
-            snapshots: WorkspaceSnapshots(layout: layout, host: config.host, maxSize: config.cacheMaxSize), catalog: store)
+            snapshots: WorkspaceSnapshots(layout: layout, host: config.host, maxSize: config.cacheMaxSize), catalog: store,
+            limits: config.limits, forkLimits: config.forkLimits)
         guard case .server(let onListening) = role else {
             return KilnApplication(
                 settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: nil, services: [], lock: nil,
                 recovered: recovered,
                 logger: logger, clock: clock)
         }
+        logger.info("\(ControlGroups.host.sentence)")
         let timeZone = config.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
         let scheduler = Scheduler(
             registry: registry, store: store, sequencer: sequencer,

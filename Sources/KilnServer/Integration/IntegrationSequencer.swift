@@ -51,14 +51,20 @@ public struct IntegrationSequencer: Sendable {
     /// New workspaces from snapshots, and snapshots from successful integrations; nil: every
     /// new workspace builds from nothing.
     let warm: WarmWorkspaces?
+    /// kiln.yml's `limits:`, over which a bot's own apply, and `fork-limits:`, which a fork's
+    /// pull request never goes above.
+    let limits: ResourceLimits
+    let forkLimits: ResourceLimits
 
     public init(
         store: any IntegrationQueue & IntegrationRecords & LogsAndAssets, mirrors: Mirrors, layout: DataDirectory,
         serverEnvironment: [String: String],
         secretFiles: @escaping @Sendable () async -> [String], bisects: Bool = true, executors: Int = 1, logger: Logger,
         clock: WallClock = .system, toolchains: [String: String] = [:], snapshots: WorkspaceSnapshots? = nil,
-        catalog: (any WorkspaceCatalog)? = nil
+        catalog: (any WorkspaceCatalog)? = nil, limits: ResourceLimits = .serverDefaults, forkLimits: ResourceLimits = .forkDefaults
     ) {
+        self.limits = limits
+        self.forkLimits = forkLimits
         warm = snapshots.flatMap { snapshots in catalog.map { WarmWorkspaces(snapshots: snapshots, catalog: $0, logger: logger) } }
         self.clock = clock
         self.toolchains = toolchains
@@ -134,6 +140,7 @@ public struct IntegrationSequencer: Sendable {
             pullRequest: pullRequest, hidden: pullRequest?.fork == true || bot.sandbox == .bubblewrap ? await secretFiles() : [],
             slot: claim.integration.workspaceSlot ?? 0)
         workspace.toolchain = toolchain
+        workspace.limits = pullRequest?.fork == true ? bot.limits.over(limits).capped(by: forkLimits) : bot.limits.over(limits)
         return workspace
     }
 

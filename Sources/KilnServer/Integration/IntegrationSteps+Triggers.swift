@@ -57,7 +57,7 @@ extension IntegrationSteps {
             switch end {
             case .exited(let code): status = Int(code)
             case .signaled(let signal): status = 128 + Int(signal)
-            case .timedOut, .canceled, .stopped: status = -1
+            case .timedOut, .canceled, .stopped, .limitReached: status = -1
             }
             course.triggers.append(
                 TriggerRun(name: script.name, phase: phase, exitStatus: status, duration: context.clock.monotonic.since(start).seconds))

@@ -135,7 +135,10 @@ struct IntegrationSteps {
     func outcome(of stop: Stop, _ course: Course) async -> IntegrationOutcome? {
         switch stop {
         case .ended(let result, let reason):
-            return IntegrationOutcome(result: result, reason: reason, commits: course.commits, triggers: course.triggers)
+            var outcome = IntegrationOutcome(result: result, reason: reason, commits: course.commits, triggers: course.triggers)
+            // A limit reached is a finding of the change, as an error is: an issue, not only a reason.
+            if case .limitReached(let reached) = reason { outcome.issues = [IssueBuilder.issue(reached)] }
+            return outcome
         case .lost(let reason):
             await log.note("stopped: \(reason)")
             return nil
@@ -198,6 +201,7 @@ struct IntegrationSteps {
         switch end {
         case .timedOut: throw timedOut()
         case .canceled: throw stop(.canceled, .canceled)
+        case .limitReached(let reached): throw stop(.buildErrors, .limitReached(reached))
         case .exited, .signaled, .stopped: return end
         }
     }

@@ -1,0 +1,228 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import KilnCore
+import Synchronization
+
+/// How this host bounds a step's processes (`limits:`): a control group of their own beneath
+/// Kiln's, where Kiln can make one (cgroup v2, or v1's `memory`, `pids` and `cpu` hierarchies);
+/// else rlimits the step's shell sets before it starts the command (memory as the data segment's
+/// size, processes per user: weaker, and nothing tells when they were reached).
+public enum ControlGroups: Sendable, Hashable {
+    /// cgroup v2: groups are made in `parent`, whose subtree has the controllers.
+    case v2(parent: String)
+    /// cgroup v1: each hierarchy's directory of Kiln's own group, where it could make one.
+    case v1(memory: String?, pids: String?, cpu: String?)
+    /// No control group Kiln can make: why.
+    case rlimits(reason: String)
+
+    /// What this process can use, looked at once (making and removing a group to see).
+    public static let host = detect()
+
+    /// What the start of `kiln serve` and `kiln status` say.
+    public var sentence: String {
+        switch self {
+        case .v2(let parent): "limits: control groups (cgroup v2) beneath \(parent)"
+        case .v1(let memory, let pids, let cpu):
+            "limits: control groups (cgroup v1) for "
+                + [memory.map { _ in "memory" }, pids.map { _ in "processes" }, cpu.map { _ in "cpus" }].compactMap { $0 }.joined(separator: ", ")
+        case .rlimits(let reason): "limits: rlimits only (\(reason)): memory and processes bounded per process, cpus not at all"
+        }
+    }
+
+    static func detect(root: String = "/sys/fs/cgroup", own: String = "/proc/self/cgroup") -> ControlGroups {
+        let lines = ((try? String(contentsOfFile: own, encoding: .utf8)) ?? "").split(separator: "\n")
+        var v1: [String: String] = [:]
+        var unified: String?
+        for line in lines {
+            let parts = line.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+            guard parts.count == 3 else { continue }
+            let (controllers, path) = (parts[1], String(parts[2]))
+            if controllers.isEmpty {
+                unified = path
+                continue
+            }
+            for controller in controllers.split(separator: ",") where ["memory", "pids", "cpu"].contains(String(controller)) {
+                for mount in ["\(root)/\(controllers)", "\(root)/\(controller)"] where FileManager.default.fileExists(atPath: mount + "/tasks") {
+                    v1[String(controller)] = mount + (path == "/" ? "" : path)
+                    break
+                }
+            }
+        }
+        if let unified, FileManager.default.fileExists(atPath: "\(root)/cgroup.controllers") {
+            let parent = root + (unified == "/" ? "" : unified)
+            let wanted = ["memory", "pids", "cpu"]
+            let enabled = ((try? String(contentsOfFile: parent + "/cgroup.subtree_control", encoding: .utf8)) ?? "").split(separator: " ")
+                .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+            let missing = wanted.filter { !enabled.contains($0) }
+            let writable = missing.isEmpty || write(missing.map { "+\($0)" }.joined(separator: " "), to: parent + "/cgroup.subtree_control")
+            return writable && probe(parent)
+                ? .v2(parent: parent)
+                : .rlimits(reason: "Kiln's control group \(parent) cannot have children with the memory, pids and cpu controllers")
+        }
+        let usable = v1.filter { probe($0.value) }
+        guard !usable.isEmpty else {
+            return .rlimits(
+                reason: v1.isEmpty ? "no control group hierarchy for memory, pids or cpu" : "Kiln cannot make control groups beneath its own")
+        }
+        return .v1(memory: usable["memory"], pids: usable["pids"], cpu: usable["cpu"])
+    }
+
+    /// Whether a group can be made (and removed) in `directory`.
+    private static func probe(_ directory: String) -> Bool {
+        let trial = "\(directory)/kiln-probe-\(getpid())"
+        guard mkdir(trial, 0o755) == 0 || errno == EEXIST else { return false }
+        return rmdir(trial) == 0
+    }
+
+    static func write(_ text: String, to file: String) -> Bool {
+        guard let handle = FileHandle(forWritingAtPath: file) else { return false }
+        defer { try? handle.close() }  // a close after a write that went through loses nothing
+        do {
+            try handle.write(contentsOf: Data(text.utf8))
+            return true
+        } catch {
+            return false
+        }
+    }
+
+    private static let made = Atomic<Int>(0)
+
+    /// A new group bounded by `limits`; nil when this host has none to make (rlimits, or nothing
+    /// to bound) or one cannot be made now (then the step runs bounded by rlimits).
+    public func group(_ limits: ResourceLimits) -> ControlGroup? {
+        guard !limits.isEmpty else { return nil }
+        let name = "kiln-\(getpid())-\(Self.made.add(1, ordering: .relaxed).newValue)"
+        var group = ControlGroup(limits: limits)
+        switch self {
+        case .rlimits: return nil
+        case .v2(let parent):
+            let directory = "\(parent)/\(name)"
+            guard mkdir(directory, 0o755) == 0 else { return nil }
+            group.directories = [directory]
+            group.memory = limits.memory.map { _ in directory }
+            group.pids = limits.processes.map { _ in directory }
+            var written = true
+            if let memory = limits.memory {
+                written = Self.write("\(memory)", to: directory + "/memory.max") && written
+                // no swap beyond the limit (a kernel without swap accounting has no such file)
+                _ = Self.write("0", to: directory + "/memory.swap.max")
+            }
+            if let processes = limits.processes { written = Self.write("\(processes)", to: directory + "/pids.max") && written }
+            if let cpus = limits.cpus { written = Self.write("\(Int(cpus * 100_000)) 100000", to: directory + "/cpu.max") && written }
+            guard written else {
+                group.remove()
+                return nil
+            }
+        case .v1(let memory, let pids, let cpu):
+            var written = true
+            if let memory, let bytes = limits.memory {
+                let directory = "\(memory)/\(name)"
+                guard mkdir(directory, 0o755) == 0 else { return nil }
+                group.directories.append(directory)
+                group.memory = directory
+                written = Self.write("\(bytes)", to: directory + "/memory.limit_in_bytes") && written
+                // no swap beyond the limit (a kernel without swap accounting has no such file)
+                _ = Self.write("\(bytes)", to: directory + "/memory.memsw.limit_in_bytes")
+            }
+            if let pids, let processes = limits.processes {
+                let directory = "\(pids)/\(name)"
+                if mkdir(directory, 0o755) == 0 {
+                    group.directories.append(directory)
+                    group.pids = directory
+                    written = Self.write("\(processes)", to: directory + "/pids.max") && written
+                } else {
+                    written = false
+                }
+            }
+            if let cpu, let cpus = limits.cpus {
+                let directory = "\(cpu)/\(name)"
+                if mkdir(directory, 0o755) == 0 {
+                    group.directories.append(directory)
+                    written = Self.write("100000", to: directory + "/cpu.cfs_period_us") && written
+                    written = Self.write("\(Int(cpus * 100_000))", to: directory + "/cpu.cfs_quota_us") && written
+                } else {
+                    written = false
+                }
+            }
+            guard written, !group.directories.isEmpty else {
+                group.remove()
+                return nil
+            }
+        }
+        return group
+    }
+}
+
+/// One step's control group: in each hierarchy, the directory its processes join.
+public struct ControlGroup: Sendable {
+    let limits: ResourceLimits
+    var directories: [String] = []
+    /// The directories whose events say the memory or the processes limit was reached.
+    var memory: String?
+    var pids: String?
+
+    /// The files a process writes its pid to, to join the group.
+    var joinFiles: [String] { directories.map { $0 + "/cgroup.procs" } }
+
+    /// The limit the processes reached, if any: the kernel ended one for memory, or refused a
+    /// fork for processes.
+    func reached() -> ResourceLimit? {
+        if let memory, Self.count("oom_kill", in: memory + "/memory.events") ?? Self.count("oom_kill", in: memory + "/memory.oom_control") ?? 0 > 0 {
+            return .memory
+        }
+        if let pids, Self.count("max", in: pids + "/pids.events") ?? 0 > 0 { return .processes }
+        return nil
+    }
+
+    /// The number after `key` in a flat-keyed file (`oom_kill 1`), nil when there is no such key.
+    static func count(_ key: String, in file: String) -> Int? {
+        guard let text = try? String(contentsOfFile: file, encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") {
+            let words = line.split(separator: " ")
+            if words.count == 2, words[0] == key { return Int(words[1]) }
+        }
+        return nil
+    }
+
+    /// Kills every process in the group, again until none is left (a fork bomb forks while it is
+    /// being stopped), a few hundred rounds at most.
+    func killAll() {
+        guard let directory = directories.first else { return }
+        for _ in 0..<300 {
+            let pids = ((try? String(contentsOfFile: directory + "/cgroup.procs", encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
+                pid_t($0)
+            }
+            if pids.isEmpty { return }
+            for pid in pids { sendSignal(SIGKILL, to: pid) }
+            usleep(1_000)
+        }
+    }
+
+    /// Removes the group, once its processes are gone (it kills what is left): the directories
+    /// that could not be removed.
+    @discardableResult
+    func remove() -> [String] {
+        killAll()
+        return directories.reversed().filter { directory in
+            // an empty group goes at once; one whose last process is still being reaped, moments later
+            for _ in 0..<200 {
+                if rmdir(directory) == 0 || errno == ENOENT { return false }
+                guard errno == EBUSY else { return true }
+                usleep(5_000)
+            }
+            return true
+        }
+    }
+}

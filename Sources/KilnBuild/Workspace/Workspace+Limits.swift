@@ -1,0 +1,97 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import KilnCore
+import KilnPresentation
+
+extension Workspace {
+    /// Runs `command` (through `run`) bounded by `limits`: in a control group of its own
+    /// (`ControlGroups.host`), watched while it runs, every process in it stopped at once when one
+    /// of them reaches a limit; where no group can be made, under rlimits its shell sets.
+    func bounded(
+        _ command: StepCommand, step: IntegrationStep, run: (StepCommand) async throws(ProcessError) -> ProcessEnd
+    ) async throws(ProcessError) -> ProcessEnd {
+        guard !limits.isEmpty else { return try await run(command) }
+        guard let group = ControlGroups.host.group(limits) else { return try await run(Self.underRlimits(command, limits)) }
+        let log = self.log
+        let ended: Result<ProcessEnd, ProcessError>
+        var reached: ResourceLimit?
+        (ended, reached) = await withTaskGroup(of: ResourceLimit?.self) { watchers in
+            watchers.addTask { await Self.watch(group, log: log, step: step) }
+            let ended: Result<ProcessEnd, ProcessError>
+            do throws(ProcessError) {
+                ended = .success(try await run(Self.joining(group, command)))
+            } catch {
+                ended = .failure(error)
+            }
+            watchers.cancelAll()
+            var reached: ResourceLimit?
+            for await found in watchers where found != nil { reached = found }
+            return (ended, reached)
+        }
+        let seen = reached
+        reached = reached ?? group.reached()
+        let left = group.remove()
+        if !left.isEmpty { await log.note("the control groups \(left.joined(separator: ", ")) could not be removed: remove them by hand (rmdir)") }
+        guard let reached else { return try ended.get() }
+        let found = LimitReached(limit: reached, value: limits.value(of: reached), step: step)
+        // the kernel ended a process, and so the step, before the next look: said now, where it ends
+        if seen == nil { await log.note("\(LimitText.sentence(found)): stopping every process of the step") }
+        return .limitReached(found)
+    }
+
+    /// Looks at `group`'s events every 100 ms until canceled: at the first limit reached, says
+    /// so in the log and stops every process in the group.
+    static func watch(_ group: ControlGroup, log: IntegrationLog, step: IntegrationStep) async -> ResourceLimit? {
+        while !Task.isCancelled {
+            if let limit = group.reached() {
+                let reached = LimitReached(limit: limit, value: group.limits.value(of: limit), step: step)
+                await log.note("\(LimitText.sentence(reached)): stopping every process of the step")
+                group.killAll()
+                return limit
+            }
+            do { try await Task.sleep(for: .milliseconds(100)) } catch { return nil }
+        }
+        return nil
+    }
+
+    /// `command`, its shell first joining `group` (writing its pid to each hierarchy's
+    /// `cgroup.procs`), so that nothing it starts runs outside; 125 when it cannot join.
+    static func joining(_ group: ControlGroup, _ command: StepCommand) -> StepCommand {
+        let script = #"while [ "$1" != -- ]; do echo $$ > "$1" || exit 125; shift; done; shift; exec "$@""#
+        return command.wrapped("/bin/sh", ["-c", script, "kiln-limits"] + group.joinFiles + ["--"])
+    }
+
+    /// `command` under rlimits its shell sets: memory as the data segment's size, processes per
+    /// user (which root is not held to). Kiln's start says that this is all the host allows.
+    static func underRlimits(_ command: StepCommand, _ limits: ResourceLimits) -> StepCommand {
+        var settings: [String] = []
+        if let memory = limits.memory { settings.append("ulimit -d \(memory / 1024)") }
+        if let processes = limits.processes { settings.append("ulimit -u \(processes)") }
+        guard !settings.isEmpty else { return command }
+        let script = settings.map { "\($0) 2>/dev/null" }.joined(separator: "; ") + #"; exec "$@""#
+        return command.wrapped("/bin/sh", ["-c", script, "kiln-limits"])
+    }
+}
+
+extension ResourceLimits {
+    /// The value of `limit`: bytes, a count, cores.
+    func value(of limit: ResourceLimit) -> Double {
+        switch limit {
+        case .memory: memory.map(Double.init) ?? 0
+        case .processes: processes.map(Double.init) ?? 0
+        case .cpus: cpus ?? 0
+        }
+    }
+}
