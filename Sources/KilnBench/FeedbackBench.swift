@@ -20,8 +20,10 @@ import KilnStore
 /// still fails. From the build's end (the testing step's start) to the forge stand-in receiving
 /// the failure status, and the testing step's length, with `failed-first`, with `as-written`
 /// (the failure read from the output as it streams), with `as-written` and `fail-fast: true`, and
-/// the testing step's length with `shards: 4` against one `swift test`; the bots on one server,
-/// one at a time.
+/// the testing step's length with `shards: 4` against one `swift test`, and Kiln's own cost per
+/// shard; then, the broken test mended, failed-first's cost on a suite where nothing fails
+/// (its first pass runs the test that failed last time alone). The bots on one server of four
+/// executors, one at a time.
 struct FeedbackBench {
     let kiln: String
     let work: Workspace
@@ -42,7 +44,7 @@ struct FeedbackBench {
         try forge.run()
         defer { forge.terminate() }
         let forgePort = try await PullRequestBench.port(in: forgeDirectory)
-        try "executors: 1\npublic-url: https://ci.example.com\n".write(toFile: home + "/kiln.yml", atomically: false, encoding: .utf8)
+        try "executors: 4\npublic-url: https://ci.example.com\n".write(toFile: home + "/kiln.yml", atomically: false, encoding: .utf8)
         let orders = ["failed-first", "as-written", "fail-fast", "shards"]
         let settings = [
             "failed-first": "order: failed-first", "as-written": "order: as-written", "fail-fast": "order: as-written, fail-fast: true",
@@ -69,21 +71,47 @@ struct FeedbackBench {
         try command("/usr/bin/git", ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "Words"], in: repository)
         let head = try command("/usr/bin/git", ["rev-parse", "HEAD"], in: repository).trimmingCharacters(in: .whitespacesAndNewlines)
         var figures: [String: (toFailure: Double, testing: Double)] = [:]
+        var shardCost: (perShard: Double, shards: Int)?
         for order in orders {
             let detail = try await integrate(order, number: 2, store: store)
-            guard let testing = detail.steps.first(where: { $0.name == .testing }) else {
-                throw BenchError.unexpected("\(order) #2 has no testing step")
-            }
+            let testing = try Self.testing(detail)
             let received = try await Self.firstFailure(of: head, context: "kiln/\(order)", in: forgeDirectory)
             figures[order] = (received - testing.startedAt.timeIntervalSince1970, testing.duration ?? 0)
+            if order == "shards", !detail.integration.shards.isEmpty {
+                // each shard's wall time beyond the tests it ran: the binary's start, its listing, Kiln's reading
+                let beyond = detail.integration.shards.map(\.duration).reduce(0, +) - detail.tests.map(\.duration).reduce(0, +)
+                shardCost = (beyond / Double(detail.integration.shards.count), detail.integration.shards.count)
+            }
         }
         if let sharded = figures["shards"], let plain = figures["as-written"] {
             table.add(
                 "testing step with test.shards: 4, against one swift test", target: "≤ 0.35×",
                 measured: String(format: "%.2f×", sharded.testing / plain.testing),
                 comparison: String(
-                    format: "%.1f s against %.1f s: the 60 s suite split in 4 by the last integration's durations", sharded.testing, plain.testing))
+                    format: "%.1f s against %.1f s: the 60 s suite split in 4 by the last integration's durations, on 4 idle executors",
+                    sharded.testing, plain.testing))
         }
+        if let shardCost {
+            table.add(
+                "cost per shard beyond the tests it runs", target: "≤ 100 ms", measured: Measure.format(shardCost.perShard * 1000),
+                comparison: "\(shardCost.shards) shards: their wall time less their tests' durations, the test binary's start and listing included")
+        }
+        // The broken test mended: failed-first runs it alone first (it failed last time), then the rest.
+        try
+            "import XCTest\n@testable import Lib\n\nfinal class BrokenTests: XCTestCase {\n    func testBroken() { XCTAssertEqual(add(1, 2), 3) }\n}\n"
+            .write(toFile: repository + "/Tests/LibTests/BrokenTests.swift", atomically: false, encoding: .utf8)
+        try command("/usr/bin/git", ["add", "-A"], in: repository)
+        try command("/usr/bin/git", ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "Mend"], in: repository)
+        let mended = (
+            failedFirst: try Self.testing(try await integrate("failed-first", number: 3, store: store)).duration ?? 0,
+            asWritten: try Self.testing(try await integrate("as-written", number: 3, store: store)).duration ?? 0
+        )
+        table.add(
+            "failed-first's cost where nothing fails, of the testing step", target: "≤ 3 %",
+            measured: String(format: "%+.1f %%", (mended.failedFirst / mended.asWritten - 1) * 100),
+            comparison: String(
+                format: "%.2f s against %.2f s as written: the test that failed last time alone first, then the 60 s rest",
+                mended.failedFirst, mended.asWritten))
         for order in orders where order != "shards" {
             guard let figure = figures[order] else { continue }
             let setting = "test." + (settings[order] ?? "").replacingOccurrences(of: ", ", with: ", test.")
@@ -92,6 +120,14 @@ struct FeedbackBench {
                 measured: figure.toFailure < 10 ? Measure.format(figure.toFailure * 1000) : String(format: "%.1f s", figure.toFailure),
                 comparison: String(format: "a 60 s suite (sixty 1 s sleeps) and 1 test that failed last time; testing took %.1f s", figure.testing))
         }
+    }
+
+    /// An integration's testing step.
+    static func testing(_ detail: IntegrationDetail) throws -> StepTiming {
+        guard let testing = detail.steps.first(where: { $0.name == .testing }) else {
+            throw BenchError.unexpected("\(detail.integration.bot) #\(detail.integration.number) has no testing step")
+        }
+        return testing
     }
 
     /// Triggers `bot` and waits for integration `number` to end.
@@ -145,11 +181,10 @@ struct FeedbackBench {
         \(slow)
         }
 
-        final class BrokenTests: XCTestCase {
-            func testBroken() { XCTAssertEqual(add(1, 2), 4) }
-        }
-
         """.write(toFile: repository + "/Tests/LibTests/LibTests.swift", atomically: false, encoding: .utf8)
+        try
+            "import XCTest\n@testable import Lib\n\nfinal class BrokenTests: XCTestCase {\n    func testBroken() { XCTAssertEqual(add(1, 2), 4) }\n}\n"
+            .write(toFile: repository + "/Tests/LibTests/BrokenTests.swift", atomically: false, encoding: .utf8)
         try ".build/\n".write(toFile: repository + "/.gitignore", atomically: false, encoding: .utf8)
         try command("/usr/bin/git", ["init", "-q", "-b", "main", repository], in: work.url(""))
         try command("/usr/bin/git", ["add", "-A"], in: repository)
