@@ -41,6 +41,31 @@ public enum ControlGroups: Sendable, Hashable {
         }
     }
 
+    /// What the start says after `sentence` when moving a step's shell into its group waits: the
+    /// kernel holds every move until an RCU grace period has passed (about 10 ms a step, measured
+    /// here on cgroup v1), unless a cgroup2 hierarchy is mounted with `favordynmods` (Linux 6.0+),
+    /// which makes moves cheap for the whole host and forks and exits a little dearer. Nil when
+    /// moves are cheap, or there are no groups.
+    public var waitNotice: String? {
+        guard case .rlimits = self else {
+            let mounts = (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? ""
+            return Self.movesWait(mounts: mounts)
+                ? "limits: each step's start waits about 10 ms for the kernel to move its shell into its group;"
+                    + " mounting cgroup2 with favordynmods (Linux 6.0+) ends the wait (docs/operations.md#limits)"
+                : nil
+        }
+        return nil
+    }
+
+    /// Whether moving a process between groups waits for an RCU grace period: no `cgroup2`
+    /// mount in `mounts` (the format of /proc/self/mounts) has the `favordynmods` option.
+    static func movesWait(mounts: String) -> Bool {
+        !mounts.split(separator: "\n").contains { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 3 && fields[2] == "cgroup2" && fields[3].split(separator: ",").contains("favordynmods")
+        }
+    }
+
     static func detect(root: String = "/sys/fs/cgroup", own: String = "/proc/self/cgroup") -> ControlGroups {
         let lines = ((try? String(contentsOfFile: own, encoding: .utf8)) ?? "").split(separator: "\n")
         var v1: [String: String] = [:]
@@ -122,7 +147,7 @@ public enum ControlGroups: Sendable, Hashable {
             if let processes = limits.processes { written = Self.write("\(processes)", to: directory + "/pids.max") && written }
             if let cpus = limits.cpus { written = Self.write("\(Int(cpus * 100_000)) 100000", to: directory + "/cpu.max") && written }
             guard written else {
-                group.remove()
+                group.discard()
                 return nil
             }
         case .v1(let memory, let pids, let cpu):
@@ -157,7 +182,7 @@ public enum ControlGroups: Sendable, Hashable {
                 }
             }
             guard written, !group.directories.isEmpty else {
-                group.remove()
+                group.discard()
                 return nil
             }
         }
@@ -198,7 +223,7 @@ public struct ControlGroup: Sendable {
 
     /// Kills every process in the group, again until none is left (a fork bomb forks while it is
     /// being stopped), a few hundred rounds at most.
-    func killAll() {
+    func killAll() async {
         guard let directory = directories.first else { return }
         for _ in 0..<300 {
             let pids = ((try? String(contentsOfFile: directory + "/cgroup.procs", encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
@@ -206,23 +231,36 @@ public struct ControlGroup: Sendable {
             }
             if pids.isEmpty { return }
             for pid in pids { sendSignal(SIGKILL, to: pid) }
-            usleep(1_000)
+            // canceled: the rounds go on without a pause, as many as are left
+            try? await Task.sleep(for: .milliseconds(1))
         }
     }
 
     /// Removes the group, once its processes are gone (it kills what is left): the directories
     /// that could not be removed.
     @discardableResult
-    func remove() -> [String] {
-        killAll()
-        return directories.reversed().filter { directory in
+    func remove() async -> [String] {
+        await killAll()
+        var left: [String] = []
+        for directory in directories.reversed() {
             // an empty group goes at once; one whose last process is still being reaped, moments later
+            var removed = false
             for _ in 0..<200 {
-                if rmdir(directory) == 0 || errno == ENOENT { return false }
-                guard errno == EBUSY else { return true }
-                usleep(5_000)
+                if rmdir(directory) == 0 || errno == ENOENT {
+                    removed = true
+                    break
+                }
+                guard errno == EBUSY else { break }
+                // canceled: the rounds go on without a pause, as many as are left
+                try? await Task.sleep(for: .milliseconds(5))
             }
-            return true
+            if !removed { left.append(directory) }
         }
+        return left
+    }
+
+    /// Removes a group no process has joined yet (one that could not be set up).
+    func discard() {
+        for directory in directories.reversed() { rmdir(directory) }
     }
 }

@@ -42,7 +42,7 @@ extension Workspace {
         }
         let seen = reached
         reached = reached ?? group.reached()
-        let left = group.remove()
+        let left = await group.remove()
         if !left.isEmpty { await log.note("the control groups \(left.joined(separator: ", ")) could not be removed: remove them by hand (rmdir)") }
         guard let reached else { return try ended.get() }
         let found = LimitReached(limit: reached, value: limits.value(of: reached), step: step)
@@ -58,7 +58,7 @@ extension Workspace {
             if let limit = group.reached() {
                 let reached = LimitReached(limit: limit, value: group.limits.value(of: limit), step: step)
                 await log.note("\(LimitText.sentence(reached)): stopping every process of the step")
-                group.killAll()
+                await group.killAll()
                 return limit
             }
             do { try await Task.sleep(for: .milliseconds(100)) } catch { return nil }

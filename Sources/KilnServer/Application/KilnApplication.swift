@@ -109,6 +109,7 @@ public struct KilnApplication: Sendable {
                 logger: logger, clock: clock)
         }
         logger.info("\(ControlGroups.host.sentence)")
+        if let notice = ControlGroups.host.waitNotice { logger.notice("\(notice)") }
         let timeZone = config.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
         let scheduler = Scheduler(
             registry: registry, store: store, sequencer: sequencer,
