@@ -16,49 +16,6 @@ import KilnCore
 import KilnPresentation
 import Synchronization
 
-/// What `swift build` left: its diagnostics and how it ended.
-public struct BuildOutput: Sendable {
-    public var diagnostics: [Diagnostic]
-    public var end: ProcessEnd
-    /// The serialized diagnostics (`.build/<configuration>/<Module>.build/<File>.dia`) as the
-    /// build found them, with when each was written: one it wrote again was recompiled.
-    var diagnosticsBefore: [String: Date]
-
-    public var succeeded: Bool { end.succeeded }
-
-    /// A build that did not run because of `errors` (a dependency that cannot be had).
-    public static func failed(_ errors: [Diagnostic]) -> BuildOutput {
-        BuildOutput(diagnostics: errors, end: .exited(1), diagnosticsBefore: [:])
-    }
-}
-
-/// What `swift test` left: every test of XCTest and Swift Testing, the coverage, and what a
-/// sanitizer reported (`--sanitize=`).
-public struct TestOutput: Sendable {
-    public var tests: [TestCase]
-    public var coverage: Double?
-    public var sanitizerReports: [SanitizerReport] = []
-    public var end: ProcessEnd
-    /// The parts the tests ran in, when they ran in shards (`test.shards`).
-    public var shards: [ShardRun] = []
-
-    public init(tests: [TestCase] = [], coverage: Double? = nil, end: ProcessEnd = .exited(0)) {
-        self.tests = tests
-        self.coverage = coverage
-        self.end = end
-    }
-}
-
-/// What the `analyze` step found: `swift format lint`'s findings, with how it ended.
-public struct AnalysisOutput: Sendable {
-    /// Located findings (`file:line:col: warning: [Rule] message`), relative to the repository.
-    public var findings: [Diagnostic]
-    /// Why the analysis could not be done (the linter missing, crashed, or unable to lint at
-    /// all); nil when it ran to its end.
-    public var failure: String?
-    public var end: ProcessEnd
-}
-
 /// `swift build` and `swift test` of the package in a workspace, as the bot configures them.
 public struct PackageBuild: Sendable {
     public let workspace: Workspace

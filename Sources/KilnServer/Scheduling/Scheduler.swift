@@ -75,16 +75,16 @@ public actor Scheduler: Service {
     public let pulse: Pulse
 
     /// Integrations running now, each with its claim and the signal that stops it.
-    private var running: [Int64: (claim: Claim, stop: AsyncStream<Void>.Continuation)] = [:]
+    var running: [Int64: (claim: Claim, stop: AsyncStream<Void>.Continuation)] = [:]
     /// Whether something may have asked running work to stop since the scheduler last looked.
     private var stopsToCheck = true
     /// Claims made in a queueing's transaction (`queueAndStart`), for the dispatch loop to run;
     /// executors promised to such a queueing under way; the dispatch loop's wake-up while it runs.
     private var handedOver: [(claim: Claim, bot: Bot?, stops: AsyncStream<Void>)] = []
-    private var promised = 0
+    var promised = 0
     /// Executors lent to running integrations' test shards (`SpareExecutors`).
-    private var lent = 0
-    private var wake: AsyncStream<Void>.Continuation?
+    var lent = 0
+    var wake: AsyncStream<Void>.Continuation?
     /// Whether this host holds the schedule lease (polls and periodic schedules run on one host),
     /// and when it looks again.
     var leadership: (held: Bool, until: ContinuousClock.Instant)?
@@ -289,19 +289,5 @@ public actor Scheduler: Service {
         } catch {
             logger.error("cannot apply retention", metadata: ["error": "\(error)"])
         }
-    }
-}
-
-extension Scheduler: SpareExecutors {
-    func borrow(upTo count: Int) -> Int {
-        let lending = min(max(0, count), max(0, settings.executors - running.count - promised - lent))
-        lent += lending
-        return lending
-    }
-
-    func giveBack(_ count: Int) {
-        lent = max(0, lent - count)
-        // a queued integration may have waited for them
-        wake?.yield()
     }
 }

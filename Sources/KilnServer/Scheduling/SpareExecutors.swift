@@ -40,3 +40,18 @@ actor IdleExecutors: SpareExecutors {
         idle += count
     }
 }
+
+/// The scheduler lends the executors no integration holds or is promised.
+extension Scheduler: SpareExecutors {
+    func borrow(upTo count: Int) -> Int {
+        let lending = min(max(0, count), max(0, settings.executors - running.count - promised - lent))
+        lent += lending
+        return lending
+    }
+
+    func giveBack(_ count: Int) {
+        lent = max(0, lent - count)
+        // a queued integration may have waited for them
+        wake?.yield()
+    }
+}
