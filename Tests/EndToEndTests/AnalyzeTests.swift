@@ -30,6 +30,7 @@ struct AnalyzeTests {
         let repo = package.repository
         try repo.commit("Lint with our rules", files: [".swift-format": Self.configuration + "\n"])
         try home.write("Bots/app.yml", "repository: {url: '\(repo.url)'}\ntest: {enabled: false}\nanalyze: {lint: true}\n")
+        try await home.seed()
 
         // 1. A clean package: the step runs and finds nothing.
         let first = try await home.kilnRun()
@@ -103,6 +104,7 @@ struct AnalyzeTests {
         try repo.commit("A library of three", files: Self.library(["sub", "mul"]))
         let bot = "repository: {url: '\(repo.url)', branch: trunk}\ntest: {enabled: false}\nanalyze: {api-breakage: %@}\n"
         try home.write("Bots/app.yml", bot.replacingOccurrences(of: "%@", with: "true"))
+        try await home.seed()
 
         // 1. Nothing to compare with yet.
         let first = try await home.kilnRun()
@@ -149,6 +151,7 @@ struct AnalyzeTests {
         let repo = package.repository
         try repo.commit("Two functions", files: ["Sources/Lib/Lib.swift": FixturePackage.library() + "\npublic func extra() {}\n"])
         try home.write("Bots/app.yml", "repository: {url: '\(repo.url)'}\ntest: {enabled: false}\nanalyze: {api-breakage: true}\n")
+        try await home.seed()
         let first = try await home.kilnRun()
         #expect(first.output.contains("result: succeeded"), "nothing to compare with yet: \(first.output)")
 

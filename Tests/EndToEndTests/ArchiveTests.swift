@@ -71,6 +71,7 @@ struct ArchiveTests {
             """
         }
         try home.write("Bots/app.yml", bot("products: [hello], files: ['docs/**/*.html', CHANGELOG.md]"))
+        try await home.seed()
 
         let first = try await home.kilnRun()
         #expect(first.status == 0 && first.output.contains("result: succeeded"), "\(first.output)")

@@ -37,7 +37,8 @@ struct BisectionServeTests {
 
                 """
             ],
-            config: "executors: 1\npublic-url: http://ci.example.com\nsmtp: {url: '\(smtp.url)', from: 'Kiln <kiln@example.com>'}\n")
+            config: "executors: 1\npublic-url: http://ci.example.com\nsmtp: {url: '\(smtp.url)', from: 'Kiln <kiln@example.com>'}\n",
+            seeded: ["app"])
         let (broken, culprit) = try await Self.bisectEightCommits(served, repo: repo)
         let store = try served.store()
         #expect(broken.result == .testFailures)
@@ -72,7 +73,8 @@ struct BisectionServeTests {
         try repo.commit("Measure the speed", files: PerformanceRunTests.measuring(50_000))
         // A wide tolerance: the test proves the search, not the machine's steadiness under load.
         let served = try await ServedHome(
-            bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\nperformance: {tolerance: 300%}\n"], config: "executors: 1\n")
+            bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\nperformance: {tolerance: 300%}\n"], config: "executors: 1\n",
+            seeded: ["app"])
         _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
         try await served.eventually("the first integration: the baseline", timeout: .seconds(240)) {
             try await served.integrations("app").first?.result == .succeeded
@@ -107,7 +109,8 @@ struct BisectionServeTests {
     func threeExecutors() async throws {
         let package = try FixturePackage()
         let repo = package.repository
-        let served = try await ServedHome(bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\n"], config: "executors: 3\n")
+        let served = try await ServedHome(
+            bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\n"], config: "executors: 3\n", seeded: ["app"])
         let (pushed, culprit) = try await Self.bisectEightCommits(served, repo: repo)
         let store = try served.store()
         let bisection = try #require(try await store.bisection(of: pushed.id))
@@ -181,7 +184,7 @@ struct BisectionServeTests {
         let bot =
             "repository: {url: '\(repo.url)', branch: master}\nschedule: {poll: 0}\npull-requests: true\n"
             + PullRequestTests.forge(forge, tokenFile: home.url("token"))
-        let served = try await ServedHome(bots: ["app": bot])
+        let served = try await ServedHome(bots: ["app": bot], seeded: ["app"])
         let port = try await served.server.waitForPort()
         _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
         try await served.eventually("the branch's first integration", timeout: .seconds(240)) {

@@ -90,7 +90,7 @@ struct BrowserTests {
                 run: printf '\\033[1;31mred words\\033[0m and plain ones\\n'
 
             """
-        let served = try await ServedHome(bots: ["app": bot])
+        let served = try await ServedHome(bots: ["app": bot], seeded: ["app"])
         let port = try await served.server.waitForPort()
         #expect(try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path).status == 0)
         try await served.eventually("the first integration to end", timeout: .seconds(240)) {

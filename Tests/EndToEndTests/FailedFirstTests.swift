@@ -62,7 +62,7 @@ struct FailedFirstTests {
                 "app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\n" + forgeLine,
                 "plain": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {order: as-written}\n",
             ],
-            config: "executors: 2\npublic-url: https://ci.example.com/\n")
+            config: "executors: 2\npublic-url: https://ci.example.com/\n", seeded: ["app"])
         func trigger() async throws {
             for bot in ["app", "plain"] {
                 let queued = try await runProcess(Executables.kiln, ["trigger", bot], in: served.home.path)

@@ -69,6 +69,7 @@ struct FlakyTestTests {
         try package.repository.commit(
             "Tests that follow a plan", files: Self.plannedTests(xctest: xctest, steady: steady, swiftTesting: swiftTesting))
         try home.write("Bots/app.yml", "repository: {url: '\(package.repository.url)'}\n")
+        try await home.seed()
         func run(xctest xcPlan: [String], steady steadyPlan: [String] = [], swiftTesting stPlan: [String]) async throws -> String {
             try home.write(".kiln/homes/app/plan-xctest", xcPlan.joined(separator: "\n"))
             try home.write(".kiln/homes/app/plan-steady", steadyPlan.joined(separator: "\n"))

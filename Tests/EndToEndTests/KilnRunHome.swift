@@ -25,6 +25,13 @@ extension TemporaryDirectory {
         return (result.status, result.standardOutput + result.standardError)
     }
 
+    /// Lets `bot`'s first integration here start warm from the run's shared build of a
+    /// `FixturePackage` (`FixtureSeed`), as a new workspace starts from a snapshot; in a matrix,
+    /// those of `cells` that build as the bot without one does.
+    func seed(_ bot: String = "app", cells: [String] = ["branch"]) async throws {
+        try await FixtureSeed.shared.install(bot: bot, cells: cells, into: url(".kiln"))
+    }
+
     /// Integration `number` of `bot` as `kiln run` recorded it in this directory's store.
     func recorded(_ number: Int, of bot: String = "app") async throws -> IntegrationDetail {
         let store = try SQLiteStore.open(dataDirectory: url(".kiln"))

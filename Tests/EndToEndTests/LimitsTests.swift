@@ -87,6 +87,7 @@ struct LimitsTests {
 
         try repo.commit("Hold memory", files: ["Tests/LibTests/HogTests.swift": Self.hog])
         try home.write("Bots/app.yml", bot("{memory: 1GiB}"))
+        try await home.seed()
         let first = try await home.kilnRun()
         #expect(first.status == 1 && first.output.contains("result: build-errors"), "\(first.output)")
         let one = try await home.recorded(1)

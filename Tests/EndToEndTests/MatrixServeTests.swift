@@ -179,6 +179,7 @@ struct MatrixServeTests {
         let folder = try Self.secondToolchain(in: home)
         try home.write("kiln.yml", "toolchains: {second: '\(folder)'}\n")
         try home.write("Bots/app.yml", "repository: {url: '\(package.repository.url)'}\nmatrix: {toolchain: [default, second, missing]}\n")
+        try await home.seed(cells: ["default-debug-none"])
 
         let validated = try await runProcess(Executables.kiln, ["validate"], in: home.path)
         #expect(validated.status == 0, "a warning, not an error: \(validated.standardOutput)")
@@ -234,6 +235,7 @@ struct MatrixServeTests {
         let offering = ServedHome(
             home: home, server: try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path))
         _ = try await offering.server.waitForPort()
+        for host in [plain.home, home] { try await host.seed(cells: ["default-debug-none"]) }
         let store = try await PostgresStore.open(DatabaseSettings(url: url), logsDirectory: nil)
         try await plain.eventually("both hosts heard") { try await store.hosts().count == 2 }
 
@@ -265,6 +267,7 @@ struct MatrixServeTests {
         let served = try await ServedHome(
             bots: ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\nmatrix: {configuration: [debug, release]}\n"],
             config: "executors: 1\n")
+        try await served.home.seed(cells: ["default-debug-none"])
         _ = try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path)
         try await served.eventually("the first integration", timeout: .seconds(300)) {
             try await served.integrations("app").first?.result == .succeeded

@@ -51,6 +51,7 @@ struct PerformanceRunTests {
         try repo.commit("Measure the speed", files: Self.measuring(50_000))
         // A wide tolerance: the test proves the verdict, not the machine's steadiness under the suite's load.
         try home.write("Bots/app.yml", "repository: {url: '\(repo.url)'}\nperformance: {tolerance: 300%}\n")
+        try await home.seed()
 
         let first = try await home.kilnRun()
         #expect(first.output.contains("result: succeeded"), "no baseline yet is no regression: \(first.output)")

@@ -87,7 +87,7 @@ struct PullRequestTests {
         let bot =
             "repository: {url: '\(repo.url)', branch: master}\nschedule: {poll: 10s}\npull-requests: true\n"
             + Self.forge(forge, tokenFile: home.url("token"))
-        let served = try await ServedHome(bots: ["app": bot], config: "executors: 1\npublic-url: https://ci.example.com/\n")
+        let served = try await ServedHome(bots: ["app": bot], config: "executors: 1\npublic-url: https://ci.example.com/\n", seeded: ["app"])
         let port = try await served.server.waitForPort()
         try await served.eventually("the branch's first integration", timeout: .seconds(120)) {
             try await served.integrations("app").first?.step == .completed

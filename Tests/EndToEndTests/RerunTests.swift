@@ -38,9 +38,10 @@ struct RerunTests {
     )
     func rerunFailedThenAll() async throws {
         let package = try FixturePackage()
-        let served = try await ServedHome(bots: [
-            "app": "repository: {url: '\(package.repository.url)'}\nschedule: {poll: 0}\ntest: {retries: 0}\n"
-        ])
+        let served = try await ServedHome(
+            bots: [
+                "app": "repository: {url: '\(package.repository.url)'}\nschedule: {poll: 0}\ntest: {retries: 0}\n"
+            ], seeded: ["app"])
         let home = served.home
         let plans = (home.url(".kiln/homes/app/plan-xctest"), home.url(".kiln/homes/app/plan-steady"), home.url(".kiln/homes/app/plan-swift"))
         try package.repository.commit(

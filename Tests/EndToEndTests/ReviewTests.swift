@@ -39,7 +39,7 @@ struct ReviewTests {
         let bot =
             "repository: {url: '\(repo.url)', branch: master}\nschedule: {poll: 10s}\npull-requests: true\n"
             + "forge: {kind: github, api-url: '\(forge.apiURL)', token-file: '\(home.url("token"))', review: true}\n"
-        let served = try await ServedHome(bots: ["app": bot], config: "executors: 1\npublic-url: https://ci.example.com/\n")
+        let served = try await ServedHome(bots: ["app": bot], config: "executors: 1\npublic-url: https://ci.example.com/\n", seeded: ["app"])
         let port = try await served.server.waitForPort()
         try await served.eventually("the branch's first integration", timeout: .seconds(120)) {
             try await served.integrations("app").first?.step == .completed

@@ -27,6 +27,7 @@ struct RunCommandTests {
         let home = try TemporaryDirectory()
         let package = try FixturePackage()
         try home.write("Bots/app.yml", "repository: {url: '\(package.repository.url)'}\n")
+        try await home.seed()
         let repo = package.repository
         let bob = GitFixture.Author.bob
 
@@ -40,6 +41,10 @@ struct RunCommandTests {
         #expect(one.tests.allSatisfy { $0.status == .passed })
         #expect(one.steps.map(\.name) == [.checkout, .beforeTriggers, .building, .testing, .processing])
         #expect(one.commits.map(\.subject) == ["Add the package"])
+        // It started from the run's shared build of the package, which another repository of
+        // the same files made (FixtureSeed): only what differs would be compiled.
+        let firstLog = try String(contentsOfFile: home.url(".kiln/logs/app/1.log"), encoding: .utf8)
+        #expect(firstLog.contains("workspace: warm from this host's snapshot of #1") && !firstLog.contains("Compiling"), "\(firstLog)")
 
         // 2. Bob adds a warning.
         let warned = try repo.commit(
@@ -191,6 +196,7 @@ struct RunCommandTests {
         let package = try FixturePackage()
         let repo = package.repository
         try home.write("Bots/app.yml", "repository: {url: '\(repo.url)'}\n")
+        try await home.seed()
         try repo.commit(
             "A test that crashes",
             files: [

@@ -27,10 +27,13 @@ struct ServedHome {
     let home: TemporaryDirectory
     let server: ServerProcess
 
-    init(bots: [String: String], config: String = "executors: 1\n", environment: [String: String] = [:]) async throws {
+    /// `seeded`: the bots among `bots` whose repository is a `FixturePackage` and whose first
+    /// integration may start warm from the run's shared build of it (`FixtureSeed`).
+    init(bots: [String: String], config: String = "executors: 1\n", environment: [String: String] = [:], seeded: [String] = []) async throws {
         home = try TemporaryDirectory()
         try home.write("kiln.yml", config)
         for (name, text) in bots { try home.write("Bots/\(name).yml", text) }
+        for bot in seeded { try await FixtureSeed.shared.install(bot: bot, into: home.url(".kiln")) }
         server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path, environment: environment)
         _ = try await server.waitForPort()
     }

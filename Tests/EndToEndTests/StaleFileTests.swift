@@ -48,6 +48,7 @@ struct StaleFileTests {
         let package = try FixturePackage()
         let home = try TemporaryDirectory()
         try home.write("Bots/app.yml", "repository: {url: '\(package.repository.url)'}\n")
+        try await home.seed()
         // Another run's passing test, which this run's failing one must never be mistaken for.
         try home.write(".kiln/homes/app/.kiln-test-events.jsonl", "{\"kind\":\"testEnded\"}\n")
         let release = try Self.immutable(home.url(".kiln/homes/app/.kiln-test-events.jsonl"))
