@@ -87,7 +87,8 @@ public final class ServerProcess: Sendable {
         do {
             return try await child.finish(within: .seconds(15))
         } catch {
-            throw ServerProcessError.timedOut(standardOutput)
+            // what it logged says where its shutdown stood
+            throw ServerProcessError.timedOut(standardOutput + "\n--- its log (standard error) ---\n" + child.standardError)
         }
     }
 }
