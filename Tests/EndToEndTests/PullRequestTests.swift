@@ -120,7 +120,11 @@ struct PullRequestTests {
         #expect(added.status == .new && added.introducedBy.map(\.name) == ["Bob Builder"] && added.introducedBy.first?.commit == head)
         #expect(detail.commits.map(\.sha) == [head], "the pull request's own commits")
 
-        let calls = try await forge.waitForCalls { calls in calls.contains { $0.sha == head && $0.state == "failure" } }
+        // The final status, not the "failing so far" one that a streamed failure sends first (also
+        // a failure): waiting for any failure raced the final one.
+        let calls = try await forge.waitForCalls { calls in
+            calls.contains { $0.sha == head && $0.state == "failure" && !$0.description.contains("so far") }
+        }
         let mine = calls.filter { $0.sha == head }
         #expect(mine.first?.state == "pending" && mine.last?.state == "failure", "\(mine)")
         // Before the end: pending, and "failing so far" from the first failure read as it streamed.
