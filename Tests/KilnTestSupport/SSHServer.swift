@@ -71,11 +71,12 @@ public final class SSHServer: @unchecked Sendable {
         // this process loses track of its own children's exits while a child sshd serves a session.
         let started = try runProcessSync(sshd, ["-f", directory.url("sshd_config")])
         guard started.status == 0 else { throw GitFixtureError.failed("sshd", started.standardError) }
-        for _ in 0..<300 {
+        // Up to 30 s: with both cores compiling beside it, sshd took over 3 s to listen.
+        for _ in 0..<3000 {
             if !GitDaemon.isFree(port) { return }
             usleep(10_000)
         }
-        throw GitFixtureError.failed("sshd", "sshd did not start on port \(port)")
+        throw GitFixtureError.failed("sshd", "sshd did not start on port \(port) within 30 s")
     }
 
     /// The ssh:// URL of the repository at `path` on this server.
