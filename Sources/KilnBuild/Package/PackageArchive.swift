@@ -48,7 +48,7 @@ extension PackageBuild {
             throw ProcessError.cannotStart(command: "archive", reason: "cannot create \(contents): \(error.localizedDescription)")
         }
         if !settings.products.isEmpty {
-            let release = ["build", "-c", "release"] + PackageBuild.fileHashing + settings.arguments
+            let release = ["build", "-c", "release"] + workspace.compilerFlags + settings.arguments
             for product in settings.products {
                 let parser = Mutex(DiagnosticParser(root: workspace.directory))
                 let end = try await workspace.run(StepCommand("swift", release + ["--product", product]), step: .archiving, commit: commit) { line in

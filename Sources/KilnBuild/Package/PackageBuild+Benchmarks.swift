@@ -31,7 +31,7 @@ extension PackageBuild {
                 throw .cannotStart(command: "swift package benchmark", reason: error.description)
             }
         }
-        var arguments = Self.swiftPackage(["--allow-writing-to-package-directory", "benchmark", "baseline", "update", BenchmarkResults.baselineName])
+        var arguments = swiftPackage(["--allow-writing-to-package-directory", "benchmark", "baseline", "update", BenchmarkResults.baselineName])
         for target in targets { arguments += ["--target", target] }
         for name in only { arguments += ["--filter", "^\(NSRegularExpression.escapedPattern(for: name))$"] }
         arguments += ["--no-progress"]

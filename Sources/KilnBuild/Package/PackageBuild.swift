@@ -30,8 +30,8 @@ public struct PackageBuild: Sendable {
     var bot: Bot { workspace.bot }
     var configuration: String { bot.build.configuration.rawValue }
 
-    /// What every build of a workspace passes the compiler (`swift build`, the archive's, the
-    /// symbol graphs'): the driver then decides what to recompile by a source's contents, not its
+    /// Part of what every build of a workspace passes the compiler (`Workspace.compilerFlags`):
+    /// the driver then decides what to recompile by a source's contents, not its
     /// modification time, which a fresh checkout sets anew for every file. It changes no product;
     /// it is what lets a copied `.build` (a snapshot's) hold for another checkout: measured on
     /// swift-argument-parser, a fresh clone given a warm `.build` rebuilt in 16.5 s with it and
@@ -41,7 +41,7 @@ public struct PackageBuild: Sendable {
     /// `swift package` with the build step's compiler flags: with others, a `swift package` that
     /// builds (a plugin's tools, the API check) and the next `swift build` each rebuilt what the
     /// other had (a warm package-benchmark integration took 18 s, 5.4 s with the same flags).
-    static func swiftPackage(_ subcommand: [String]) -> [String] { ["package"] + fileHashing + subcommand }
+    func swiftPackage(_ subcommand: [String]) -> [String] { ["package"] + workspace.compilerFlags + subcommand }
 
     /// `swift build` (with the tests when the bot tests), its diagnostics read as the lines arrive.
     public var buildArguments: [String] {
@@ -50,7 +50,7 @@ public struct PackageBuild: Sendable {
         var arguments = ["build", "-c", configuration, "--disable-dependency-cache"]
         if bot.test.enabled { arguments.append("--build-tests") }
         if bot.test.enabled, bot.test.coverage { arguments.append("--enable-code-coverage") }
-        return arguments + Self.fileHashing + bot.build.arguments
+        return arguments + workspace.compilerFlags + bot.build.arguments
     }
 
     /// `swift test` of what the build built, with Swift Testing's events written to a file.
@@ -106,7 +106,7 @@ public struct PackageBuild: Sendable {
     /// a finding; any other failure means the check was not done.
     public func apiBreakage(since baseline: String, commit: String?) async throws(ProcessError) -> AnalysisOutput {
         let report = Mutex(APIBreakageReport())
-        let command = StepCommand("swift", Self.swiftPackage(["diagnose-api-breaking-changes", baseline]))
+        let command = StepCommand("swift", swiftPackage(["diagnose-api-breaking-changes", baseline]))
         let end = try await workspace.run(command, step: .analyzing, commit: commit) { line in
             report.withLock { $0.consume(line) }
         }

@@ -126,7 +126,7 @@ struct DocumentationCheck: SoundnessCheck {
     /// that it reuses the build's products: where it wrote the graphs (as the workspace is on
     /// this host, not in the sandbox).
     private func symbolGraphs(_ context: SoundnessContext) async throws(ProcessError) -> (directory: String?, end: ProcessEnd) {
-        var flags = PackageBuild.fileHashing
+        var flags = context.package.workspace.compilerFlags
         var arguments = context.package.bot.build.arguments[...]
         while let argument = arguments.popFirst() {
             if argument.hasPrefix("-X"), let value = arguments.popFirst() { flags += [argument, value] }

@@ -203,6 +203,8 @@ public struct Workspace: Sendable {
     ) async throws(ProcessError) -> ProcessEnd {
         // a HOME that cannot be made fails the process that needs it, in the log
         try? FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        // without it, a sandboxed build's module cache lives only as long as its process
+        if confined { try? FileManager.default.createDirectory(atPath: moduleCache, withIntermediateDirectories: true) }
         await log.header("\(step.rawValue): \(command.display)")
         do {
             // The package's own processes see no network with `network: none`; triggers keep it.
@@ -261,7 +263,9 @@ public struct Workspace: Sendable {
         if FileManager.default.fileExists(atPath: mirrors) { arguments += ["--ro-bind", mirrors, mirrors] }
         if FileManager.default.fileExists(atPath: log.path) { arguments += ["--ro-bind", log.path, log.path] }
         if let toolchain { arguments += ["--ro-bind", toolchain, toolchain] }
-        arguments += ["--bind", directory, seenAs, "--bind", home, home, "--die-with-parent", "--chdir", seenAs, "--", command.executable]
+        arguments += ["--bind", directory, seenAs, "--bind", home, home]
+        if FileManager.default.fileExists(atPath: moduleCache) { arguments += ["--bind", moduleCache, moduleCacheSeenAs] }
+        arguments += ["--die-with-parent", "--chdir", seenAs, "--", command.executable]
         return StepCommand("bwrap", arguments + command.arguments)
     }
 

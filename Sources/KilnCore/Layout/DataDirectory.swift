@@ -25,6 +25,8 @@
 /// <data>/logs/<bot>/<n>.log     integration logs
 /// <data>/snapshots/<bot>/<cell>.<sha256>.tar.zst, <cell>.json
 ///                               a warm `.build` packed, which new workspaces start from
+/// <data>/module-caches/<toolchain>-<configuration>/
+///                               the toolchain's modules compiled once, for new sandboxed workspaces
 /// ```
 ///
 /// A pull request from a fork is code nobody on the team vouches for. It never shares a workspace
@@ -54,6 +56,9 @@ public struct DataDirectory: Sendable, Hashable {
     /// (`snapshotManifest`).
     public func snapshot(of bot: String, cell: String, sha256: String) -> String { "\(snapshots)/\(bot)/\(cell).\(sha256).tar.zst" }
     public func snapshotManifest(of bot: String, cell: String) -> String { "\(snapshots)/\(bot)/\(cell).json" }
+    /// The module caches Kiln compiled from its own probe package, per toolchain and configuration
+    /// (`ModuleCacheTemplates`), which a new sandboxed workspace starts with.
+    public var moduleCaches: String { "\(path)/module-caches" }
 
     /// Where a sandboxed integration's processes see its workspace, whichever of the bot's
     /// workspaces it is and whichever host it runs on: in the sandbox's private /tmp, at a path
@@ -61,6 +66,11 @@ public struct DataDirectory: Sendable, Hashable {
     /// module caches) then holds in a copy of it, so that a new workspace seeded from a snapshot
     /// builds warm.
     public static func confinedWorkspace(of bot: String) -> String { "/tmp/kiln/workspace/\(bot)" }
+
+    /// Where a sandboxed build sees its Swift module cache (`-module-cache-path`): one path for
+    /// every bot, so that the toolchain's modules compiled once (`moduleCaches`) hold in any
+    /// workspace (clang refuses a module cache made at another path).
+    public static let confinedModuleCache = "/tmp/kiln/module-cache"
 
     /// Held (flock) by the `kiln serve` that uses this directory; says which one it is.
     public var serveLock: String { "\(path)/serve.lock" }

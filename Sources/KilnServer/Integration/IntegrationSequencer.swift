@@ -65,7 +65,11 @@ public struct IntegrationSequencer: Sendable {
     ) {
         self.limits = limits
         self.forkLimits = forkLimits
-        warm = snapshots.flatMap { snapshots in catalog.map { WarmWorkspaces(snapshots: snapshots, catalog: $0, logger: logger) } }
+        // KILN_MODULE_CACHES: one folder of module cache templates for several data directories
+        let moduleCaches = serverEnvironment[ModuleCacheTemplates.folderVariable]
+        warm = snapshots.flatMap { snapshots in
+            catalog.map { WarmWorkspaces(snapshots: snapshots, catalog: $0, logger: logger, moduleCaches: moduleCaches) }
+        }
         self.clock = clock
         self.toolchains = toolchains
         versions = ToolchainVersions(file: layout.toolchainVersions)
@@ -160,6 +164,7 @@ public struct IntegrationSequencer: Sendable {
             guard let recorded = await run(claim, of: bot, cell: cell, in: workspace, swiftVersion: version, spare: spare, progress: progress)
             else { return nil }
             await warm.keep(workspace, after: recorded, cell: WorkspaceSnapshot.cell(cell), swiftVersion: version, now: clock.now)
+            await warm.makeModuleCache(for: workspace, swiftVersion: version)
             return recorded
         }
     }

@@ -19,7 +19,8 @@ import KilnStore
 extension IntegrationSteps {
     /// After the checkout: a workspace without a `.build` starts from a snapshot of the same bot
     /// and cell when there is one (`WarmWorkspaces`); the log says where it came from. Then
-    /// `.build` is made to hold where the build sees it (`Workspace.settleSeenPath`). Returns
+    /// `.build` is made to hold where the build sees it (`Workspace.settleSeenPath`), and a cold
+    /// one gets the toolchain's modules compiled ahead (`ModuleCacheTemplates`). Returns
     /// where it came from, for the store (`recordOrigin`); nil without warm workspaces. `wiped`:
     /// the checkout wiped it for the bot's `clean` schedule.
     func startWorkspace(wiped: Bool) async -> WorkspaceOrigin? {
@@ -30,6 +31,13 @@ extension IntegrationSteps {
         let origin = await warm.workspaces.start(workspace, cell: warm.cell, swiftVersion: warm.swiftVersion, wiped: wiped)
         await log.note("workspace: \(origin.sentence)")
         await settleSeenPath()
+        // A workspace that starts cold (but where the bot turned the cache off) starts with the
+        // toolchain's modules compiled ahead: only Kiln's own package's build ever makes them.
+        if origin.origin == .cold, origin.reason != .cacheOff,
+            let sentence = await warm.workspaces.moduleCaches.fill(workspace, swiftVersion: warm.swiftVersion)
+        {
+            await log.note("module caches: \(sentence)")
+        }
         return origin
     }
 

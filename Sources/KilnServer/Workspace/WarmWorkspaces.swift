@@ -31,16 +31,22 @@ struct WarmWorkspaces: Sendable {
     let holds = WorkspaceHolds()
     let download: HTTPDownload
     let logger: Logger
+    /// The toolchain's modules compiled once, for a new sandboxed workspace that starts cold.
+    let moduleCaches: ModuleCacheTemplates
     /// A snapshot is replaced after a successful integration once it is this old (or made with
     /// another toolchain): a snapshot a few commits behind seeds nearly as well, and packing after
     /// every integration would cost each one its pack (0.8 s of two cores for a 233 MB `.build`).
     static let refresh: TimeInterval = 3600
 
-    init(snapshots: WorkspaceSnapshots, catalog: any WorkspaceCatalog, logger: Logger, download: HTTPDownload = HTTPDownload()) {
+    init(
+        snapshots: WorkspaceSnapshots, catalog: any WorkspaceCatalog, logger: Logger, moduleCaches: String? = nil,
+        download: HTTPDownload = HTTPDownload()
+    ) {
         self.snapshots = snapshots
         self.catalog = catalog
         self.logger = logger
         self.download = download
+        self.moduleCaches = ModuleCacheTemplates(folder: moduleCaches ?? snapshots.layout.moduleCaches)
     }
 
     /// Gives `workspace`, just checked out, a `.build` when it has none: where it came from.
@@ -82,6 +88,16 @@ struct WarmWorkspaces: Sendable {
             }
         }
         return .cold(refusals.isEmpty ? .noSnapshot : .refused(refusals))
+    }
+
+    /// After an integration was recorded (the workspace still held): makes this host's module
+    /// cache template for its toolchain and configuration when there is none yet
+    /// (`ModuleCacheTemplates`), so that the next new sandboxed workspace starts with it.
+    func makeModuleCache(for workspace: Workspace, swiftVersion: String?) async {
+        guard workspace.bot.cache != .none, let failure = await moduleCaches.make(for: workspace, swiftVersion: swiftVersion) else { return }
+        logger.warning(
+            "the toolchain's modules could not be compiled ahead: new sandboxed workspaces compile them in their first build",
+            metadata: ["bot": "\(workspace.bot.name)", "error": "\(failure)"])
     }
 
     /// Fetches `remote` from the host at `address` into this host's snapshots, checks it, and
