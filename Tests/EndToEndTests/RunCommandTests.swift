@@ -250,7 +250,9 @@ struct RunCommandTests {
         #expect(try await leftoverProcesses(matching: "sleep 333").isEmpty, "the test's child was stopped too")
     }
 
-    @Test("A build that prints 200 MiB: the log is capped and kiln's memory stays bounded")
+    @Test(
+        "A trigger that prints 200 MiB under limits.log: 10MiB: the log is cut there saying so, the trigger stopped, an error issue names the limit, and kiln's memory stays bounded"
+    )
     func hugeOutput() async throws {
         let home = try TemporaryDirectory()
         let repo = try GitFixture()
@@ -260,10 +262,12 @@ struct RunCommandTests {
             """
             repository: {url: '\(repo.url)'}
             test: {enabled: false}
-            triggers: [{name: loud, phase: before, run: 'head -c 209715200 /dev/zero | tr "\\\\0" x | fold -w 99'}]
+            limits: {log: 10MiB}
+            triggers: [{name: loud, phase: before, run: 'head -c 209715200 /dev/zero | tr "\\\\0" x | fold -w 99; sleep 600'}]
 
             """)
         // python3 reports the peak resident memory of kiln run (ru_maxrss of its children, in KiB).
+        let began = ContinuousClock.now
         let measured = try await runProcess(
             "/usr/bin/python3",
             [
@@ -274,8 +278,16 @@ struct RunCommandTests {
         let peak = try #require(Int(measured.standardOutput.split(separator: "\n").last ?? ""))
         #expect(peak < 150 * 1024, "kiln run peaked at \(peak / 1024) MiB for 200 MiB of output")
         let size = try FileManager.default.attributesOfItem(atPath: home.url(".kiln/logs/loud/1.log"))[.size] as? Int ?? 0
-        #expect(size > 49 * 1024 * 1024 && size < 51 * 1024 * 1024)
-        #expect(measured.standardOutput.contains("result: build-errors"), "the integration went on after the cap")
+        #expect(size > 10 * 1024 * 1024 - 100 && size < 10 * 1024 * 1024 + 4096, "\(size)")
+        let sentence = "a trigger printed more than 10.0 MiB of output (limits.log) and was stopped"
+        #expect(measured.standardOutput.contains("result: build-errors"), "\(measured.standardOutput)")
+        let recorded = try await home.recorded(1, of: "loud")
+        #expect(recorded.issues.map(\.message) == [sentence] && recorded.issues.first?.type == .error, "\(recorded.issues)")
+        // stopped as the log filled, not by the timeout after the trigger's sleep
+        #expect(ContinuousClock.now - began < .seconds(120))
+        let log = try String(contentsOfFile: home.url(".kiln/logs/loud/1.log"), encoding: .utf8)
+        #expect(
+            log.contains("*** log truncated at 10.0 MiB (limits.log): later output is not kept\n*** \(sentence): stopping every process of the step"))
     }
 
     @Test("A log file the disk refuses: the integration still ends with its result, and its reason says what output was lost")

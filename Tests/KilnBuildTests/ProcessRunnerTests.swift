@@ -275,16 +275,18 @@ struct IntegrationLogTests {
                 == "=== building: swift build\ntoken is *** and ***\nnext short\n*** result: succeeded\n")
     }
 
-    @Test("The log is capped with one clear line; output past the cap is dropped")
+    @Test("The log is capped with one clear line; output past the cap is dropped; Kiln's own lines still go in")
     func cap() async throws {
         let directory = try TemporaryDirectory()
         let log = IntegrationLog(path: directory.url("1.log"), secrets: [], limit: 1024 * 1024)
         let line = Array((String(repeating: "x", count: 99) + "\n").utf8)
         for _ in 0..<20_000 { await log.append(line) }
+        #expect(await log.isTruncated)
+        await log.note("result: build-errors")
         await log.close()
         let size = try FileManager.default.attributesOfItem(atPath: log.path)[.size] as? Int ?? 0
         #expect(size <= 1024 * 1024 + 200)
         let text = try String(contentsOfFile: log.path, encoding: .utf8)
-        #expect(text.hasSuffix("*** log truncated at 1 MiB: later output is not kept (the integration went on)\n"))
+        #expect(text.hasSuffix("*** log truncated at 1.0 MiB (limits.log): later output is not kept\n*** result: build-errors\n"))
     }
 }

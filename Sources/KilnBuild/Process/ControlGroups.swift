@@ -127,7 +127,7 @@ public enum ControlGroups: Sendable, Hashable {
     /// A new group bounded by `limits`; nil when this host has none to make (rlimits, or nothing
     /// to bound) or one cannot be made now (then the step runs bounded by rlimits).
     public func group(_ limits: ResourceLimits) -> ControlGroup? {
-        guard !limits.isEmpty else { return nil }
+        guard limits.bindsProcesses else { return nil }
         let name = "kiln-\(getpid())-\(Self.made.add(1, ordering: .relaxed).newValue)"
         var group = ControlGroup(limits: limits)
         switch self {

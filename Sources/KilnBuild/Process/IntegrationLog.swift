@@ -20,8 +20,10 @@ import KilnPresentation
 ///
 /// Secret values, in every form `SecretMask` knows, are replaced by `***` line by line, before
 /// anything reaches the file; the same mask is what the steps' parsers read through. Past
-/// `limit` bytes one "log truncated" line is written and further output is dropped — the build
-/// goes on, and memory does not grow with the output.
+/// `limit` bytes (`limits.log`) one "log truncated" line is written and further output is
+/// dropped, so that memory does not grow with the output; the step's limits watcher then stops
+/// the step (`Workspace.bounded`). Kiln's own lines (headers, notes) are still written, so that
+/// the log ends saying what happened.
 ///
 /// A write the file refuses (a full disk, a directory that cannot be made) is not retried: the
 /// integration goes on, and `loss` says how much output was lost and why, for the integration's
@@ -39,7 +41,7 @@ public actor IntegrationLog {
     /// Output the file did not take, and the first reason; nil while it took everything.
     public private(set) var loss: LogLoss?
 
-    public static let defaultLimit = 50 * 1024 * 1024
+    public static let defaultLimit = ResourceLimits.serverDefaults.log ?? 100 << 20
 
     public init(path: String, sink: (any LogSink)? = nil, secrets: [String], limit: Int = IntegrationLog.defaultLimit) {
         self.path = path
@@ -67,13 +69,13 @@ public actor IntegrationLog {
     /// A step's header: `=== building: swift build -c debug --build-tests`.
     public func header(_ text: String) {
         flushPartial()
-        write(Array("=== \(text)\n".utf8))
+        write(Array("=== \(text)\n".utf8), own: true)
     }
 
     /// A line of Kiln's own (a result, a reason), marked so it stands out from the build's output.
     public func note(_ text: String) {
         flushPartial()
-        write(Array("*** \(text)\n".utf8))
+        write(Array("*** \(text)\n".utf8), own: true)
     }
 
     /// Output as it arrives; complete lines are masked and written, a partial line waits.
@@ -122,14 +124,28 @@ public actor IntegrationLog {
     /// Bytes written so far (the truncation line included).
     public var size: Int { written }
 
-    private func write(_ bytes: [UInt8]) {
+    /// Whether output went past `limit` and was cut.
+    public var isTruncated: Bool { truncated }
+
+    /// Writes `bytes`: the build's output up to `limit`; Kiln's `own` lines whatever the size.
+    private func write(_ bytes: [UInt8], own: Bool = false) {
+        if own {
+            written += bytes.count
+            writeToFile(bytes)
+            sink?.write(bytes)
+            return
+        }
         guard !truncated else { return }
         if written + bytes.count > limit {
             truncated = true
-            let line = Array("\n*** log truncated at \(limit / (1024 * 1024)) MiB: later output is not kept (the integration went on)\n".utf8)
-            written += line.count
-            writeToFile(line)
-            sink?.write(line)
+            // the whole lines that fit, then the line that says so
+            let room = max(0, limit - written)
+            let kept = bytes[..<room].lastIndex(of: UInt8(ascii: "\n")).map { Array(bytes[...$0]) } ?? []
+            let line = Array("*** log truncated at \(ByteCount.text(limit)) (limits.log): later output is not kept\n".utf8)
+            let end = kept + line
+            written += end.count
+            writeToFile(end)
+            sink?.write(end)
             return
         }
         written += bytes.count

@@ -18,11 +18,12 @@ import KilnPresentation
 extension Workspace {
     /// Runs `command` (through `run`) bounded by `limits`: in a control group of its own
     /// (`ControlGroups.host`), watched while it runs, every process in it stopped at once when one
-    /// of them reaches a limit; where no group can be made, under rlimits its shell sets.
+    /// of them reaches a limit, or when its output went past `limits.log` (the log cut it there);
+    /// where no group can be made, under rlimits its shell sets, the log cut but the step going on.
     func bounded(
         _ command: StepCommand, step: IntegrationStep, run: (StepCommand) async throws(ProcessError) -> ProcessEnd
     ) async throws(ProcessError) -> ProcessEnd {
-        guard !limits.isEmpty else { return try await run(command) }
+        guard limits.bindsProcesses || limits.log != nil else { return try await run(command) }
         guard let group = ControlGroups.host.group(limits) else { return try await run(Self.underRlimits(command, limits)) }
         let log = self.log
         let ended: Result<ProcessEnd, ProcessError>
@@ -51,11 +52,13 @@ extension Workspace {
         return .limitReached(found)
     }
 
-    /// Looks at `group`'s events every 100 ms until canceled: at the first limit reached, says
-    /// so in the log and stops every process in the group.
+    /// Looks at `group`'s events (and whether the log was cut at `limits.log`) every 100 ms until
+    /// canceled: at the first limit reached, says so in the log and stops every process in the group.
     static func watch(_ group: ControlGroup, log: IntegrationLog, step: IntegrationStep) async -> ResourceLimit? {
         while !Task.isCancelled {
-            if let limit = group.reached() {
+            var full: ResourceLimit?
+            if group.limits.log != nil, await log.isTruncated { full = .log }
+            if let limit = group.reached() ?? full {
                 let reached = LimitReached(limit: limit, value: group.limits.value(of: limit), step: step)
                 await log.note("\(LimitText.sentence(reached)): stopping every process of the step")
                 await group.killAll()
@@ -92,6 +95,7 @@ extension ResourceLimits {
         case .memory: memory.map(Double.init) ?? 0
         case .processes: processes.map(Double.init) ?? 0
         case .cpus: cpus ?? 0
+        case .log: log.map(Double.init) ?? 0
         }
     }
 }

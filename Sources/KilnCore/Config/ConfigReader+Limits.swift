@@ -14,19 +14,12 @@
 import Yams
 
 extension ConfigReader {
-    /// `{memory: 4GiB, processes: 1024, cpus: 1.5}` (`limits:`, `fork-limits:`): the keys given,
+    /// `{memory: 4GiB, processes: 1024, cpus: 1.5, log: 100MiB}` (`limits:`, `fork-limits:`): the keys given,
     /// each checked; nil, with a diagnostic, when the node is no such mapping.
     func limits(_ node: Node, path: ConfigPath) -> ResourceLimits? {
         guard let fields = mapping(node, path: path, keys: ResourceLimit.allCases.map(\.rawValue)) else { return nil }
         var limits = ResourceLimits()
-        if let node = fields["memory"] {
-            let text = string(node, path: fields.path("memory"), expected: "a size such as 4GiB")
-            if let text, let bytes = ArchiveSettings.bytes(text), bytes >= 16 << 20 {
-                limits.memory = bytes
-            } else if text != nil {
-                error("'memory' must be a size of 16MiB or more, such as 4GiB or 512MiB, not '\(text ?? "")'", at: node, path: fields.path("memory"))
-            }
-        }
+        limits.memory = size(fields, "memory", least: (16 << 20, "16MiB"), example: "4GiB or 512MiB")
         if let node = fields["processes"], let count = integer(node, path: fields.path("processes"), range: 16...1_000_000) {
             limits.processes = count
         }
@@ -38,6 +31,19 @@ extension ConfigReader {
                 error("'cpus' must be a number of cores from 0.01, such as 1.5, not '\(text ?? "")'", at: node, path: fields.path("cpus"))
             }
         }
+        limits.log = size(fields, "log", least: (64 << 10, "64KiB"), example: "100MiB")
         return limits
+    }
+
+    /// The size `fields[key]` gives (`4GiB`), of `least` bytes or more; nil, with a diagnostic
+    /// that gives `example`, when it is not one.
+    private func size(_ fields: MappingFields, _ key: String, least: (bytes: Int, text: String), example: String) -> Int? {
+        guard let node = fields[key] else { return nil }
+        let text = string(node, path: fields.path(key), expected: "a size such as \(example)")
+        if let text, let bytes = ArchiveSettings.bytes(text), bytes >= least.bytes { return bytes }
+        if text != nil {
+            error("'\(key)' must be a size of \(least.text) or more, such as \(example), not '\(text ?? "")'", at: node, path: fields.path(key))
+        }
+        return nil
     }
 }

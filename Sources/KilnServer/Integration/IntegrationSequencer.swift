@@ -132,9 +132,10 @@ public struct IntegrationSequencer: Sendable {
     func workspace(for claim: Claim, of bot: Bot, toolchain: String? = nil) async -> Workspace {
         let pullRequest = claim.integration.pullRequest
         let secrets = Workspace.secrets(of: Workspace.bot(bot, for: pullRequest), in: serverEnvironment)
+        let limits = pullRequest?.fork == true ? bot.limits.over(limits).capped(by: forkLimits) : bot.limits.over(limits)
         let log = IntegrationLog(
             path: store.logLocation(bot: bot.name, number: claim.number) ?? layout.log(of: bot.name, number: claim.number),
-            sink: store.logSink(for: claim), secrets: secrets.map(\.value))
+            sink: store.logSink(for: claim), secrets: secrets.map(\.value), limit: limits.log ?? IntegrationLog.defaultLimit)
         for secret in secrets where !secret.value.isEmpty && SecretMask.isTooShort(secret.value) {
             await log.note("the secret \(secret.name) is shorter than \(SecretMask.minimumLength) characters: it is not masked (use a longer one)")
         }
@@ -144,7 +145,7 @@ public struct IntegrationSequencer: Sendable {
             pullRequest: pullRequest, hidden: pullRequest?.fork == true || bot.sandbox == .bubblewrap ? await secretFiles() : [],
             slot: claim.integration.workspaceSlot ?? 0)
         workspace.toolchain = toolchain
-        workspace.limits = pullRequest?.fork == true ? bot.limits.over(limits).capped(by: forkLimits) : bot.limits.over(limits)
+        workspace.limits = limits
         return workspace
     }
 
