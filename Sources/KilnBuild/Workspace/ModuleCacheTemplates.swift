@@ -34,15 +34,18 @@ public actor ModuleCacheTemplates {
     /// Where the templates are: `DataDirectory.moduleCaches`, or the folder `KILN_MODULE_CACHES`
     /// names, which several data directories of one host (and one account) may share.
     let folder: String
-    /// The templates being made, by name: cells starting at once wait for one probe build.
-    private var making: [String: Task<String?, Never>] = [:]
+    /// The templates being made, by folder.
+    private var making: [String: Task<Void, Never>] = [:]
+    /// Told of a template that could not be made (the bot whose integration started it, and why).
+    let unmade: @Sendable (_ bot: String, _ failure: String) -> Void
 
     /// The environment variable that names a folder of templates to use instead of the data
     /// directory's own.
     public static let folderVariable = "KILN_MODULE_CACHES"
 
-    public init(folder: String) {
+    public init(folder: String, unmade: @escaping @Sendable (_ bot: String, _ failure: String) -> Void) {
         self.folder = folder
+        self.unmade = unmade
     }
 
     /// Fills the module cache of `workspace`, new and sandboxed, from this host's template for its
@@ -69,30 +72,36 @@ public actor ModuleCacheTemplates {
         return "the toolchain's modules compiled ahead, from this host's template (copied in \(seconds))"
     }
 
-    /// Makes the template `fill` would have used for `workspace` when there is none yet: after
-    /// its integration's result, so that none waits for it (about 10 s of both cores, once per
-    /// toolchain and configuration). Nil when there is one now (or `workspace` is not sandboxed),
-    /// else why not.
-    public func make(for workspace: Workspace, swiftVersion: String?) async -> String? {
-        guard workspace.confined, let swiftVersion else { return nil }
+    /// Starts making the template `fill` would have used for `workspace` when there is none yet,
+    /// and returns: after its integration's result, beside what runs next, so that neither a
+    /// result nor an executor waits for it (about 10 s of both cores, once per toolchain and
+    /// configuration). Nothing when `workspace` is not sandboxed or one is being made.
+    public func make(for workspace: Workspace, swiftVersion: String?) {
+        guard workspace.confined, let swiftVersion else { return }
         let template = template(for: workspace, swiftVersion: swiftVersion)
-        guard !FileManager.default.fileExists(atPath: template) else { return nil }
-        let task: Task<String?, Never>
-        if let running = making[template] {
-            task = running
-        } else {
-            // owned here until it ends; every caller for the same template awaits it
-            task = Task { await Self.make(template, for: workspace) }
-            making[template] = task
+        guard making[template] == nil, !FileManager.default.fileExists(atPath: template) else { return }
+        // owned here until it ends (`settle` awaits it); it dies with the process otherwise
+        making[template] = Task { [unmade] in
+            if let failure = await Self.make(template, for: workspace) { unmade(workspace.bot.name, failure) }
+            self.made(template)
         }
-        // a caller canceled (the server stopping) stops the probe's build: nothing else needs it
-        let failure = await withTaskCancellationHandler {
-            await task.value
-        } onCancel: {
-            task.cancel()
-        }
+    }
+
+    private func made(_ template: String) {
         making[template] = nil
-        return failure
+    }
+
+    /// Returns once no template is being made (`kiln run` before it exits); a caller canceled
+    /// stops the builds.
+    public func settle() async {
+        while let (_, task) = making.first {
+            await withTaskCancellationHandler {
+                await task.value
+            } onCancel: {
+                task.cancel()
+            }
+            if Task.isCancelled { return }
+        }
     }
 
     private func template(for workspace: Workspace, swiftVersion: String) -> String {

@@ -53,6 +53,12 @@ extension KilnApplication {
         }
     }
 
+    /// Returns once the work an integration leaves to run beside the next (the host's module
+    /// cache template) has ended: `kiln run`, before it exits.
+    public func settle() async {
+        await sequencer.warm?.moduleCaches.settle()
+    }
+
     /// Runs `claim` of `bot` to its end, heartbeating and running the store meanwhile; nil when
     /// another host took this one as gone and ended it (its result was not recorded).
     public func runInForeground(

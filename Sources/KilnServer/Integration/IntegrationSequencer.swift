@@ -165,7 +165,8 @@ public struct IntegrationSequencer: Sendable {
             guard let recorded = await run(claim, of: bot, cell: cell, in: workspace, swiftVersion: version, spare: spare, progress: progress)
             else { return nil }
             await warm.keep(workspace, after: recorded, cell: WorkspaceSnapshot.cell(cell), swiftVersion: version, now: clock.now)
-            await warm.makeModuleCache(for: workspace, swiftVersion: version)
+            // the host's module cache template, when it has none, made beside what runs next
+            if bot.cache != .none { await warm.moduleCaches.make(for: workspace, swiftVersion: version) }
             return recorded
         }
     }

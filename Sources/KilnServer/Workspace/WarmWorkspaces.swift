@@ -46,7 +46,11 @@ struct WarmWorkspaces: Sendable {
         self.catalog = catalog
         self.logger = logger
         self.download = download
-        self.moduleCaches = ModuleCacheTemplates(folder: moduleCaches ?? snapshots.layout.moduleCaches)
+        self.moduleCaches = ModuleCacheTemplates(folder: moduleCaches ?? snapshots.layout.moduleCaches) { bot, failure in
+            logger.warning(
+                "the toolchain's modules could not be compiled ahead: new sandboxed workspaces compile them in their first build",
+                metadata: ["bot": "\(bot)", "error": "\(failure)"])
+        }
     }
 
     /// Gives `workspace`, just checked out, a `.build` when it has none: where it came from.
@@ -88,16 +92,6 @@ struct WarmWorkspaces: Sendable {
             }
         }
         return .cold(refusals.isEmpty ? .noSnapshot : .refused(refusals))
-    }
-
-    /// After an integration was recorded (the workspace still held): makes this host's module
-    /// cache template for its toolchain and configuration when there is none yet
-    /// (`ModuleCacheTemplates`), so that the next new sandboxed workspace starts with it.
-    func makeModuleCache(for workspace: Workspace, swiftVersion: String?) async {
-        guard workspace.bot.cache != .none, let failure = await moduleCaches.make(for: workspace, swiftVersion: swiftVersion) else { return }
-        logger.warning(
-            "the toolchain's modules could not be compiled ahead: new sandboxed workspaces compile them in their first build",
-            metadata: ["bot": "\(workspace.bot.name)", "error": "\(failure)"])
     }
 
     /// Fetches `remote` from the host at `address` into this host's snapshots, checks it, and

@@ -160,6 +160,8 @@ struct Run: AsyncParsableCommand {
         }
         let log = store.logLocation(bot: bot.name, number: completed.number) ?? "the store"
         Console.out(TerminalReport.summary(completed, detail: detail, log: log))
+        // said, then the host's module cache template finished if the integration started one
+        await application.settle()
         if completed.result?.isPassing != true { throw ExitCode.failure }
     }
 
