@@ -27,6 +27,7 @@ public enum LimitText {
         case .memory: "used more than \(ByteCount.text(Int(reached.value))) of memory"
         case .processes: "started more than \(Int(reached.value)) processes at once"
         case .cpus: "used more than \(reached.value) cores"
+        case .disk: "wrote more than \(ByteCount.text(Int(reached.value))) to its workspace"
         case .log: "printed more than \(ByteCount.text(Int(reached.value))) of output"
         }
     }

@@ -123,4 +123,77 @@ struct LimitsTests {
         #expect(spun.contains("cpu time over wall time: 0."), "\(spun)")
         #expect(three.issues.allSatisfy { $0.status == .resolved } && three.issues.count == 1, "\(three.issues)")
     }
+
+    @Test(
+        "Where no control group can be made (the hierarchy read-only), kiln status says the limits are rlimits only, and limits.memory still bounds a step by rlimit"
+    )
+    func rlimitFallback() async throws {
+        let home = try TemporaryDirectory()
+        let repo = try GitFixture()
+        try repo.commit("Not a package", files: ["README.md": "hello\n"])
+        // Each trigger holds its size in one allocation: 16 MiB fits under 256 MiB, 1 GiB does not.
+        let hold = { (mebibytes: Int) in "python3 -c \"b = bytearray(\(mebibytes) << 20); print(len(b))\"" }
+        try home.write(
+            "Bots/small.yml",
+            "repository: {url: '\(repo.url)'}\nsandbox: none\nlimits: {memory: 256MiB}\ntriggers: [{name: hold, phase: before, run: '\(hold(16))'}]\n"
+        )
+        try home.write(
+            "Bots/large.yml",
+            "repository: {url: '\(repo.url)'}\nsandbox: none\nlimits: {memory: 256MiB}\ntriggers: [{name: hold, phase: before, run: '\(hold(1024))'}]\n"
+        )
+        // Kiln in a sandbox of the test's own whose file system is read-only but for the home:
+        // /sys/fs/cgroup with it, as on a host that gives Kiln no group of its own.
+        let confined = { (arguments: [String]) in
+            try await runProcess(
+                "/usr/bin/bwrap",
+                [
+                    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", home.path, home.path, "--ro-bind",
+                    repo.path, repo.path, "--chdir", home.path,
+                ]
+                    + [Executables.kiln] + arguments)
+        }
+        let status = try await confined(["status"])
+        #expect(
+            status.standardOutput.contains(
+                "limits: rlimits only (Kiln cannot make control groups beneath its own): memory and processes bounded per process, cpus not at all"),
+            "\(status.standardOutput) \(status.standardError)")
+        #expect(!(try await runProcess(Executables.kiln, ["status"], in: home.path)).standardOutput.contains("limits:"), "said only when weaker")
+
+        let small = try await confined(["run", "small"])
+        #expect(small.standardOutput.contains("result: build-errors"), "past the trigger, not a package: \(small.standardOutput)")
+        let large = try await confined(["run", "large"])
+        #expect(large.standardOutput.contains("result: trigger-error"), "\(large.standardOutput)")
+        let log = try String(contentsOfFile: home.url(".kiln/logs/large/1.log"), encoding: .utf8)
+        #expect(log.contains("MemoryError"), "\(log)")
+    }
+
+    @Test(
+        "A trigger writing 3 GiB into its workspace under limits.disk: 1GiB is stopped within seconds, an error issue names the limit, and the workspace is removed; the sandbox's /tmp is bounded by it too"
+    )
+    func disk() async throws {
+        let home = try TemporaryDirectory()
+        let repo = try GitFixture()
+        try repo.commit("Not a package", files: ["README.md": "hello\n"])
+        let bot = { (run: String) in
+            "repository: {url: '\(repo.url)'}\nlimits: {disk: 1GiB}\ntriggers: [{name: fill, phase: before, run: '\(run)'}]\n"
+        }
+        try home.write("Bots/fill.yml", bot("dd if=/dev/zero of=big bs=1M count=3072 status=none; sleep 600"))
+        let began = ContinuousClock.now
+        let filled = try await home.kilnRun("fill")
+        #expect(ContinuousClock.now - began < .seconds(120), "stopped as it filled, not at the trigger's end")
+        #expect(filled.output.contains("result: build-errors"), "\(filled.output)")
+        let sentence = "a trigger wrote more than 1.0 GiB to its workspace (limits.disk) and was stopped"
+        let recorded = try await home.recorded(1, of: "fill")
+        #expect(recorded.issues.map(\.message) == [sentence] && recorded.issues.first?.type == .error, "\(recorded.issues)")
+        #expect(!FileManager.default.fileExists(atPath: home.url(".kiln/workspaces/fill")), "the workspace is removed at once")
+        let log = try String(contentsOfFile: home.url(".kiln/logs/fill/1.log"), encoding: .utf8)
+        #expect(log.contains("*** \(sentence): stopping every process of the step\n*** the workspace was removed"), "\(log)")
+
+        // The sandbox's private /tmp holds no more than the limit: the write is refused.
+        try home.write("Bots/fill.yml", bot("dd if=/dev/zero of=/tmp/big bs=1M count=1536 status=none"))
+        let tmp = try await home.kilnRun("fill")
+        #expect(tmp.output.contains("result: trigger-error"), "\(tmp.output)")
+        let tmpLog = try String(contentsOfFile: home.url(".kiln/logs/fill/2.log"), encoding: .utf8)
+        #expect(tmpLog.contains("No space left on device"), "\(tmpLog)")
+    }
 }

@@ -134,12 +134,13 @@ struct BotFileDecodingTests {
         }
         #expect(try BotFile.decode("repository: {url: /srv/git/app.git}\n", file: "Bots/app.yml").test.shards == .fixed(1))
         let limited = try BotFile.decode(
-            "repository: {url: /srv/git/app.git}\nlimits: {memory: 512MiB, processes: 256, cpus: 1.5, log: 10MiB}\n", file: "a.yml")
-        #expect(limited.limits == ResourceLimits(memory: 512 << 20, processes: 256, cpus: 1.5, log: 10 << 20))
+            "repository: {url: /srv/git/app.git}\nlimits: {memory: 512MiB, processes: 256, cpus: 1.5, disk: 2GiB, log: 10MiB}\n", file: "a.yml")
+        #expect(limited.limits == ResourceLimits(memory: 512 << 20, processes: 256, cpus: 1.5, disk: 2 << 30, log: 10 << 20))
         #expect(try BotFile.decode("repository: {url: /srv/git/app.git}\n", file: "Bots/app.yml").limits.isEmpty, "kiln.yml's apply")
         for (wrong, said) in [
             ("{memory: lots}", "'memory' must be a size"), ("{cpus: 0}", "'cpus' must be"), ("{processes: 2}", "'processes' must be"),
             ("{disks: 1GiB}", "unknown key 'disks'"), ("{log: 1KiB}", "'log' must be a size of 64KiB or more"),
+            ("{disk: 1MiB}", "'disk' must be a size of 64MiB or more"),
         ] {
             let error = #expect(throws: ConfigError.self) {
                 try BotFile.decode("repository: {url: /srv/git/app.git}\nlimits: \(wrong)\n", file: "Bots/app.yml")
@@ -150,9 +151,10 @@ struct BotFileDecodingTests {
         }
         // a bot's own over kiln.yml's; a fork's never above fork-limits, even where the bot asks more
         let own = ResourceLimits(memory: 16 << 30, cpus: 4)
-        #expect(own.over(.serverDefaults) == ResourceLimits(memory: 16 << 30, processes: 4096, cpus: 4, log: 100 << 20))
+        #expect(own.over(.serverDefaults) == ResourceLimits(memory: 16 << 30, processes: 4096, cpus: 4, disk: 40 << 30, log: 100 << 20))
         #expect(
-            own.over(.serverDefaults).capped(by: .forkDefaults) == ResourceLimits(memory: 4 << 30, processes: 1024, cpus: 1, log: 20 << 20))
+            own.over(.serverDefaults).capped(by: .forkDefaults)
+                == ResourceLimits(memory: 4 << 30, processes: 1024, cpus: 1, disk: 10 << 30, log: 20 << 20))
         #expect(ResourceLimits(memory: 1 << 30).capped(by: .forkDefaults).memory == 1 << 30, "a bot may ask less")
         for wrong in ["many", "0", "65", "[2]"] {
             let error = #expect(throws: ConfigError.self) {

@@ -30,6 +30,11 @@ public enum ControlGroups: Sendable, Hashable {
     /// What this process can use, looked at once (making and removing a group to see).
     public static let host = detect()
 
+    /// What a `kiln serve` of this host would use, looked at without changing anything (for
+    /// `kiln status`): whether the groups' directories may be written, not whether a group can
+    /// be made there.
+    public static func lookingOnly() -> ControlGroups { detect(trying: false) }
+
     /// What the start of `kiln serve` and `kiln status` say.
     public var sentence: String {
         switch self {
@@ -66,7 +71,8 @@ public enum ControlGroups: Sendable, Hashable {
         }
     }
 
-    static func detect(root: String = "/sys/fs/cgroup", own: String = "/proc/self/cgroup") -> ControlGroups {
+    static func detect(root: String = "/sys/fs/cgroup", own: String = "/proc/self/cgroup", trying: Bool = true) -> ControlGroups {
+        let probe = { (directory: String) in trying ? Self.probe(directory) : access(directory, W_OK) == 0 }
         let lines = ((try? String(contentsOfFile: own, encoding: .utf8)) ?? "").split(separator: "\n")
         var v1: [String: String] = [:]
         var unified: String?
@@ -91,7 +97,10 @@ public enum ControlGroups: Sendable, Hashable {
             let enabled = ((try? String(contentsOfFile: parent + "/cgroup.subtree_control", encoding: .utf8)) ?? "").split(separator: " ")
                 .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
             let missing = wanted.filter { !enabled.contains($0) }
-            let writable = missing.isEmpty || write(missing.map { "+\($0)" }.joined(separator: " "), to: parent + "/cgroup.subtree_control")
+            let control = parent + "/cgroup.subtree_control"
+            let writable =
+                missing.isEmpty
+                || (trying ? write(missing.map { "+\($0)" }.joined(separator: " "), to: control) : access(control, W_OK) == 0)
             return writable && probe(parent)
                 ? .v2(parent: parent)
                 : .rlimits(reason: "Kiln's control group \(parent) cannot have children with the memory, pids and cpu controllers")
@@ -127,7 +136,7 @@ public enum ControlGroups: Sendable, Hashable {
     /// A new group bounded by `limits`; nil when this host has none to make (rlimits, or nothing
     /// to bound) or one cannot be made now (then the step runs bounded by rlimits).
     public func group(_ limits: ResourceLimits) -> ControlGroup? {
-        guard limits.bindsProcesses else { return nil }
+        guard !limits.isEmpty else { return nil }
         let name = "kiln-\(getpid())-\(Self.made.add(1, ordering: .relaxed).newValue)"
         var group = ControlGroup(limits: limits)
         switch self {

@@ -23,13 +23,13 @@ extension Workspace {
     func bounded(
         _ command: StepCommand, step: IntegrationStep, run: (StepCommand) async throws(ProcessError) -> ProcessEnd
     ) async throws(ProcessError) -> ProcessEnd {
-        guard limits.bindsProcesses || limits.log != nil else { return try await run(command) }
+        guard !limits.isEmpty else { return try await run(command) }
         guard let group = ControlGroups.host.group(limits) else { return try await run(Self.underRlimits(command, limits)) }
         let log = self.log
         let ended: Result<ProcessEnd, ProcessError>
         var reached: ResourceLimit?
         (ended, reached) = await withTaskGroup(of: ResourceLimit?.self) { watchers in
-            watchers.addTask { await Self.watch(group, log: log, step: step) }
+            watchers.addTask { [directory] in await Self.watch(group, log: log, step: step, workspace: directory) }
             let ended: Result<ProcessEnd, ProcessError>
             do throws(ProcessError) {
                 ended = .success(try await run(Self.joining(group, command)))
@@ -49,16 +49,29 @@ extension Workspace {
         let found = LimitReached(limit: reached, value: limits.value(of: reached), step: step)
         // the kernel ended a process, and so the step, before the next look: said now, where it ends
         if seen == nil { await log.note("\(LimitText.sentence(found)): stopping every process of the step") }
+        if reached == .disk {
+            // freed now, not at the next integration: the next one starts from a new checkout
+            do throws(StaleFile) {
+                try StaleFile.remove(directory)
+                await log.note("the workspace was removed: the next integration checks out anew")
+            } catch {
+                await log.note("\(error)")
+            }
+        }
         return .limitReached(found)
     }
 
-    /// Looks at `group`'s events (and whether the log was cut at `limits.log`) every 100 ms until
-    /// canceled: at the first limit reached, says so in the log and stops every process in the group.
-    static func watch(_ group: ControlGroup, log: IntegrationLog, step: IntegrationStep) async -> ResourceLimit? {
+    /// Looks at `group`'s events (and whether the log was cut at `limits.log`) every 100 ms, and
+    /// at what `workspace` holds every second (`limits.disk`), until canceled: at the first limit
+    /// reached, says so in the log and stops every process in the group.
+    static func watch(_ group: ControlGroup, log: IntegrationLog, step: IntegrationStep, workspace: String) async -> ResourceLimit? {
+        var round = 0
         while !Task.isCancelled {
-            var full: ResourceLimit?
-            if group.limits.log != nil, await log.isTruncated { full = .log }
-            if let limit = group.reached() ?? full {
+            var found = group.reached()
+            if found == nil, group.limits.log != nil, await log.isTruncated { found = .log }
+            if found == nil, round % 10 == 9, let disk = group.limits.disk, DiskUsage.exceeds(workspace, disk) { found = .disk }
+            round += 1
+            if let limit = found {
                 let reached = LimitReached(limit: limit, value: group.limits.value(of: limit), step: step)
                 await log.note("\(LimitText.sentence(reached)): stopping every process of the step")
                 await group.killAll()
@@ -95,6 +108,7 @@ extension ResourceLimits {
         case .memory: memory.map(Double.init) ?? 0
         case .processes: processes.map(Double.init) ?? 0
         case .cpus: cpus ?? 0
+        case .disk: disk.map(Double.init) ?? 0
         case .log: log.map(Double.init) ?? 0
         }
     }

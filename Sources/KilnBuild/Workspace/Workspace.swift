@@ -244,7 +244,9 @@ public struct Workspace: Sendable {
     func sandboxed(_ command: StepCommand, network: Bool = true) -> StepCommand {
         let mirrors = layout.mirrors
         var arguments = ["--unshare-pid"] + (network ? [] : ["--unshare-net"])
-        arguments += ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+        // the private /tmp bounded by limits.disk too: the kernel refuses writes past it
+        arguments +=
+            ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"] + (limits.disk.map { ["--size", "\($0)"] } ?? []) + ["--tmpfs", "/tmp"]
         // SwiftPM keeps `.swiftpm/configuration` and `.swiftpm/security` in the account's home
         // (its passwd entry), whatever HOME says: there the build gets its own HOME, writable,
         // and none of the account's files. Not when the data directory lies inside it.

@@ -31,6 +31,7 @@ extension ConfigReader {
                 error("'cpus' must be a number of cores from 0.01, such as 1.5, not '\(text ?? "")'", at: node, path: fields.path("cpus"))
             }
         }
+        limits.disk = size(fields, "disk", least: (64 << 20, "64MiB"), example: "40GiB")
         limits.log = size(fields, "log", least: (64 << 10, "64KiB"), example: "100MiB")
         return limits
     }

@@ -73,6 +73,7 @@ struct Status: AsyncParsableCommand {
         }
         let now = WallClock.system.now
         if let sentence = await SandboxAvailability.probe(config).sentence { Console.out("sandbox: \(sentence)") }
+        if let weakness = LimitsAvailability.weakness() { Console.out(weakness) }
         if bots.isEmpty {
             Console.out("no bots yet in \(config.data) (kiln serve records them when it loads \(config.bots))")
         }
