@@ -142,14 +142,13 @@ struct LimitsTests {
             "repository: {url: '\(repo.url)'}\nsandbox: none\nlimits: {memory: 256MiB}\ntriggers: [{name: hold, phase: before, run: '\(hold(1024))'}]\n"
         )
         // Kiln in a sandbox of the test's own whose file system is read-only but for the home:
-        // /sys/fs/cgroup with it, as on a host that gives Kiln no group of its own.
+        // /sys/fs/cgroup with it, as on a host that gives Kiln no group of its own. Its /tmp is
+        // its own: the repository and Kiln (built in a clone under /tmp, as CI's is) bound in.
         let confined = { (arguments: [String]) in
             try await runProcess(
                 "/usr/bin/bwrap",
-                [
-                    "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", home.path, home.path, "--ro-bind",
-                    repo.path, repo.path, "--chdir", home.path,
-                ]
+                ["--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp", "--bind", home.path, home.path]
+                    + ["--ro-bind", repo.path, repo.path, "--ro-bind", Executables.kiln, Executables.kiln, "--chdir", home.path]
                     + [Executables.kiln] + arguments)
         }
         let status = try await confined(["status"])
