@@ -21,8 +21,8 @@ import Synchronization
 /// Swift Testing's, and the C modules beneath them — compiled once per toolchain and
 /// configuration on this host (after the first integration that found none), and copied into
 /// the module cache of each new sandboxed workspace, so that its first build compiles only the
-/// package. Every cold build compiled them anew: measured on a small package, 9.0 s of CPU
-/// cold, 4.8 s from a template.
+/// package. Every cold build compiled them anew: measured on a small package, 9.3 s of CPU
+/// cold, 4.9 s from a template.
 ///
 /// A template is only ever made from Kiln's own probe package, never from a bot's build: a
 /// build can write anything into its module cache, and what one bot's build wrote must not reach
@@ -117,7 +117,8 @@ public actor ModuleCacheTemplates {
 
     /// Builds the probe package in a sandbox that shows its module cache where a sandboxed
     /// workspace's is, with the flags its builds pass, and moves that cache to `template`;
-    /// nil when it did, else why not. The probe's output goes to the integration's log.
+    /// nil when it did (or another process is making it), else why not, with the probe's last
+    /// lines of output (none of it goes to the integration's log, whose result is written).
     static func make(_ template: String, for workspace: Workspace) async -> String? {
         guard !Task.isCancelled else { return "Kiln is stopping" }
         // One probe at a time per template on the host, whichever process: another Kiln making it
@@ -151,7 +152,6 @@ public actor ModuleCacheTemplates {
         // the workspace's PATH (the toolchain's folder first), and nothing of the bot's
         let path = workspace.environment(commit: nil, forTrigger: false)["PATH"] ?? "/usr/bin:/bin"
         let environment = ["PATH": path, "HOME": home, "LANG": "C.UTF-8"]
-        // Not in the integration's log, whose result is written: its last lines say why it failed.
         let said = Mutex<[Substring]>([])
         let end: ProcessEnd
         do {
