@@ -23,6 +23,8 @@ extension CommitStatus {
         let state: CommitState
         let description: String
         switch stage {
+        case .awaiting:
+            (state, description) = (.pending, "Integration \(integration.number) is waiting for a member's approval")
         case .queued:
             (state, description) = (.pending, "Queued as integration \(integration.number)")
         case .started:

@@ -62,7 +62,7 @@ public struct IntegrationReport: Sendable {
         number = integration.number
         result = integration.result?.rawValue ?? integration.step.rawValue
         tone = Self.tone(integration.result)
-        reason = integration.reason?.sentence
+        reason = integration.reason?.sentence ?? Self.approval(of: integration)
         cause = integration.cause.rawValue
         shortCommit = integration.commit.map(ShortHash.text) ?? "not yet known"
         duration =
@@ -80,6 +80,15 @@ public struct IntegrationReport: Sendable {
         let flaky = detail.tests.filter { $0.status == .flaky }
         flakyTests = flaky.prefix(Self.listed).map { "\($0.suite).\($0.name)" }
         hasFlakyTests = !flaky.isEmpty
+    }
+
+    /// What a fork's pull request under `forks: approve` waits for, or who let it run.
+    public static func approval(of integration: Integration) -> String? {
+        if integration.step == .awaitingApproval {
+            let author = integration.pullRequest.map { " by \($0.author)" } ?? ""
+            return "Waiting for a member's approval: a pull request from a fork\(author), who is not trusted here (pull-requests.trusted)"
+        }
+        return integration.approvedBy.map { "Approved by \($0)" }
     }
 
     /// The tone of `result` (nil: not ended).

@@ -29,7 +29,9 @@ struct Kiln: AsyncParsableCommand {
               kiln serve                  # run the server on 127.0.0.1:8080
             """,
         version: KilnVersion.current,
-        subcommands: [Serve.self, Run.self, Status.self, Trigger.self, Validate.self, Migrate.self, Token.self, Audit.self, Backup.self]
+        subcommands: [
+            Serve.self, Run.self, Status.self, Trigger.self, Approve.self, Validate.self, Migrate.self, Token.self, Audit.self, Backup.self,
+        ]
     )
 
     /// `kiln trigger BOT`, which git hooks and scripts run, takes a short path: alone, it needs no

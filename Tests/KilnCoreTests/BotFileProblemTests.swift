@@ -164,7 +164,7 @@ struct BotFileProblemTests {
                 forge: {kind: gitlab, warnings: amber}
                 """,
             expected: [
-                "2:24: error: 'forks' must be true or false, not 'maybe'",
+                "2:24: error: 'forks' must be true, false or approve, not 'maybe'",
                 "3:8: error: missing key 'api-url' in 'forge' (a self-hosted gitlab needs its API's URL, such as https://git.example.com/api/v4)",
             ]),
         InvalidBotFile(

@@ -50,4 +50,41 @@ struct PullRequestModelTests {
         #expect(ForgeSettings.project(of: try RepositoryURL(parsing: "git@gitlab.com:group/sub/app.git", relativeTo: "/")) == "group/sub/app")
         #expect(ForgeSettings.project(of: try RepositoryURL(parsing: "/srv/git/team/app.git", relativeTo: "/")) == "team/app")
     }
+
+    @Test("forks: approve holds a fork's pull request by an author not trusted (case aside); a member's own request and a team branch's never wait")
+    func approval() throws {
+        let bot = try BotFile.decode(
+            "repository: {url: 'https://github.com/example/app.git'}\npull-requests: {forks: approve, trusted: [Alice]}\n", file: "Bots/app.yml")
+        #expect(bot.pullRequests == PullRequestPolicy(enabled: true, forks: true, approval: true, trusted: ["Alice"]))
+        func pull(_ author: String, fork: Bool = true) -> PullRequest {
+            PullRequest(number: 1, title: "t", author: author, url: nil, head: "x:y", base: "main", ref: "refs/pull/1/head", fork: fork)
+        }
+        #expect(QueueRequest(bot, cause: .webhook, pullRequest: pull("mallory"), commit: "c").awaitsApproval)
+        #expect(!QueueRequest(bot, cause: .webhook, pullRequest: pull("alice"), commit: "c").awaitsApproval)
+        #expect(!QueueRequest(bot, cause: .webhook, pullRequest: pull("mallory", fork: false), commit: "c").awaitsApproval)
+        #expect(!QueueRequest(bot, cause: .manual, pullRequest: pull("mallory"), commit: nil).awaitsApproval)
+        let plain = try BotFile.decode(
+            "repository: {url: 'https://github.com/example/app.git'}\npull-requests: {forks: true}\n", file: "Bots/app.yml")
+        #expect(!QueueRequest(plain, cause: .webhook, pullRequest: pull("mallory"), commit: "c").awaitsApproval)
+    }
+
+    @Test("Each forge's member lookup: GitHub's and Gitea's collaborators (204, 404), GitLab's members at Developer access or more")
+    func memberLookups() throws {
+        let hub = try #require(ForgeKind.github.forge.memberRequest(api: "https://api.github.com", project: "example/app", login: "a b", token: "t"))
+        #expect(
+            hub.method == "GET" && hub.url == "https://api.github.com/repos/example/app/collaborators/a%20b"
+                && hub.headers.contains("Authorization: Bearer t"))
+        #expect(
+            ForgeKind.github.forge.isMember("x", code: 204, body: []) == true && ForgeKind.gitea.forge.isMember("x", code: 404, body: []) == false)
+        #expect(ForgeKind.github.forge.isMember("x", code: 500, body: []) == nil, "a failure says nothing: asked again later")
+        let lab = try #require(
+            ForgeKind.gitlab.forge.memberRequest(api: "https://gitlab.example.com/api/v4", project: "group/app", login: "maria", token: "t"))
+        #expect(
+            lab.url == "https://gitlab.example.com/api/v4/projects/group%2Fapp/members/all?query=maria" && lab.headers.contains("PRIVATE-TOKEN: t"))
+        let members = Array(#"[{"username": "Maria", "access_level": 30}, {"username": "mario", "access_level": 20}]"#.utf8)
+        #expect(ForgeKind.gitlab.forge.isMember("maria", code: 200, body: members) == true)
+        #expect(ForgeKind.gitlab.forge.isMember("mario", code: 200, body: members) == false, "a Reporter may not push")
+        #expect(ForgeKind.gitlab.forge.isMember("maria", code: 401, body: []) == nil)
+        #expect(ForgeKind.generic.forge.memberRequest(api: "x", project: "p", login: "l", token: "t") == nil)
+    }
 }

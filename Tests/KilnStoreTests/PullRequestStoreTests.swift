@@ -70,6 +70,43 @@ struct PullRequestStoreTests {
         #expect(overview.last?.number == 1, "the bot's last result is the branch's")
     }
 
+    @Test(
+        "A fork's head awaiting approval is claimed by none until approved; its new commit waits again, one approved before does not",
+        arguments: Engine.allCases)
+    func approval(engine: Engine) async throws {
+        let test = try await TestStore(engine)
+        let store = test.store
+        func head(_ commit: String) -> QueueRequest {
+            var request = QueueRequest(bot: "app", cause: .webhook, commit: commit, branch: "main", pullRequest: Self.pull(5, fork: true))
+            request.awaitsApproval = true
+            return request
+        }
+        let waiting = try await store.enqueue(head("ffff1111"), now: test.at(0))
+        #expect(waiting.integration.step == .awaitingApproval)
+        #expect(try await store.claimNext(owner: "host 1 a", now: test.at(1)) == nil, "waiting for approval, it takes no executor")
+        #expect(try await store.awaitingApproval(bots: ["app"]).map(\.number) == [1])
+        // A new commit before anyone approved: the same integration, still waiting.
+        let newer = try await store.enqueue(head("ffff2222"), now: test.at(2))
+        #expect(newer.coalesced && newer.integration.step == .awaitingApproval && newer.integration.commit == "ffff2222")
+        let approved = try await store.approve(bot: "app", number: 1, by: "alice", now: test.at(3))
+        #expect(approved?.step == .pending && approved?.approvedBy == "alice")
+        #expect(try await store.approve(bot: "app", number: 1, by: "alice", now: test.at(3)) == nil, "approved once")
+        // Approved and still queued, its pull request gets a newer commit: it waits again.
+        let again = try await store.enqueue(head("ffff3333"), now: test.at(4))
+        #expect(again.coalesced && again.integration.step == .awaitingApproval && again.integration.approvedBy == nil)
+        _ = try await store.approve(bot: "app", number: 1, by: "bob", now: test.at(5))
+        let claim = try #require(try await store.claimNext(owner: "host 1 a", now: test.at(6)))
+        #expect(claim.number == 1 && claim.integration.approvedBy == "bob")
+        try await store.complete(claim, outcome: IntegrationOutcome(result: .succeeded), now: test.at(7))
+        // A newer commit waits; pushed back to the commit approved before, it waits no more.
+        let fourth = try await store.enqueue(head("ffff4444"), now: test.at(8))
+        #expect(fourth.integration.number == 2 && fourth.integration.step == .awaitingApproval)
+        let back = try await store.enqueue(head("ffff3333"), now: test.at(9))
+        #expect(back.coalesced && back.integration.number == 2 && back.integration.step == .pending, "\(back)")
+        #expect(try await store.awaitingApproval(bots: ["app"]).isEmpty)
+        #expect(try await store.claimNext(owner: "host 1 a", now: test.at(10))?.number == 2)
+    }
+
     @Test("Closing a pull request cancels its queued integration, stops its running one, and drops it from the open list", arguments: Engine.allCases)
     func closing(engine: Engine) async throws {
         let test = try await TestStore(engine)

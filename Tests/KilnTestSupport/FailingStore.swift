@@ -133,6 +133,16 @@ public struct FailingStore: IntegrationQueue, IntegrationRecords, LogsAndAssets 
         return try await base.cancel(bot: bot, number: number, reason: reason, now: now)
     }
 
+    public func approve(bot: String, number: Int, by approver: String, now: Date) async throws(StoreError) -> Integration? {
+        try fail("approve")
+        return try await base.approve(bot: bot, number: number, by: approver, now: now)
+    }
+
+    public func awaitingApproval(bots: [String]) async throws(StoreError) -> [Integration] {
+        try fail("awaitingApproval")
+        return try await base.awaitingApproval(bots: bots)
+    }
+
     public func stopRequests(for claims: [Claim]) async throws(StoreError) -> [CancelRequest] {
         try fail("stopRequests")
         return try await base.stopRequests(for: claims)

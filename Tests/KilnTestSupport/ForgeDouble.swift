@@ -160,6 +160,18 @@ public final class ForgeDouble: @unchecked Sendable {
         }
     }
 
+    /// The repository's members, as the forge's member lookups answer (GitLab's at Developer
+    /// access unless `levels` says otherwise).
+    public func members(_ logins: [String], levels: [String: Int] = [:]) throws {
+        let lines = logins.map { login in levels[login].map { "\(login) \($0)" } ?? login }
+        try (lines.joined(separator: "\n") + "\n").write(toFile: directory.url("members"), atomically: true, encoding: .utf8)
+    }
+
+    /// The member lookups the forge answered, as request paths, in order.
+    public func memberLookups() -> [String] {
+        ((try? String(contentsOfFile: directory.url("member-lookups"), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+    }
+
     /// The forge goes down: connections to its port are refused.
     public func stop() {
         try? input.fileHandleForWriting.close()

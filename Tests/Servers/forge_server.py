@@ -11,12 +11,20 @@
 ## SPDX-License-Identifier: Apache-2.0
 ##
 ##===----------------------------------------------------------------------===##
-"""A forge double for Kiln's tests: exactly the three documented commit status endpoints, and
-the review endpoints of forge_reviews.py.
+"""A forge double for Kiln's tests: exactly the three documented commit status endpoints, the
+documented member lookups, and the review endpoints of forge_reviews.py.
 
     POST /repos/{owner}/{repo}/statuses/{sha}   GitHub (Authorization: Bearer TOKEN)
                                                 Gitea  (Authorization: token TOKEN)
     POST /projects/{id}/statuses/{sha}          GitLab (PRIVATE-TOKEN: TOKEN; id URL-encoded)
+    GET /repos/{owner}/{repo}/collaborators/{login}
+                                                GitHub, Gitea: 204 a collaborator, 404 not
+    GET /projects/{id}/members/all?query={text}
+                                                GitLab: the members whose username holds text,
+                                                [{id, username, access_level}]
+
+The members are the logins in DIR/members (one per line, "login level" for a GitLab access
+level other than 30, Developer); every lookup is appended to DIR/member-lookups.
 
 A request with the right token and a valid body is answered 201 and written to DIR/<n>.json
 (forge, project, sha, the JSON body, the time it arrived); a missing or wrong token is answered
@@ -76,7 +84,56 @@ def main():
                 self.answer(*answered)
             return answered is not None, raw
 
+        def members(self):
+            try:
+                with open(os.path.join(options.dir, "members")) as file:
+                    lines = [line.split() for line in file if line.strip()]
+            except FileNotFoundError:
+                return {}
+            return {fields[0]: int(fields[1]) if len(fields) > 1 else 30 for fields in lines}
+
+        def member_lookup(self):
+            split = urllib.parse.urlsplit(self.path)
+            hub = re.fullmatch(r"/repos/([^/]+/[^/]+)/collaborators/([^/]+)", split.path)
+            lab = re.fullmatch(r"/projects/([^/]+)/members/all", split.path)
+            if not hub and not lab:
+                return False
+            authorization = self.headers.get("Authorization") or ""
+            if hub:
+                token = authorization.split(" ", 1)[1] if authorization.startswith(("Bearer ", "token ")) else None
+            else:
+                token = self.headers.get("PRIVATE-TOKEN")
+                if "/" in lab.group(1):
+                    self.answer(404, {"message": "404 Project Not Found"})
+                    return True
+            if token != options.token:
+                self.answer(401, {"message": "Bad credentials"})
+                return True
+            members = self.members()
+            with lock:
+                with open(os.path.join(options.dir, "member-lookups"), "a") as file:
+                    file.write(self.path + "\n")
+            if hub:
+                login = urllib.parse.unquote(hub.group(2))
+                if login in members:
+                    self.send_response(204)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                else:
+                    self.answer(404, {"message": "Not Found"})
+                return True
+            query = urllib.parse.parse_qs(split.query).get("query", [""])[0]
+            found = [
+                {"id": n + 1, "username": login, "access_level": level}
+                for n, (login, level) in enumerate(sorted(members.items()))
+                if query.lower() in login.lower()
+            ]
+            self.answer(200, found)
+            return True
+
         def do_GET(self):
+            if self.member_lookup():
+                return
             if not self.review("GET")[0]:
                 self.answer(404, {"message": "Not Found"})
 

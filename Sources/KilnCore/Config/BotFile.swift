@@ -232,10 +232,19 @@ public enum BotFile {
 
     private static func decodePullRequests(_ node: Node, path: ConfigPath, reader: ConfigReader) -> PullRequestPolicy {
         if case .scalar = node, let enabled = reader.bool(node, path: path) { return PullRequestPolicy(enabled: enabled) }
-        guard case .mapping = node, let fields = reader.mapping(node, path: path, keys: ["enabled", "forks"]) else { return PullRequestPolicy() }
+        guard case .mapping = node, let fields = reader.mapping(node, path: path, keys: ["enabled", "forks", "trusted"]) else {
+            return PullRequestPolicy()
+        }
         var policy = PullRequestPolicy(enabled: true)
         if let node = fields["enabled"], let value = reader.bool(node, path: fields.path("enabled")) { policy.enabled = value }
-        if let node = fields["forks"], let value = reader.bool(node, path: fields.path("forks")) { policy.forks = value }
+        if let node = fields["forks"] {
+            if case .scalar(let scalar) = node, scalar.style == .plain, scalar.string == "approve" {
+                (policy.forks, policy.approval) = (true, true)
+            } else if let value = reader.bool(node, path: fields.path("forks"), or: "approve") {
+                policy.forks = value
+            }
+        }
+        if let node = fields["trusted"], let logins = reader.strings(node, path: fields.path("trusted")) { policy.trusted = logins }
         return policy
     }
 

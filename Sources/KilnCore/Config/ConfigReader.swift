@@ -127,7 +127,8 @@ final class ConfigReader {
         return scalar.string
     }
 
-    func bool(_ node: Node, path: ConfigPath) -> Bool? {
+    /// A boolean; `other` names a word the key also takes, for the error.
+    func bool(_ node: Node, path: ConfigPath, or other: String? = nil) -> Bool? {
         if case .scalar(let scalar) = node, scalar.style == .plain {
             switch scalar.string.lowercased() {
             case "true": return true
@@ -135,7 +136,8 @@ final class ConfigReader {
             default: break
             }
         }
-        error("'\(path.lastKey)' must be true or false, not \(Self.kind(of: node))", at: node, path: path)
+        let choices = other.map { "true, false or \($0)" } ?? "true or false"
+        error("'\(path.lastKey)' must be \(choices), not \(Self.kind(of: node))", at: node, path: path)
         return nil
     }
 

@@ -60,12 +60,34 @@ public protocol Forge: Sendable {
     func statusRequest(_ status: CommitStatus, token: String) -> ForgeRequest?
     /// Whether an answer of 4xx `code` saying `message` means the forge has the status anyway.
     func hasStatus(despite code: Int, message: String) -> Bool
+
+    // MARK: Members
+
+    /// The request that asks whether `login` is a member of `project` (`ForgeSettings.project`)
+    /// whose pull requests from forks need no approval; nil for a forge that cannot say.
+    func memberRequest(api: String, project: String, login: String, token: String) -> ForgeRequest?
+    /// What the forge's answer to `memberRequest` says: true a member, false not, nil that it
+    /// could not say now (asked again later).
+    func isMember(_ login: String, code: Int, body: [UInt8]) -> Bool?
 }
 
 extension Forge {
     public var takesStatuses: Bool { true }
 
     public func hasStatus(despite code: Int, message: String) -> Bool { false }
+
+    public func memberRequest(api: String, project: String, login: String, token: String) -> ForgeRequest? { nil }
+    public func isMember(_ login: String, code: Int, body: [UInt8]) -> Bool? { nil }
+
+    /// GitHub's and Gitea's answer to `GET /repos/{owner}/{repo}/collaborators/{login}`: 204 a
+    /// collaborator, 404 not.
+    static func collaborator(code: Int) -> Bool? {
+        switch code {
+        case 204: true
+        case 404: false
+        default: nil
+        }
+    }
 }
 
 /// Every forge Kiln knows.
@@ -128,10 +150,24 @@ public enum SignatureScheme: Sendable, Equatable {
 
 /// An HTTP request to a forge's API, as it goes out.
 public struct ForgeRequest: Sendable, Equatable {
+    public var method = "POST"
     public var url: String
     /// `Name: value` lines.
     public var headers: [String]
     public var body: [UInt8]
+
+    /// A GET with `headers` besides `Accept` and `User-Agent`.
+    init(get url: String, headers: [String]) {
+        method = "GET"
+        self.url = url
+        self.headers = ["Accept: application/json", "User-Agent: kiln"] + headers
+        body = []
+    }
+
+    /// `text` as one segment of a URL's path.
+    static func segment(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: .alphanumerics.union(CharacterSet(charactersIn: "-._~"))) ?? text
+    }
 
     /// A JSON POST with `headers` besides the content type, `Accept` and `User-Agent`.
     init(url: String, headers: [String], json: [String: String]) {

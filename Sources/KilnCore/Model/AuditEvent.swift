@@ -29,6 +29,9 @@ public struct AuditEvent: Sendable, Hashable, Codable {
         case queued
         /// An integration canceled from the web or the API.
         case canceled
+        /// A fork's pull request waiting for a member's approval, approved (`kiln approve`, the
+        /// page, the API).
+        case approved
     }
 
     public var at: Date

@@ -23,10 +23,12 @@ public enum CommitState: String, CaseIterable, Sendable, Hashable, Codable {
 /// queued, when it starts and when it ends.
 public enum StatusStage: String, CaseIterable, Sendable, Hashable, Codable, Comparable {
     /// `failing`: running, with a test failed already (`TestProgress`): the forge hears it at once.
-    case queued, started, failing, completed
+    /// `awaiting`: a fork's pull request waiting for a member's approval.
+    case awaiting, queued, started, failing, completed
 
     public init(_ integration: Integration) {
         switch integration.step {
+        case .awaitingApproval: self = .awaiting
         case .pending: self = .queued
         case .completed: self = .completed
         default: self = (integration.progress?.failed ?? 0) > 0 ? .failing : .started
@@ -35,6 +37,7 @@ public enum StatusStage: String, CaseIterable, Sendable, Hashable, Codable, Comp
 
     public init(_ step: IntegrationStep) {
         switch step {
+        case .awaitingApproval: self = .awaiting
         case .pending: self = .queued
         case .completed: self = .completed
         default: self = .started

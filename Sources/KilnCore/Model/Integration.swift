@@ -69,6 +69,9 @@ public struct Integration: Sendable, Hashable {
     public var progress: TestProgress?
     /// Its tests' parts, when they ran in shards (`test.shards`); empty otherwise.
     public var shards: [ShardRun] = []
+    /// For a fork's pull request that waited for approval: who approved it (a token's name, or
+    /// the author, a member as the forge says); nil otherwise.
+    public var approvedBy: String?
 
     public init(
         id: Int64, bot: String, number: Int, cause: IntegrationCause, commit: String?, branch: String, step: IntegrationStep = .pending,
@@ -113,7 +116,10 @@ public struct Integration: Sendable, Hashable {
         return endedAt.timeIntervalSince(startedAt)
     }
 
-    public var isRunning: Bool { step != .pending && step != .completed }
+    public var isRunning: Bool { !isQueued && step != .completed }
+
+    /// Queued: waiting for an executor, or first for a member's approval.
+    public var isQueued: Bool { step == .pending || step == .awaitingApproval }
 }
 
 /// The counts of a completed integration, each with its change against the previous completed

@@ -64,6 +64,10 @@ public enum Predecessor: Sendable, Hashable {
 
 /// Where an integration is in its life.
 public enum IntegrationStep: String, CaseIterable, Codable, Sendable, Hashable {
+    /// Queued, a fork's pull request waiting for a member's approval before it may start
+    /// (`pull-requests: {forks: approve}`). The store keeps it as `pending` with a mark, so that
+    /// every rule about queued work holds for it; only the claim passes it by.
+    case awaitingApproval = "awaiting-approval"
     case pending
     case checkout
     case beforeTriggers = "before-triggers"

@@ -47,15 +47,31 @@ public struct PullRequestPolicy: Sendable, Hashable {
     public var enabled: Bool
     /// Pull requests whose head is in another repository; they never get the bot's secrets.
     public var forks: Bool
+    /// `forks: approve`: a fork's pull request from an author who is not trusted waits, at the
+    /// step `awaiting-approval`, until a member approves its commit.
+    public var approval: Bool
+    /// `trusted:`: forge logins whose pull requests from forks run without approval (besides the
+    /// repository's members, as the forge says).
+    public var trusted: [String]
 
-    public init(enabled: Bool = false, forks: Bool = false) {
+    public init(enabled: Bool = false, forks: Bool = false, approval: Bool = false, trusted: [String] = []) {
         self.enabled = enabled
-        self.forks = forks
+        self.forks = forks || approval
+        self.approval = approval
+        self.trusted = trusted
     }
 
     /// Whether a pull request is integrated at all.
     public func accepts(_ pullRequest: PullRequest) -> Bool {
         enabled && (forks || !pullRequest.fork)
+    }
+
+    /// Whether a forge's event for `pullRequest` queues it to wait for a member's approval: a
+    /// fork's, under `forks: approve`, from an author not listed in `trusted` (a forge login
+    /// compares without case). Whether the forge counts the author a member is asked later
+    /// (`ForgeSettings`' membership check), and a commit approved before runs at once.
+    public func awaitsApproval(_ pullRequest: PullRequest) -> Bool {
+        approval && pullRequest.fork && !trusted.contains { $0.lowercased() == pullRequest.author.lowercased() }
     }
 }
 

@@ -26,6 +26,9 @@ public struct QueueRequest: Sendable, Hashable {
     /// For a re-run (cause `rerun`): the integration it runs again, which it is never joined
     /// with another request for (`Rerun.request`).
     public var rerunOf: Rerun?
+    /// A fork's pull request that waits for a member's approval before it runs
+    /// (`PullRequestPolicy.awaitsApproval`), unless its commit was approved before on the bot.
+    public var awaitsApproval = false
 
     public init(
         bot: String, cause: IntegrationCause, commit: String? = nil, branch: String, cancelSuperseded: Bool = true, pullRequest: PullRequest? = nil
@@ -54,6 +57,8 @@ public struct QueueRequest: Sendable, Hashable {
         self.init(
             bot: bot.name, cause: cause, commit: commit, branch: bot.repository.branch,
             cancelSuperseded: commit != nil && bot.cancelSuperseded, pullRequest: pullRequest)
+        // A forge's event; a member's own request (the API, `kiln run --pull`, a re-run) is approval enough.
+        awaitsApproval = cause == .webhook && bot.pullRequests.awaitsApproval(pullRequest)
     }
 }
 

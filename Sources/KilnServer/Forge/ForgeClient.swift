@@ -46,6 +46,17 @@ public struct ForgeClient: Sendable {
         return Self.answer(to: status, (response.code, response.body, response.error))
     }
 
+    /// Whether the forge counts `login` a member of the bot's repository (`Forge.memberRequest`):
+    /// nil when it could not say (unreachable, a refusal, a forge that cannot tell).
+    public func isMember(_ login: String, of project: String, forge: ForgeSettings, token: String) async -> Bool? {
+        let api = forge.apiURL.hasSuffix("/") ? String(forge.apiURL.dropLast()) : forge.apiURL
+        guard let request = forge.kind.forge.memberRequest(api: api, project: project, login: login, token: token) else { return nil }
+        let response = await HTTPPost(connectTimeout: connectTimeout, totalTimeout: totalTimeout).send(
+            request.method, request.url, headers: request.headers, body: request.body)
+        guard let code = response.code, code > 0 else { return nil }
+        return forge.kind.forge.isMember(login, code: code, body: response.body)
+    }
+
     /// What the forge's HTTP answer means for `status`.
     static func answer(to status: CommitStatus, _ response: (code: Int?, body: [UInt8], error: String?)) -> Answer {
         guard let code = response.code, code > 0 else { return .failed(code: nil, message: response.error ?? "no answer") }

@@ -55,7 +55,7 @@ public actor Scheduler: Service {
     }
 
     let registry: BotRegistry
-    let store: any IntegrationQueue & IntegrationRecords & HostRegistry & ChangeFeed
+    let store: any IntegrationQueue & IntegrationRecords & HostRegistry & ChangeFeed & AuditTrail
     let sequencer: IntegrationSequencer
     let settings: Settings
     let logger: Logger
@@ -88,9 +88,13 @@ public actor Scheduler: Service {
     /// Whether this host holds the schedule lease (polls and periodic schedules run on one host),
     /// and when it looks again.
     var leadership: (held: Bool, until: ContinuousClock.Instant)?
+    /// The forge's answers on the authors of pull requests waiting for approval
+    /// (`checkMembers`), by integration and commit.
+    var membership = MembershipAnswers()
 
     public init(
-        registry: BotRegistry, store: any IntegrationQueue & IntegrationRecords & HostRegistry & ChangeFeed, sequencer: IntegrationSequencer,
+        registry: BotRegistry, store: any IntegrationQueue & IntegrationRecords & HostRegistry & ChangeFeed & AuditTrail,
+        sequencer: IntegrationSequencer,
         settings: Settings, logger: Logger,
         owner: String? = nil, clock: WallClock = .system
     ) {
@@ -115,6 +119,7 @@ public actor Scheduler: Service {
                 group.addTask { await self.every(self.settings.tick) { await $0.reloadIfChanged() } }
                 group.addTask { await self.every(self.settings.tick) { await $0.pollRemotes() } }
                 group.addTask { await self.every(self.settings.tick) { await $0.queuePeriodic() } }
+                group.addTask { await self.every(self.settings.tick) { await $0.checkMembers() } }
                 group.addTask { await self.dispatch() }
                 group.addTask { await self.every(.seconds(24 * 3600)) { await $0.pruneDependencyMirrors() } }
             }

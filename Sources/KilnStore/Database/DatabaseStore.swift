@@ -118,6 +118,12 @@ public final class DatabaseStore<Engine: StoreEngine>: Store, StoreRole {
     public func cancel(bot: String, number: Int, reason: IntegrationReason, now: Date) async throws(StoreError) -> Integration? {
         try await queueStore.cancel(bot: bot, number: number, reason: reason, now: now)
     }
+    public func approve(bot: String, number: Int, by approver: String, now: Date) async throws(StoreError) -> Integration? {
+        try await queueStore.approve(bot: bot, number: number, by: approver, now: now)
+    }
+    public func awaitingApproval(bots: [String]) async throws(StoreError) -> [Integration] {
+        try await queueStore.awaitingApproval(bots: bots)
+    }
     public func stopRequests(for claims: [Claim]) async throws(StoreError) -> [CancelRequest] { try await queueStore.stopRequests(for: claims) }
     public func recoverAbandoned(isAlive: @Sendable (String) -> Bool, now: Date) async throws(StoreError) -> [Integration] {
         try await queueStore.recoverAbandoned(isAlive: isAlive, now: now)

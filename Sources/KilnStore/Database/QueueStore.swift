@@ -160,7 +160,7 @@ extension StoreRole {
     /// cells beside each other and their integration, each in a workspace of its own.
     static var startable: String {
         """
-        queued.step = 'pending' AND queued.step <> 'completed' AND NOT EXISTS (
+        queued.step = 'pending' AND queued.step <> 'completed' AND queued.awaiting_approval IS NULL AND NOT EXISTS (
             SELECT 1 FROM integration AS running
             WHERE running.bot = queued.bot AND running.step IN \(runningSteps) AND running.step <> 'completed'
                 AND (queued.bisection_id IS NULL OR running.bisection_id IS NULL OR running.bisection_id <> queued.bisection_id)

@@ -102,6 +102,13 @@ enum Queueing {
                 continue
             }
             var integration = Integration(row: queued)
+            // A new commit of a fork's pull request waits again, unless it was approved before.
+            let waits = try waitsForApproval(db, request)
+            if waits != (integration.step == .awaitingApproval) {
+                try db.execute(
+                    "UPDATE integration SET awaiting_approval = ?, approved_by = NULL WHERE id = ?", waits ? 1 : nil as Int?, integration.id)
+                (integration.step, integration.approvedBy) = (waits ? .awaitingApproval : .pending, nil)
+            }
             if let commit = request.commit, commit != integration.commit {
                 commits[commit, default: []].append(integration.id)
                 integration.commit = commit
@@ -217,7 +224,9 @@ enum Queueing {
 
     /// Queues a new integration for each request, numbered after its bot's last.
     private static func insert(_ db: any SQLConnection, _ requests: [QueueRequest], now: Date) throws -> [Integration] {
-        let columns = ["step", "bot", "number", "cause", "commit_sha", "branch", "queued_at", "rerun_of", "rerun_only"] + Integration.pullColumns
+        let columns =
+            ["step", "bot", "number", "cause", "commit_sha", "branch", "queued_at", "rerun_of", "rerun_only", "awaiting_approval"]
+            + Integration.pullColumns
         return try batches(requests).flatMap { chunk in
             var numbers: [String: Int] = [:]
             let numbering =
@@ -227,7 +236,7 @@ enum Queueing {
             for request in chunk {
                 guard let number = numbers[request.bot] else { throw StoreError.notFound(what: "bot '\(request.bot)'") }
                 arguments += [IntegrationStep.pending.rawValue, request.bot, number, request.cause.rawValue, request.commit, request.branch, now]
-                arguments += [request.rerunOf?.number, request.rerunOf?.only.rawValue]
+                arguments += [request.rerunOf?.number, request.rerunOf?.only.rawValue, try waitsForApproval(db, request) ? 1 : nil as Int?]
                 arguments += Integration.pullArguments(request.pullRequest)
             }
             let inserted = try db.rows(

@@ -48,7 +48,7 @@ extension RecordStore {
                 let mine = activeByBot[name] ?? []
                 return BotOverview(
                     state: state, loaded: row["loaded"], last: (row["last_id"] as Int64?).flatMap { lastByID[$0] },
-                    running: mine.filter(\.isRunning), queued: mine.filter { $0.step == .pending })
+                    running: mine.filter(\.isRunning), queued: mine.filter(\.isQueued))
             }
         }
     }

@@ -27,7 +27,7 @@ extension StatusStore {
                 """
                 SELECT * FROM integration
                 WHERE bot IN (\(placeholders(bots.count))) AND queued_at >= ? AND commit_sha IS NOT NULL AND bisection_id IS NULL AND cell_of IS NULL
-                    AND (status_stage IS DISTINCT FROM (CASE step WHEN 'pending' THEN 'queued' WHEN 'completed' THEN 'completed'
+                    AND (status_stage IS DISTINCT FROM (CASE step WHEN 'pending' THEN (CASE WHEN awaiting_approval = 1 THEN 'awaiting' ELSE 'queued' END) WHEN 'completed' THEN 'completed'
                         ELSE (CASE WHEN progress_failed > 0 THEN 'failing' ELSE 'started' END) END)
                         OR status_commit IS DISTINCT FROM commit_sha)
                 ORDER BY id LIMIT ?

@@ -100,6 +100,13 @@ public protocol IntegrationQueue: Sendable {
     /// is asked to stop. Nil when there is no such integration or it has ended.
     func cancel(bot: String, number: Int, reason: IntegrationReason, now: Date) async throws(StoreError) -> Integration?
 
+    /// Lets integration `number` of `bot`, a fork's pull request waiting for a member's approval,
+    /// start, saying who approved it. Nil when it waits for no approval (not queued, or approved).
+    func approve(bot: String, number: Int, by approver: String, now: Date) async throws(StoreError) -> Integration?
+
+    /// The integrations of `bots` waiting for a member's approval, oldest first.
+    func awaitingApproval(bots: [String]) async throws(StoreError) -> [Integration]
+
     /// Which of `claims` must stop: those someone asked to stop, and those whose claim was lost
     /// (another host ended them, taking this one as gone).
     func stopRequests(for claims: [Claim]) async throws(StoreError) -> [CancelRequest]

@@ -45,9 +45,13 @@ extension Integration {
                 issueChanges: IssueCounts.decode(row["issue_changes"]),
                 testsChange: row["tests_change"], coverageChange: row["coverage_change"])
         }
+        // Kept as `pending` with a mark: every rule about queued work holds for it.
+        let step: IntegrationStep = row["step"]
+        let awaiting = step == .pending && (row["awaiting_approval"] as Int?) == 1
         self.init(
             id: row["id"], bot: row["bot"], number: row["number"], cause: row["cause"], commit: row["commit_sha"], branch: row["branch"],
-            step: row["step"], result: result, queuedAt: row["queued_at"], startedAt: row["started_at"], endedAt: row["ended_at"],
+            step: awaiting ? .awaitingApproval : step, result: result, queuedAt: row["queued_at"], startedAt: row["started_at"],
+            endedAt: row["ended_at"],
             summary: summary, reason: row["reason"], expired: row["expired"], host: row["host"], owner: row["owner"],
             pullRequest: Self.pullRequest(row), bisectionID: row["bisection_id"], workspaceSlot: row["workspace_slot"],
             cellOf: row["cell_of"], cell: (row["cell"] as String?).flatMap(Cell.init(name:)), toolchain: row["toolchain"],
@@ -57,6 +61,7 @@ extension Integration {
         author = row["commit_author"]
         if let tests: Int = row["progress_tests"] { progress = TestProgress(tests: tests, failed: row["progress_failed"] ?? 0) }
         shards = JSON.decode([ShardRun].self, from: row["shards"], default: [])
+        approvedBy = row["approved_by"]
     }
 
     private static func rerun(_ row: SQLRow) -> Rerun? {

@@ -18,7 +18,7 @@ import KilnCore
 /// `step <> 'completed'` alone seeks only the bot, and SQLite then read the bot's whole history
 /// (a claim took 0.5 ms against a bot with 2,600 integrations). `step <> 'completed'` stays
 /// beside them, for PostgreSQL to see that the partial index applies.
-let runningSteps = stepList(IntegrationStep.allCases.filter { $0 != .pending && $0 != .completed })
+let runningSteps = stepList(IntegrationStep.allCases.filter { $0 != .awaitingApproval && $0 != .pending && $0 != .completed })
 let unfinishedSteps = stepList(IntegrationStep.allCases.filter { $0 != .completed })
 
 private func stepList(_ steps: [IntegrationStep]) -> String {

@@ -260,4 +260,13 @@ extension Migrations {
 
     /// v28: the parts a sharded testing step ran in (`ShardRun`, as JSON), for the JSON's `shards`.
     static let shards = Migration(name: "v28: test shards") { _ in ["ALTER TABLE integration ADD COLUMN shards text"] }
+
+    /// v29: a fork's pull request waiting for a member's approval: a queued integration marked
+    /// `awaiting_approval` (1), which no claim takes, and who approved it.
+    static let approval = Migration(name: "v29: approval") { dialect in
+        [
+            "ALTER TABLE integration ADD COLUMN awaiting_approval \(integerColumn(dialect))",
+            "ALTER TABLE integration ADD COLUMN approved_by text",
+        ]
+    }
 }

@@ -51,7 +51,8 @@ public enum API {
     }
 
     /// An integration: `{bot, number, cause, commit, step, result, reason, queuedAt, startedAt,
-    /// endedAt, duration, summary, host, pullRequest, workspace, rerunOf, progress, shards}`.
+    /// endedAt, duration, summary, host, pullRequest, workspace, rerunOf, progress, shards,
+    /// approvedBy}`.
     public struct Integration: Encodable, Sendable, Hashable {
         public var bot: String
         public var number: Int
@@ -83,6 +84,9 @@ public enum API {
         /// workspace}]` (`workspace`: `integration`, the built workspace they shared); empty
         /// otherwise.
         public var shards: [ShardRun]
+        /// For a fork's pull request that waited at the step `awaiting-approval`: who approved
+        /// it (a token's name, or its author, a member as the forge says); null otherwise.
+        @Nullable public var approvedBy: String?
 
         public init(_ integration: KilnCore.Integration) {
             bot = integration.bot
@@ -103,6 +107,7 @@ public enum API {
             rerunOf = integration.rerunOf
             progress = integration.progress
             shards = integration.shards
+            approvedBy = integration.approvedBy
         }
     }
 

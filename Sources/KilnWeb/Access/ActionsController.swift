@@ -18,7 +18,8 @@ import KilnStore
 
 /// What members do: `POST /api/bots/{bot}/integrations` queues an integration (cause `manual`,
 /// `{"pullRequest": N}` for a pull request Kiln knows), `POST /api/bots/{bot}/integrations/{n}/cancel`
-/// stops one. A bearer token or the session cookie; a form sent with the cookie must carry its
+/// stops one, `POST /api/bots/{bot}/integrations/{n}/approve` lets a fork's pull request waiting
+/// for a member's approval run. A bearer token or the session cookie; a form sent with the cookie must carry its
 /// anti-forgery value (`csrf`), and is answered by sending the browser back to the page.
 ///
 /// No token: 401. A viewer, or a member whose token names other bots: 403. A bot the request
@@ -70,6 +71,26 @@ struct ActionsController {
             let page = "/bots/\(bot.name)/integrations/\(number)"
             if form != nil { return SignInController.redirect(to: page) }
             var response = APIController.json(try API.encode(Queued(bot: bot.name, number: canceled.number, coalesced: false)))
+            response.status = .accepted
+            return response
+        }
+        router.post("api/bots/{bot}/integrations/{number}/approve") { request, context in
+            let (bot, form) = try await authorize(request, context)
+            let number = try APIController.number(context.parameters.get("number"))
+            let page = "/bots/\(bot.name)/integrations/\(number)"
+            let approver = context.access.tokenName ?? "a member"
+            guard try await store.approve(bot: bot.name, number: number, by: approver, now: clock.now) != nil else {
+                guard let existing = try await store.integration(bot: bot.name, number: number) else {
+                    throw WebError.notFound("integration \(number) of bot '\(bot.name)'")
+                }
+                // An Approve pressed on a page that was out of date (another member was first): the page says where it is.
+                if form != nil { return SignInController.redirect(to: page) }
+                throw WebError.conflict(
+                    "integration \(number) of bot '\(bot.name)' waits for no approval: it is \(existing.integration.step.rawValue)")
+            }
+            try await audit(.approved, request, context, bot: bot.name, number: number)
+            if form != nil { return SignInController.redirect(to: page) }
+            var response = APIController.json(try API.encode(Queued(bot: bot.name, number: number, coalesced: false)))
             response.status = .accepted
             return response
         }

@@ -202,6 +202,8 @@ struct IntegrationPage {
     /// A signed-in member's forms' anti-forgery value, and where Cancel posts (while it runs).
     var csrf: String? = nil
     var cancelURL: String? = nil
+    /// A member's Approve button, for a fork's pull request waiting for approval.
+    var approveURL: String? = nil
     /// Where its workspace came from (`WorkspaceOrigin.sentence`); a matrix's cells say theirs.
     var workspace: String? = nil
     /// The log as a page of its steps.

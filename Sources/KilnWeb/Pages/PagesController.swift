@@ -268,6 +268,7 @@ struct PagesController {
             }, hasDependencies: !detail.dependencies.isEmpty, csrf: csrf,
             cancelURL: csrf != nil && integration.step != .completed ? "/api\(base)/cancel" : nil, workspace: integration.workspace?.sentence)
         page.stepsURL = base + "/steps"
+        if csrf != nil, integration.step == .awaitingApproval { page.approveURL = "/api\(base)/approve" }
         page.notice = notice
         if integration.isRunning { page.progress = integration.progress?.sentence }
         page.failures = await Failures.views(of: detail, bot: bot, source: source, kept: sourceFiles)

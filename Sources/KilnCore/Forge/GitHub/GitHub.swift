@@ -62,6 +62,14 @@ public struct GitHub: Forge {
             headers: ["Authorization: Bearer \(token)", "Accept: application/vnd.github+json"], json: status.githubFields)
     }
 
+    public func memberRequest(api: String, project: String, login: String, token: String) -> ForgeRequest? {
+        ForgeRequest(
+            get: "\(api)/repos/\(project)/collaborators/\(ForgeRequest.segment(login))",
+            headers: ["Authorization: Bearer \(token)", "Accept: application/vnd.github+json"])
+    }
+
+    public func isMember(_ login: String, code: Int, body: [UInt8]) -> Bool? { Self.collaborator(code: code) }
+
     /// A `pull_request` event: `action`, `number`, `pull_request {title, user, html_url, head,
     /// base}`, `repository`. Gitea and Forgejo send the same shape.
     static func pullRequest(_ json: [String: Any], forge: some Forge) throws(PayloadError) -> PullRequestEvent {

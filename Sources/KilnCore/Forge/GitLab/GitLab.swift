@@ -102,6 +102,24 @@ public struct GitLab: Forge {
         return ForgeRequest(url: "\(status.api)/projects/\(project)/statuses/\(status.sha)", headers: ["PRIVATE-TOKEN: \(token)"], json: fields)
     }
 
+    /// `GET /projects/{id}/members/all?query={login}`: the project's members, inherited ones too.
+    public func memberRequest(api: String, project: String, login: String, token: String) -> ForgeRequest? {
+        ForgeRequest(
+            get: "\(api)/projects/\(ForgeRequest.segment(project))/members/all?query=\(ForgeRequest.segment(login))",
+            headers: ["PRIVATE-TOKEN: \(token)"])
+    }
+
+    /// A member with Developer access or more (`access_level` 30 and up) may push: one whose
+    /// merge requests need no approval.
+    public func isMember(_ login: String, code: Int, body: [UInt8]) -> Bool? {
+        guard code == 200, let members = try? JSONSerialization.jsonObject(with: Data(body)) as? [[String: Any]] else { return nil }
+        return members.contains {
+            ($0["username"] as? String)?.lowercased() == login.lowercased() && ($0["access_level"] as? Int ?? 0) >= Self.developerAccess
+        }
+    }
+
+    static let developerAccess = 30
+
     /// GitLab refuses a status its commit already has ("Cannot transition status via :run from
     /// :running"): it shows what it was told, which is delivered enough.
     public func hasStatus(despite code: Int, message: String) -> Bool {

@@ -62,6 +62,12 @@ public struct Gitea: Forge {
             url: "\(status.api)/repos/\(status.project)/statuses/\(status.sha)", headers: ["Authorization: token \(token)"], json: status.githubFields
         )
     }
+
+    public func memberRequest(api: String, project: String, login: String, token: String) -> ForgeRequest? {
+        ForgeRequest(get: "\(api)/repos/\(project)/collaborators/\(ForgeRequest.segment(login))", headers: ["Authorization: token \(token)"])
+    }
+
+    public func isMember(_ login: String, code: Int, body: [UInt8]) -> Bool? { Self.collaborator(code: code) }
 }
 
 extension ForgeKind {
