@@ -195,4 +195,57 @@ struct LimitsTests {
         let tmpLog = try String(contentsOfFile: home.url(".kiln/logs/fill/2.log"), encoding: .utf8)
         #expect(tmpLog.contains("No space left on device"), "\(tmpLog)")
     }
+
+    @Test(
+        "On one kiln serve, a fork bomb, 2 GiB under memory: 512MiB, 3 GiB into a 1 GiB workspace and 500 MiB of output under log: 10MiB each end within seconds as an error naming the limit, while another bot's integration succeeds and /health answers 200 throughout"
+    )
+    func serverCarriesOn() async throws {
+        let hogs = try GitFixture()
+        try hogs.commit("Not a package", files: ["README.md": "hello\n"])
+        let tiny = try GitFixture()
+        try tiny.commit(
+            "A package of one library",
+            files: [
+                "Package.swift":
+                    "// swift-tools-version:5.9\nimport PackageDescription\nlet package = Package(name: \"Tiny\", targets: [.target(name: \"Tiny\")])\n",
+                "Sources/Tiny/Tiny.swift": "public let answer = 42\n",
+            ])
+        let hog = { (limits: String, run: String) in
+            "repository: {url: '\(hogs.url)'}\nschedule: {poll: 0}\nlimits: \(limits)\ntriggers: [{name: hog, phase: before, run: '\(run)'}]\n"
+        }
+        // Each would run for ten minutes but for its limit.
+        let limited: [(bot: String, limit: String, yaml: String)] = [
+            ("bomb", "limits.processes", hog("{processes: 256}", "b() { b | b & }; b; sleep 600")),
+            ("memory", "limits.memory", hog("{memory: 512MiB}", "python3 -c \"import time; b = str(1) * (2 << 30); time.sleep(600)\"")),
+            ("disk", "limits.disk", hog("{disk: 1GiB}", "dd if=/dev/zero of=big bs=1M count=3072 status=none; sleep 600")),
+            ("log", "limits.log", hog("{log: 10MiB}", "yes 0123456789abcdef0123456789abcdef | head -c 524288000; sleep 600")),
+        ]
+        var bots = Dictionary(uniqueKeysWithValues: limited.map { ($0.bot, $0.yaml) })
+        bots["fine"] = "repository: {url: '\(tiny.url)'}\nschedule: {poll: 0}\ntest: {enabled: false}\n"
+        let served = try await ServedHome(bots: bots, config: "executors: 5\n")
+        let port = try await served.server.waitForPort()
+        for bot in bots.keys.sorted() {
+            let queued = try await runProcess(Executables.kiln, ["trigger", bot], in: served.home.path)
+            #expect(queued.status == 0, "\(queued.standardError)")
+        }
+        var answers: [Int] = []
+        try await served.eventually("every integration ended", timeout: .seconds(180)) {
+            answers.append(try await HealthServeTests.health(port).status)
+            for bot in bots.keys where try await served.integrations(bot).first?.step != .completed { return false }
+            return true
+        }
+        #expect(!answers.isEmpty && answers.allSatisfy { $0 == 200 }, "\(answers)")
+        let store = try served.store()
+        for (bot, limit, _) in limited {
+            let detail = try #require(try await store.integration(bot: bot, number: 1))
+            #expect(detail.integration.result == .buildErrors, "\(bot): \(String(describing: detail.integration.result))")
+            #expect(detail.issues.contains { $0.type == .error && $0.message.contains("(\(limit))") }, "\(bot): \(detail.issues)")
+            let trigger = try #require(detail.steps.first { $0.name == .beforeTriggers }, "\(bot): \(detail.steps)")
+            #expect((trigger.duration ?? .infinity) < 60, "\(bot) stopped within seconds, not at its end: \(trigger)")
+        }
+        let fine = try #require(try await served.integrations("fine").first)
+        #expect(fine.result == .succeeded, "\(fine)")
+        #expect(try await HealthServeTests.health(port).status == 200)
+        #expect(try await served.server.terminate().status == 0)
+    }
 }
