@@ -33,13 +33,17 @@ struct FullDatabaseTests {
 
         // Every slot taken by sessions of another program, held until the test lets them go: on a
         // loaded machine their starts may spread over seconds, so none ends on a timer.
-        let holders = try (0..<6).map { _ in
+        let hold = {
             try ChildProcess("/usr/bin/psql", [url, "-tAqc", "SET client_connection_check_interval = 100; SELECT pg_sleep(600)"], in: home.path)
         }
+        var holders = try (0..<6).map { _ in try hold() }
         // (the database server's stop ends their sessions; this ends the clients)
         defer { for holder in holders { holder.killGroup() } }
         var answer = ""
         try await eventually("the sessions to fill the server", timeout: .seconds(60), context: answer) {
+            // A probe takes a slot while it looks: a holder starting then was refused and ended
+            // (once, the server never filled). It is started again.
+            for index in holders.indices where !holders[index].isRunning { holders[index] = try hold() }
             let probe = try await runProcess("/usr/bin/psql", [url, "-tAqc", "SELECT count(*) FROM pg_stat_activity"], in: home.path)
             answer = probe.standardOutput + probe.standardError
             return probe.standardError.contains("too many clients")
@@ -51,6 +55,8 @@ struct FullDatabaseTests {
         #expect(second.isRunning, "it waits, and has not given up: \(second.standardError)")
         // One session given back (its client ended: the server, looking every 100 ms, ends
         // the session): the trigger connects and queues.
+        let held = holders.allSatisfy { $0.isRunning }
+        try #require(held, "every slot still held")
         holders[0].killGroup()
         let output = try await second.finish(within: .seconds(60))
         #expect(output.status == 0, "\(output.standardError)")

@@ -87,12 +87,32 @@ public final class ServerProcess: Sendable {
     /// its time limit, 15 s for a lease: a 15 s wait here failed such tests now and then.
     public func terminate() async throws -> ProcessOutput {
         child.send(SIGTERM)
+        let deadline = ContinuousClock.now + .seconds(40)
+        while child.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        // Still running: where its threads wait says where its shutdown stands (a stall on a
+        // lane's thread, a lock), besides what it logged.
+        let threads = child.isRunning ? Self.threadStacks(of: child.processIdentifier) : ""
         do {
-            return try await child.finish(within: .seconds(40))
+            return try await child.finish(within: .seconds(5))
         } catch {
-            // what it logged says where its shutdown stood
-            throw ServerProcessError.timedOut(standardOutput + "\n--- its log (standard error) ---\n" + child.standardError)
+            throw ServerProcessError.timedOut(standardOutput + "\n--- its log (standard error) ---\n" + child.standardError + threads)
         }
+    }
+
+    /// Every thread's innermost frames, as gdb reads them from the running process (empty
+    /// without gdb: the Debian package `gdb`).
+    private static func threadStacks(of pid: Int32) -> String {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/gdb"),
+            let dump = try? runProcessSync("/usr/bin/gdb", ["-p", "\(pid)", "-batch", "-ex", "thread apply all bt 12"], timeout: .seconds(60))
+        else { return "" }
+        // A frame's function, without its arguments and addresses.
+        let frames = dump.standardOutput.split(separator: "\n").compactMap { line -> String? in
+            if line.hasPrefix("Thread ") { return String(line) }
+            guard line.hasPrefix("#") else { return nil }
+            let function = line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first { $0 != "in" && !$0.hasPrefix("0x") }
+            return "  " + (function.map(String.init) ?? String(line))
+        }
+        return "\n--- its threads (gdb) ---\n" + frames.joined(separator: "\n")
     }
 }
 

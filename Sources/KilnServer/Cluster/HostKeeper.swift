@@ -75,6 +75,7 @@ public actor HostKeeper: Service {
                 recover.finish()
             }
         }
+        logger.info("host keeper stopped")
     }
 
     /// Calls `beat` now and every `interval` until the task is canceled: a server's beats (with
