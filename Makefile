@@ -16,7 +16,7 @@ SWIFT ?= swift
 # Debian packages the build and the tests need (installed by `make deps` when missing).
 DEBIAN_PACKAGES := git pkg-config ca-certificates systemd libgit2-dev libsqlite3-dev libcurl4-openssl-dev python3-aiosmtpd bubblewrap openssh-server postgresql pgbouncer iproute2 util-linux \
 	shellcheck yamllint flake8 python3-flake8-import-order zstd \
-	chromium chromium-driver python3-selenium python3-pip fonts-dejavu-core
+	chromium chromium-driver python3-selenium python3-pip fonts-dejavu-core diff-cover gdb
 
 .PHONY: all deps build lint test test-reliability run bench screenshots clean
 

@@ -24,6 +24,10 @@ public enum TerminalReport {
         if let reason = integration.reason { lines.append("  \(reason.sentence)") }
         for cell in detail?.cells ?? [] { lines.append(CellText.line(cell)) }
         if let summary = integration.summary, integration.result?.isBuilt == true { lines.append(figures(summary)) }
+        if let patch = integration.patchCoverage {
+            lines.append(patch.sentence)
+            lines += patch.uncoveredLines.map { "  not run: \($0)" }
+        }
         if let detail { lines += findings(detail) }
         lines.append("log: \(log)")
         return lines.joined(separator: "\n")

@@ -123,9 +123,10 @@ struct StatusAndTriggerTests {
         #expect(
             Set(queued.keys) == [
                 "bot", "number", "cause", "commit", "step", "result", "reason", "queuedAt", "startedAt", "endedAt", "duration", "summary",
-                "host", "pullRequest", "workspace", "rerunOf", "progress", "shards", "approvedBy",
+                "host", "pullRequest", "workspace", "rerunOf", "progress", "shards", "approvedBy", "coverage",
             ])
         #expect(queued["approvedBy"] is NSNull, "no fork's pull request waited for it")
+        #expect(queued["coverage"] is NSNull, "nothing measured")
         #expect(queued["reason"] is NSNull, "nothing to say of a queued integration")
         #expect(queued["rerunOf"] is NSNull, "a trigger is no re-run")
         #expect(queued["progress"] is NSNull, "a queued integration has run no test yet")

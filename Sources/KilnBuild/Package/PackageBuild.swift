@@ -142,7 +142,9 @@ public struct PackageBuild: Sendable {
     public func test(skipping: [TestCase] = [], commit: String?, watch: TestWatch? = nil) async throws(ProcessError) -> TestOutput {
         let skips = skipping.flatMap { ["--skip", TestRerun.pattern(for: $0)] }
         let (tests, reports, end) = try await runTests(StepCommand("swift", testArguments + skips), commit: commit, watch: watch, stoppable: true)
-        var output = TestOutput(tests: tests, coverage: bot.test.coverage ? coverage() : nil, end: end)
+        let coverage = bot.test.coverage ? coverage() : nil
+        var output = TestOutput(tests: tests, coverage: coverage?.percentage, end: end)
+        output.lines = coverage?.lines
         output.sanitizerReports = reports
         if end == .stopped {
             await workspace.log.note("swift test \(end.description): the tests it did not reach are not run")
@@ -202,10 +204,10 @@ public struct PackageBuild: Sendable {
     }
 
     /// The package's own line coverage from the export `--enable-code-coverage` wrote.
-    func coverage() -> Double? {
+    func coverage() -> Coverage.Export? {
         let path = "\(workspace.directory)/.build/\(configuration)/codecov"
         let export = (try? FileManager.default.contentsOfDirectory(atPath: path))?.first { $0.hasSuffix(".json") }
-        return export.flatMap { Coverage.percentage(exportAt: "\(path)/\($0)", root: workspace.seenAs) }
+        return export.flatMap { Coverage.read(exportAt: "\(path)/\($0)", root: workspace.seenAs) }
     }
 
     /// The repository's files with an open warning in `previous`: those whose warnings an

@@ -35,6 +35,8 @@ public struct BuildOutput: Sendable {
 public struct TestOutput: Sendable {
     public var tests: [TestCase]
     public var coverage: Double?
+    /// With coverage on: each executable line of the package's own sources and how often it ran.
+    public var lines: LineCoverage?
     public var sanitizerReports: [SanitizerReport] = []
     public var end: ProcessEnd
     /// The parts the tests ran in, when they ran in shards (`test.shards`).

@@ -72,6 +72,8 @@ public struct Integration: Sendable, Hashable {
     /// For a fork's pull request that waited for approval: who approved it (a token's name, or
     /// the author, a member as the forge says); nil otherwise.
     public var approvedBy: String?
+    /// With coverage measured and a change to measure: how much of it the tests ran.
+    public var patchCoverage: PatchCoverage?
 
     public init(
         id: Int64, bot: String, number: Int, cause: IntegrationCause, commit: String?, branch: String, step: IntegrationStep = .pending,

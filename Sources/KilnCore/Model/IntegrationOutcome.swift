@@ -17,6 +17,8 @@ public struct IntegrationOutcome: Sendable {
     public var reason: IntegrationReason?
     public var tests: [TestCase]
     public var coverage: Double?
+    /// With coverage on and something to compare with: how much of the change its tests ran.
+    public var patchCoverage: PatchCoverage?
     /// Issues found, without status: the store marks them against the previous integration.
     public var issues: [IntegrationIssue]
     public var commits: [Commit]

@@ -236,8 +236,26 @@ extension IntegrationSteps {
         outcome.triggers = course.triggers
         outcome.dependencies = course.dependencies
         outcome.shards = tested.shards
+        outcome.patchCoverage = await patchCoverage(tested.lines, course)
         outcome.review = await reviewRequest(course)
         return outcome
+    }
+
+    /// With coverage measured: how much of the change its tests ran, the change being a pull
+    /// request's since its merge base with the base branch, a branch's since the integration it is
+    /// compared with. Nil with nothing to compare with, or when the change cannot be read (said in
+    /// the log).
+    func patchCoverage(_ lines: LineCoverage?, _ course: Course) async -> PatchCoverage? {
+        guard let lines, let baseline = course.baseline, let commit = course.commit else { return nil }
+        do {
+            let patch = PatchCoverage(
+                changed: try await context.mirrors.changedLines(of: bot.repository, base: baseline, head: commit), lines: lines)
+            await log.note(patch.sentence)
+            return patch
+        } catch {
+            await log.note("patch coverage not measured: the change's lines are unknown (\(error))")
+            return nil
+        }
     }
 
     /// For a pull request of a bot with `forge.review` (a matrix's integration, not its cells):

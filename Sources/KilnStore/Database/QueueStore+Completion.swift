@@ -85,12 +85,12 @@ extension StoreRole {
             """
             UPDATE integration SET step = 'completed', result = ?, reason = ?, ended_at = ?, started_at = coalesce(started_at, ?),
                 issue_counts = ?, issue_changes = ?, tests = ?, coverage = ?, tests_change = ?, coverage_change = ?, dependencies = ?,
-                commit_subject = ?, commit_author = ?, shards = ?
+                commit_subject = ?, commit_author = ?, shards = ?, patch_coverage = ?
             WHERE id = ?
             """, outcome.result.rawValue, outcome.reason, now, now, IssueCounts.encode(summary.issues),
             summary.issueChanges.isEmpty ? nil : IssueCounts.encode(summary.issueChanges), summary.tests, summary.coverage, summary.testsChange,
             summary.coverageChange, outcome.dependencies.isEmpty ? nil : JSON.encode(outcome.dependencies), head?.subject, head?.author,
-            outcome.shards.isEmpty ? nil : JSON.encode(outcome.shards), id)
+            outcome.shards.isEmpty ? nil : JSON.encode(outcome.shards), outcome.patchCoverage.map(JSON.encode), id)
         try insert(db, issues: issues, tests: outcome.tests, into: id)
         if let review = outcome.review {
             try queueReview(

@@ -62,6 +62,7 @@ extension Integration {
         if let tests: Int = row["progress_tests"] { progress = TestProgress(tests: tests, failed: row["progress_failed"] ?? 0) }
         shards = JSON.decode([ShardRun].self, from: row["shards"], default: [])
         approvedBy = row["approved_by"]
+        patchCoverage = JSON.decode(PatchCoverage?.self, from: row["patch_coverage"], default: nil)
     }
 
     private static func rerun(_ row: SQLRow) -> Rerun? {

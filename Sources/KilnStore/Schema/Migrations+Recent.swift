@@ -269,4 +269,7 @@ extension Migrations {
             "ALTER TABLE integration ADD COLUMN approved_by text",
         ]
     }
+
+    /// v30: how much of its change an integration's tests ran (`PatchCoverage`, as JSON).
+    static let patchCoverage = Migration(name: "v30: patch coverage") { _ in ["ALTER TABLE integration ADD COLUMN patch_coverage text"] }
 }

@@ -52,7 +52,7 @@ public enum API {
 
     /// An integration: `{bot, number, cause, commit, step, result, reason, queuedAt, startedAt,
     /// endedAt, duration, summary, host, pullRequest, workspace, rerunOf, progress, shards,
-    /// approvedBy}`.
+    /// approvedBy, coverage}`.
     public struct Integration: Encodable, Sendable, Hashable {
         public var bot: String
         public var number: Int
@@ -87,6 +87,11 @@ public enum API {
         /// For a fork's pull request that waited at the step `awaiting-approval`: who approved
         /// it (a token's name, or its author, a member as the forge says); null otherwise.
         @Nullable public var approvedBy: String?
+        /// With coverage measured: `{percent, patch}`, the package's own lines covered and how
+        /// much of the change the tests ran (`{covered, coverable, percent, files: [{path,
+        /// covered, coverable, uncovered: [line]}]}`, null with nothing to compare with); null
+        /// otherwise.
+        @Nullable public var coverage: Coverage?
 
         public init(_ integration: KilnCore.Integration) {
             bot = integration.bot
@@ -108,6 +113,25 @@ public enum API {
             progress = integration.progress
             shards = integration.shards
             approvedBy = integration.approvedBy
+            if integration.summary?.coverage != nil || integration.patchCoverage != nil {
+                coverage = Coverage(percent: integration.summary?.coverage, patch: integration.patchCoverage.map(Patch.init))
+            }
+        }
+    }
+
+    public struct Coverage: Encodable, Sendable, Hashable {
+        @Nullable public var percent: Double?
+        @Nullable public var patch: Patch?
+    }
+
+    public struct Patch: Encodable, Sendable, Hashable {
+        public var covered: Int
+        public var coverable: Int
+        @Nullable public var percent: Double?
+        public var files: [PatchCoverage.File]
+
+        init(_ patch: PatchCoverage) {
+            (covered, coverable, percent, files) = (patch.covered, patch.coverable, patch.percent, patch.files)
         }
     }
 

@@ -204,6 +204,9 @@ struct IntegrationPage {
     var cancelURL: String? = nil
     /// A member's Approve button, for a fork's pull request waiting for approval.
     var approveURL: String? = nil
+    /// How much of the change its tests ran, and the changed lines none ran, by file.
+    var patchCoverage: String? = nil
+    var uncoveredLines: [String] = []
     /// Where its workspace came from (`WorkspaceOrigin.sentence`); a matrix's cells say theirs.
     var workspace: String? = nil
     /// The log as a page of its steps.

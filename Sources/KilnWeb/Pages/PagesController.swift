@@ -269,6 +269,8 @@ struct PagesController {
             cancelURL: csrf != nil && integration.step != .completed ? "/api\(base)/cancel" : nil, workspace: integration.workspace?.sentence)
         page.stepsURL = base + "/steps"
         if csrf != nil, integration.step == .awaitingApproval { page.approveURL = "/api\(base)/approve" }
+        page.patchCoverage = integration.patchCoverage?.sentence
+        page.uncoveredLines = integration.patchCoverage?.uncoveredLines ?? []
         page.notice = notice
         if integration.isRunning { page.progress = integration.progress?.sentence }
         page.failures = await Failures.views(of: detail, bot: bot, source: source, kept: sourceFiles)

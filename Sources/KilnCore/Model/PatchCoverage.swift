@@ -1,0 +1,71 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+/// Each executable line of the package's own sources, by file (relative to the package), with
+/// how often it ran, as llvm-cov counts lines.
+public struct LineCoverage: Sendable, Hashable {
+    public var files: [String: [Int: Int]]
+
+    public init(files: [String: [Int: Int]] = [:]) {
+        self.files = files
+    }
+}
+
+/// How much of a change its tests ran: of the lines it added or modified (`ChangedLines`) that
+/// llvm-cov counts as executable, how many ran. Files whose changed lines hold nothing executable
+/// are left out, as `diff-cover` leaves them.
+public struct PatchCoverage: Sendable, Hashable, Codable {
+    public struct File: Sendable, Hashable, Codable {
+        public var path: String
+        public var covered: Int
+        public var coverable: Int
+        /// The changed executable lines no test ran, in order.
+        public var uncovered: [Int]
+
+        public init(path: String, covered: Int, coverable: Int, uncovered: [Int]) {
+            self.path = path
+            self.covered = covered
+            self.coverable = coverable
+            self.uncovered = uncovered
+        }
+    }
+
+    public var covered: Int
+    public var coverable: Int
+    /// By path.
+    public var files: [File]
+
+    public init(covered: Int, coverable: Int, files: [File]) {
+        self.covered = covered
+        self.coverable = coverable
+        self.files = files
+    }
+
+    /// `changed` measured against `lines`.
+    public init(changed: ChangedLines, lines: LineCoverage) {
+        var files: [File] = []
+        for (path, changedLines) in changed.lines.sorted(by: { $0.key < $1.key }) {
+            guard let counts = lines.files[path] else { continue }
+            let executable = changedLines.filter { counts[$0] != nil }.sorted()
+            guard !executable.isEmpty else { continue }
+            let uncovered = executable.filter { counts[$0] == 0 }
+            files.append(File(path: path, covered: executable.count - uncovered.count, coverable: executable.count, uncovered: uncovered))
+        }
+        self.init(covered: files.reduce(0) { $0 + $1.covered }, coverable: files.reduce(0) { $0 + $1.coverable }, files: files)
+    }
+
+    /// Percent of the coverable changed lines that ran, to a tenth; nil when none is coverable.
+    public var percent: Double? {
+        coverable > 0 ? (Double(covered) / Double(coverable) * 1000).rounded() / 10 : nil
+    }
+}

@@ -1,0 +1,145 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import KilnCore
+import KilnStore
+import KilnTestSupport
+import Testing
+
+/// Patch coverage end to end: `kiln run` of a real package with `test.coverage`, a change of
+/// three files, and `diff-cover` (Debian's package) as the judge of the figure.
+@Suite("Patch coverage: how much of a change its tests ran")
+struct PatchCoverageTests {
+    /// The toolchain's own `llvm-cov`, beside the `swift` on the PATH (the system's may be older
+    /// than the profiles it writes).
+    static func llvmCov() throws -> String {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
+        let swift = try #require(
+            path.split(separator: ":").map { "\($0)/swift" }.first { FileManager.default.isExecutableFile(atPath: $0) }, "swift on the PATH")
+        let resolved = URL(fileURLWithPath: swift).resolvingSymlinksInPath().deletingLastPathComponent().path
+        return resolved + "/llvm-cov"
+    }
+
+    @Test(
+        "Of a change to three files (one with nothing executable), Kiln's patch figure and uncovered lines are diff-cover's on llvm-cov's lcov of the same build; kiln run, the JSON and the page say them"
+    )
+    func matchesDiffCover() async throws {
+        let home = try TemporaryDirectory()
+        let package = try FixturePackage()
+        let repo = package.repository
+        try home.write("Bots/app.yml", "repository: {url: '\(repo.url)'}\nsandbox: none\ntest: {coverage: true, order: as-written}\n")
+        let first = try await home.kilnRun()
+        #expect(first.status == 0 && !first.output.contains("patch"), "nothing to compare the first with: \(first.output)")
+        let base = try repo.head()
+
+        // A tested change and an untested one in Lib.swift, a new file half tested, a README.
+        let library =
+            FixturePackage.library(body: "    let unused = a &* 0\n    _ = unused")
+                + """
+
+                public func subtract(_ a: Int, _ b: Int) -> Int {
+                    if a < b {
+                        return -(b - a)
+                    }
+                    return a - b
+                }
+
+                """
+        let extra = """
+            public func double(_ x: Int) -> Int {
+                x * 2
+            }
+
+            public func triple(_ x: Int) -> Int {
+                if x > 100 {
+                    return 300
+                }
+                return x * 3
+            }
+
+            """
+        let tests = """
+            import XCTest
+            @testable import Lib
+
+            final class ExtraTests: XCTestCase {
+                func testDoubles() { XCTAssertEqual(double(2), 4) }
+                func testTriples() { XCTAssertEqual(triple(1), 3) }
+            }
+
+            """
+        try repo.commit(
+            "Subtract, double and triple",
+            files: [
+                "Sources/Lib/Lib.swift": library, "Sources/Lib/Extra.swift": extra, "Tests/LibTests/ExtraTests.swift": tests,
+                "README.md": "How to add, subtract, double and triple.\n",
+            ])
+        let second = try await home.kilnRun()
+        #expect(second.status == 0, "\(second.output)")
+        let patch = try #require(try await home.recorded(2).integration.patchCoverage)
+
+        // diff-cover on the lcov llvm-cov writes for the same build, against the same base.
+        let workspace = home.url(".kiln/workspaces/app")
+        let lcov = try await runProcess(
+            try Self.llvmCov(),
+            [
+                "export", "-format=lcov", "-instr-profile", "\(workspace)/.build/debug/codecov/default.profdata",
+                "\(workspace)/.build/debug/FixturePackageTests.xctest", "-ignore-filename-regex", "(\\.build|Tests)/",
+            ])
+        #expect(lcov.status == 0, "\(lcov.standardError)")
+        let relative = lcov.standardOutput.replacingOccurrences(of: "SF:\(workspace)/", with: "SF:")
+        let judge = try TemporaryDirectory("kiln-diff-cover")
+        try judge.write("coverage.lcov", relative)
+        let judged = try await runProcess(
+            "/usr/bin/diff-cover", [judge.url("coverage.lcov"), "--compare-branch=\(base)", "--json-report", judge.url("report.json")], in: repo.path)
+        let report = try #require(
+            try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: judge.url("report.json")))) as? [String: Any],
+            "\(judged.standardOutput) \(judged.standardError)")
+        let stats = try #require(report["src_stats"] as? [String: [String: Any]])
+        // diff-cover lists each file's uncovered lines and percentage, and the change's totals.
+        let judgedFiles = stats.filter { !(($0.value["violation_lines"] as? [Int] ?? []).isEmpty && $0.value["percent_covered"] == nil) }
+        #expect(patch.files.map(\.path) == judgedFiles.keys.sorted(), "\(report)")
+        for file in patch.files {
+            let judgedFile = stats[file.path] ?? [:]
+            #expect(file.uncovered == (judgedFile["violation_lines"] as? [Int] ?? []).sorted(), "\(file.path): \(judgedFile)")
+            let percent = Double(file.covered) / Double(file.coverable) * 100
+            #expect(abs(percent - (judgedFile["percent_covered"] as? Double ?? -1)) < 0.01, "\(file.path): \(file) against \(judgedFile)")
+        }
+        #expect(patch.coverable == report["total_num_lines"] as? Int, "\(patch) against \(report)")
+        #expect(patch.coverable - patch.covered == report["total_num_violations"] as? Int, "\(patch) against \(report)")
+        #expect(patch.files.map(\.path) == ["Sources/Lib/Extra.swift", "Sources/Lib/Lib.swift"], "the README has nothing executable")
+        #expect(patch.covered > 0 && patch.covered < patch.coverable, "some changed lines ran, some did not: \(patch)")
+
+        // kiln run says it, with the lines no test ran.
+        let percent = try #require(patch.percent)
+        #expect(
+            second.output.contains("patch \(String(format: "%.1f", percent)) % (\(patch.covered) of \(patch.coverable) changed lines)"),
+            "\(second.output)")
+        #expect(second.output.contains("not run: Sources/Lib/Lib.swift: 7–12"), "\(second.output)")
+
+        // The JSON and the page of a server on the same data.
+        let server = try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path)
+        let port = try await server.waitForPort()
+        let json = try await PullRequestTests.get("/api/bots/app/integrations/2", port: port)
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        let coverage = try #require(object?["coverage"] as? [String: Any], "\(json)")
+        let patchJSON = try #require(coverage["patch"] as? [String: Any], "\(json)")
+        #expect(patchJSON["covered"] as? Int == patch.covered && patchJSON["coverable"] as? Int == patch.coverable && coverage["percent"] is Double)
+        let files = patchJSON["files"] as? [[String: Any]] ?? []
+        #expect(files.first { $0["path"] as? String == "Sources/Lib/Lib.swift" }?["uncovered"] as? [Int] == [7, 8, 9, 10, 11, 12], "\(json)")
+        let page = try await PullRequestTests.get("/bots/app/integrations/2", port: port)
+        #expect(page.contains("Change covered") && page.contains("Sources/Lib/Lib.swift: 7–12"), "\(page)")
+        _ = try await server.terminate()
+    }
+}
