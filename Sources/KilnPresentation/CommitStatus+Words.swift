@@ -44,6 +44,30 @@ extension CommitStatus {
             targetURL: "\(base)/bots/\(bot.name)/integrations/\(integration.number)")
     }
 
+    /// The coverage of the change of a completed integration, on a context of its own
+    /// (`kiln/<bot>/coverage`): "patch 83.3 % (10 of 12 changed lines)", a failure below the
+    /// bot's `coverage.patch` when the change has `coverage.min-lines` coverable lines or more.
+    public static func coverage(
+        of integration: Integration, patch: PatchCoverage, bot: Bot, forge: ForgeSettings, sha: String, publicURL: String
+    ) -> CommitStatus {
+        let settings = bot.coverage
+        var description = patch.sentence
+        let failed = settings.fails(patch)
+        if let threshold = settings.patch {
+            if failed {
+                description += ", below \(threshold) %"
+            } else if patch.coverable < settings.minLines {
+                description += "; under \(CountText.of(settings.minLines, "line")), it fails nothing"
+            }
+        }
+        var status = CommitStatus(
+            of: integration, bot: bot, forge: forge, stage: .completed, sha: sha, issues: [], publicURL: publicURL)
+        status.context = "kiln/\(bot.name)/coverage"
+        status.state = failed ? .failure : .success
+        status.description = String(description.prefix(maximumDescription))
+        return status
+    }
+
     /// The status after a queued integration moved on from `sha` to a newer commit.
     public func superseded(by newer: String) -> CommitStatus {
         var status = self

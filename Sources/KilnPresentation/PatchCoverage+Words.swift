@@ -28,7 +28,7 @@ extension PatchCoverage {
     }
 
     /// `[3, 4, 5, 9]` as "3–5, 9".
-    static func ranges(_ lines: [Int]) -> String {
+    public static func ranges(_ lines: [Int]) -> String {
         var parts: [String] = []
         var start: Int?
         var previous = 0

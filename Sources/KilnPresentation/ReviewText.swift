@@ -64,6 +64,11 @@ public enum ReviewText {
                 lines.append("- \(kind(finding)): \(place)\(finding.message.split(separator: "\n").first ?? "")\(cells)")
             }
         }
+        if let patch = draft.request.patch {
+            let uncovered = patch.files.filter { !$0.uncovered.isEmpty }
+            lines.append("\nCoverage of this change: \(patch.sentence)\(uncovered.isEmpty ? "." : "; not run by any test:")\n")
+            for file in uncovered { lines.append("- `\(file.path)`: \(PatchCoverage.ranges(file.uncovered))") }
+        }
         lines.append(marker(ReviewComment.summary))
         return lines.joined(separator: "\n")
     }

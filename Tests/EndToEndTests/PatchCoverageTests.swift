@@ -142,4 +142,90 @@ struct PatchCoverageTests {
         #expect(page.contains("Change covered") && page.contains("Sources/Lib/Lib.swift: 7–12"), "\(page)")
         _ = try await server.terminate()
     }
+
+    @Test(
+        "On a pull request, the coverage status fails below coverage.patch and passes once a test covers the change; a one-line change under min-lines never fails"
+    )
+    func status() async throws {
+        let package = try FixturePackage()
+        let repo = package.repository
+        try repo.git("branch", "-m", "master")
+        let forge = try await ForgeDouble.start()
+        let tokens = try TemporaryDirectory()
+        try tokens.write("token", forge.token)
+        let bot =
+            "repository: {url: '\(repo.url)', branch: master}\nschedule: {poll: 0}\npull-requests: true\n"
+            + "test: {coverage: true, order: as-written}\ncoverage: {patch: 80}\n"
+            + "forge: {kind: github, api-url: '\(forge.apiURL)', token-file: '\(tokens.url("token"))', review: true}\n"
+        let served = try await ServedHome(bots: ["app": bot])
+        let port = try await served.server.waitForPort()
+        #expect(try await runProcess(Executables.kiln, ["trigger", "app"], in: served.home.path).status == 0)
+        try await served.eventually("the branch's integration", timeout: .seconds(180)) {
+            try await served.integrations("app").first?.step == .completed
+        }
+        func propose(_ number: Int, _ files: [String: String]) async throws -> String {
+            try repo.git("checkout", "-q", "-B", "topic-\(number)", "master")
+            let head = try repo.commit("Change \(number)", files: files, author: .bob)
+            try repo.git("checkout", "-q", "master")
+            try repo.git("update-ref", "refs/pull/\(number)/head", head)
+            var json =
+                try JSONSerialization.jsonObject(with: try PullRequestTests.delivery("pull_request-opened", repository: repo.url, head: head))
+                as? [String: Any] ?? [:]
+            var pull = json["pull_request"] as? [String: Any] ?? [:]
+            pull["number"] = number
+            json["pull_request"] = pull
+            json["number"] = number
+            #expect(try await PullRequestTests.post(try JSONSerialization.data(withJSONObject: json), port: port).status == 202)
+            return head
+        }
+        func coverageStatus(_ head: String) async throws -> ForgeDouble.Call? {
+            try await forge.waitForCalls(timeout: .seconds(240)) { $0.contains { $0.sha == head && $0.context == "kiln/app/coverage" } }
+                .last { $0.sha == head && $0.context == "kiln/app/coverage" }
+        }
+        let subtract = """
+
+            public func subtract(_ a: Int, _ b: Int) -> Int {
+                if a < b {
+                    return -(b - a)
+                }
+                return a - b
+            }
+
+            """
+        let library = FixturePackage.library() + subtract
+
+        // Untested: 0 of 6 lines, under 80 %.
+        let untested = try await propose(2, ["Sources/Lib/Lib.swift": library])
+        let failing = try #require(try await coverageStatus(untested))
+        #expect(failing.state == "failure" && failing.description == "patch 0.0 % (0 of 6 changed lines), below 80 %", "\(failing)")
+        #expect(failing.targetURL?.hasSuffix("/bots/app/integrations/2") == true)
+        // The review's summary says it too, with the lines no test ran.
+        let summary = "Coverage of this change: patch 0.0 % (0 of 6 changed lines); not run by any test:\n\n- `Sources/Lib/Lib.swift`: 6–11"
+        try await served.eventually("the review's summary", timeout: .seconds(60)) {
+            (try? forge.commentBodies().values.contains { $0.contains(summary) }) == true
+        }
+
+        // The same change with its tests: covered, the status passes.
+        let tests = """
+            import XCTest
+            @testable import Lib
+
+            final class SubtractTests: XCTestCase {
+                func testSubtracts() { XCTAssertEqual(subtract(5, 3), 2) }
+                func testSubtractsBelowZero() { XCTAssertEqual(subtract(3, 5), -2) }
+            }
+
+            """
+        let tested = try await propose(2, ["Sources/Lib/Lib.swift": library, "Tests/LibTests/SubtractTests.swift": tests])
+        let passing = try #require(try await coverageStatus(tested))
+        #expect(passing.state == "success" && passing.description == "patch 100.0 % (6 of 6 changed lines)", "\(passing)")
+
+        // One untested line: 0 %, but under min-lines (5) it informs only.
+        let small = try await propose(3, ["Sources/Lib/Lib.swift": FixturePackage.library() + "\npublic func negate(_ x: Int) -> Int { -x }\n"])
+        let informing = try #require(try await coverageStatus(small))
+        #expect(
+            informing.state == "success" && informing.description == "patch 0.0 % (0 of 1 changed line); under 5 lines, it fails nothing",
+            "\(informing)")
+        _ = try await served.server.terminate()
+    }
 }

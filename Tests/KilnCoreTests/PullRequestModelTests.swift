@@ -87,4 +87,20 @@ struct PullRequestModelTests {
         #expect(ForgeKind.gitlab.forge.isMember("maria", code: 401, body: []) == nil)
         #expect(ForgeKind.generic.forge.memberRequest(api: "x", project: "p", login: "l", token: "t") == nil)
     }
+
+    @Test("coverage: patch, min-lines and comments decode; a patch over 100 is refused at its position; below patch fails only from min-lines up")
+    func coverageSettings() throws {
+        let bot = try BotFile.decode(
+            "repository: {url: 'https://github.com/example/app.git'}\ncoverage: {patch: 80, min-lines: 3, comments: true}\n", file: "Bots/app.yml")
+        #expect(bot.coverage == CoverageSettings(patch: 80, minLines: 3, comments: true))
+        #expect(try BotFile.decode("repository: {url: 'https://github.com/example/app.git'}\n", file: "Bots/app.yml").coverage == CoverageSettings())
+        #expect(throws: ConfigError.self) {
+            try BotFile.decode("repository: {url: 'https://github.com/example/app.git'}\ncoverage: {patch: 120}\n", file: "Bots/app.yml")
+        }
+        let settings = CoverageSettings(patch: 80, minLines: 3)
+        #expect(settings.fails(PatchCoverage(covered: 2, coverable: 3, files: [])))
+        #expect(!settings.fails(PatchCoverage(covered: 0, coverable: 2, files: [])), "under min-lines")
+        #expect(!settings.fails(PatchCoverage(covered: 4, coverable: 5, files: [])), "80 % is not below 80")
+        #expect(!CoverageSettings().fails(PatchCoverage(covered: 0, coverable: 50, files: [])), "without patch it informs")
+    }
 }

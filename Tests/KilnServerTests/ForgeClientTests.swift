@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnServer
 import KilnTestSupport
 import Testing
@@ -55,5 +56,26 @@ struct ForgeClientTests {
             return
         }
         #expect(!message.isEmpty)
+    }
+
+    @Test("The coverage status of a change reaches each forge on its own context, failing below coverage.patch, in each forge's states")
+    func coverageStatus() async throws {
+        let forge = try await ForgeDouble.start()
+        let client = ForgeClient(connectTimeout: .seconds(2), totalTimeout: .seconds(5))
+        var bot = Bot(name: "app", repository: Repository(url: try RepositoryURL(parsing: "https://example.com/team/app.git", relativeTo: "/")))
+        bot.coverage = CoverageSettings(patch: 80)
+        let integration = Integration(id: 1, bot: "app", number: 7, cause: .webhook, commit: Self.sha, branch: "main", queuedAt: Date())
+        let patch = PatchCoverage(
+            covered: 3, coverable: 6, files: [PatchCoverage.File(path: "Sources/Lib/Lib.swift", covered: 3, coverable: 6, uncovered: [4, 5, 6])])
+        for kind in [ForgeKind.github, .gitlab, .gitea] {
+            let settings = ForgeSettings(kind: kind, apiURL: forge.apiURL, tokenFile: "/unused")
+            let status = CommitStatus.coverage(
+                of: integration, patch: patch, bot: bot, forge: settings, sha: Self.sha, publicURL: "https://ci.example.com")
+            #expect(await client.post(status, token: forge.token) == .delivered(code: 201), "\(kind)")
+        }
+        let calls = try forge.calls()
+        #expect(calls.map(\.forge) == ["github", "gitlab", "gitea"] && calls.map(\.state) == ["failure", "failed", "failure"])
+        #expect(calls.allSatisfy { $0.context == "kiln/app/coverage" && $0.description == "patch 50.0 % (3 of 6 changed lines), below 80 %" })
+        #expect(calls.allSatisfy { $0.project == "team/app" && $0.targetURL == "https://ci.example.com/bots/app/integrations/7" })
     }
 }

@@ -19,7 +19,7 @@ public enum BotFile {
     static let rootKeys = [
         "name", "repository", "schedule", "clean", "cancel-superseded", "build", "test", "timeout", "sandbox", "network", "environment",
         "secrets", "webhook-secret-file", "triggers", "pull-requests", "forge", "bisect", "analyze", "performance", "archive",
-        "matrix", "visibility", "cache", "limits",
+        "matrix", "visibility", "cache", "limits", "coverage",
     ]
 
     /// Reads and decodes the bot file at `path`, named as the user gave it (for diagnostics).
@@ -127,6 +127,7 @@ public enum BotFile {
         if let node = fields["pull-requests"] {
             bot.pullRequests = decodePullRequests(node, path: fields.path("pull-requests"), reader: reader)
         }
+        if let node = fields["coverage"] { decodeCoverage(node, path: fields.path("coverage"), into: &bot.coverage, reader: reader) }
         if let node = fields["bisect"] { decodeBisect(node, path: fields.path("bisect"), into: &bot.bisect, reader: reader) }
         if let node = fields["analyze"] { decodeAnalyze(node, path: fields.path("analyze"), into: &bot.analyze, reader: reader) }
         var archiveCell: (node: Node, path: ConfigPath)?
@@ -155,6 +156,19 @@ public enum BotFile {
                     message:
                         "sandbox: none: this bot's builds run unconfined and can read every other bot's secrets, workspaces and the server's files",
                     severity: .note))
+        }
+        if bot.coverage.comments, let mark = fields["coverage"]?.mark {
+            notes.append(
+                ConfigDiagnostic(
+                    file: reader.file, line: mark.line, column: mark.column, keyPath: "coverage.comments",
+                    message: "coverage.comments: uncovered lines are not review comments yet; the review's summary lists them",
+                    severity: .note))
+        }
+        if bot.coverage != CoverageSettings(), !bot.test.coverage, let mark = fields["coverage"]?.mark {
+            notes.append(
+                ConfigDiagnostic(
+                    file: reader.file, line: mark.line, column: mark.column, keyPath: "coverage",
+                    message: "coverage: measures nothing without test.coverage: true", severity: .note))
         }
         return Located(bot: bot, nameLine: nameMark?.line ?? 1, nameColumn: nameMark?.column ?? 1, notes: notes)
     }
@@ -228,6 +242,15 @@ public enum BotFile {
             build.configuration = value
         }
         if let node = fields["arguments"], let value = reader.strings(node, path: fields.path("arguments")) { build.arguments = value }
+    }
+
+    private static func decodeCoverage(_ node: Node, path: ConfigPath, into coverage: inout CoverageSettings, reader: ConfigReader) {
+        guard let fields = reader.mapping(node, path: path, keys: ["patch", "min-lines", "comments"]) else { return }
+        if let node = fields["patch"], let value = reader.integer(node, path: fields.path("patch"), range: 0...100) { coverage.patch = value }
+        if let node = fields["min-lines"], let value = reader.integer(node, path: fields.path("min-lines"), range: 0...100_000) {
+            coverage.minLines = value
+        }
+        if let node = fields["comments"], let value = reader.bool(node, path: fields.path("comments")) { coverage.comments = value }
     }
 
     private static func decodePullRequests(_ node: Node, path: ConfigPath, reader: ConfigReader) -> PullRequestPolicy {

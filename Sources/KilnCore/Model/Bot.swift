@@ -57,6 +57,8 @@ public struct Bot: Sendable, Hashable {
     public var cache: WorkspaceCache = .warm
     /// `limits`: bounds on its steps' processes, over kiln.yml's `limits:` where it says nothing.
     public var limits = ResourceLimits()
+    /// `coverage`: what the change's coverage must reach (with `test.coverage`).
+    public var coverage = CoverageSettings()
 
     public init(
         name: String,

@@ -69,3 +69,25 @@ public struct PatchCoverage: Sendable, Hashable, Codable {
         coverable > 0 ? (Double(covered) / Double(coverable) * 1000).rounded() / 10 : nil
     }
 }
+
+/// `coverage:` in a bot file: what the change's coverage must reach on its commit status.
+public struct CoverageSettings: Sendable, Hashable {
+    /// `patch`: the percentage below which the coverage status fails; nil: it only informs.
+    public var patch: Int?
+    /// `min-lines`: a change with fewer coverable lines never fails.
+    public var minLines: Int
+    /// `comments`: the uncovered changed lines as review comments.
+    public var comments: Bool
+
+    public init(patch: Int? = nil, minLines: Int = 5, comments: Bool = false) {
+        self.patch = patch
+        self.minLines = minLines
+        self.comments = comments
+    }
+
+    /// Whether `coverage` fails the status: below `patch`, with at least `minLines` coverable lines.
+    public func fails(_ coverage: PatchCoverage) -> Bool {
+        guard let patch, coverage.coverable >= minLines, let percent = coverage.percent else { return false }
+        return percent < Double(patch)
+    }
+}

@@ -29,6 +29,8 @@ public struct ReviewRequest: Sendable, Hashable, Codable {
     public var url: String?
     /// At most this many line comments per push (`forge.review-limit`).
     public var limit: Int
+    /// With coverage measured: how much of the change its tests ran, which the summary says.
+    public var patch: PatchCoverage?
 
     public init(
         forge: ForgeKind, apiURL: String, tokenFile: String, project: String, pullRequest: Int, head: String, changed: ChangedLines, url: String?,

@@ -56,7 +56,9 @@ struct ReviewClient: Sendable {
             try await recording { try await record.comments([resolved]) }
         }
         let existing = commented.first { $0.fingerprint == ReviewComment.summary }
-        guard existing != nil || !summarized.isEmpty else { return code }
+        // A summary is started by findings it lists, or by changed lines no test ran.
+        let uncovered = draft.request.patch?.files.contains { !$0.uncovered.isEmpty } == true
+        guard existing != nil || !summarized.isEmpty || uncovered else { return code }
         let body = ReviewText.summary(summarized, draft: draft)
         guard body != existing?.body else { return code }
         let id = try await api.summary(body, replacing: existing?.id)

@@ -123,6 +123,10 @@ public actor StatusPublisher: Service {
             if stage == .completed { issues = try await store.integration(bot: bot.name, number: integration.number)?.issues ?? [] }
             let status = CommitStatus(of: integration, bot: bot, forge: forge, stage: stage, sha: commit, issues: issues, publicURL: publicURL)
             var statuses = [status]
+            if stage == .completed, let patch = integration.patchCoverage {
+                statuses.append(
+                    CommitStatus.coverage(of: integration, patch: patch, bot: bot, forge: forge, sha: commit, publicURL: publicURL))
+            }
             // A queued integration that moved on to a newer commit leaves its old one pending: say why.
             if let old = candidate.postedCommit, old != commit, candidate.postedStage != .completed {
                 var previous = status

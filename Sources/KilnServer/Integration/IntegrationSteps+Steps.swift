@@ -238,6 +238,7 @@ extension IntegrationSteps {
         outcome.shards = tested.shards
         outcome.patchCoverage = await patchCoverage(tested.lines, course)
         outcome.review = await reviewRequest(course)
+        outcome.review?.patch = outcome.patchCoverage
         return outcome
     }
 
