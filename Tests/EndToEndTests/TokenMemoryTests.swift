@@ -77,6 +77,12 @@ extension SeveralHostsTests {
         try lab.restore(second.namespace)
         try await eventually("build-2 to hear its database again", timeout: .seconds(30)) { try await status(second, bob) == 401 }
         _ = try await first.server.terminate()
-        _ = try await second.server.terminate()
+        let stopped = try await second.server.terminate()
+        // Twice in CI (never alone, nor in 12 runs under load here), the host cut off and restored
+        // did not finish its graceful stop: it now exits at stop-limit, saying which services it
+        // waited for, which this records (with its threads' stacks, were it to hang past it).
+        withKnownIssue("the cut-off host's stop outlasted stop-limit: see its log", isIntermittent: true) {
+            #expect(stopped.status == 0, "\(stopped.standardError)")
+        }
     }
 }

@@ -25,6 +25,11 @@ public final class ServerProcess: Sendable {
 
     public var standardOutput: String { child.standardOutput }
 
+    /// Sends `signal` to the server, and returns at once.
+    public func signal(_ signal: Int32) {
+        child.send(signal)
+    }
+
     /// Waits for the "serving … on http://host:port" line and returns the port.
     public func waitForPort(timeout: Duration = ServerProcess.startTimeout) async throws -> Int {
         try await waitFor(timeout: timeout) { output in

@@ -39,6 +39,10 @@ public struct ServerConfig: Sendable, Hashable {
     public var host: String
     /// How long a host may stay silent before the others take it as gone (`host-lease`).
     public var hostLease: Duration
+    /// `stop-limit`: how long `kiln serve` gives a graceful stop (SIGTERM, SIGINT) before it
+    /// exits anyway, naming what it waited for; what was left unrecorded is recovered at the
+    /// next start.
+    public var stopLimit: Duration = .seconds(30)
     /// `sandbox-fallback: none`: where bubblewrap cannot run, bots that did not opt out of the
     /// sandbox run unconfined rather than not at all.
     public var sandboxFallback: Sandbox? = nil

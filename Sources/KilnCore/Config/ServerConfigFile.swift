@@ -19,6 +19,7 @@ public enum ServerConfigFile {
     static let rootKeys = [
         "listen", "data", "bots", "executors", "public-url", "time-zone", "webhooks", "git", "smtp", "reports", "retention",
         "database", "host", "host-lease", "sandbox-fallback", "toolchains", "access", "cache", "audit", "health", "limits", "fork-limits",
+        "stop-limit",
     ]
 
     /// Reads `path`; relative paths inside it (data, bots, secret files) are resolved against its directory.
@@ -110,6 +111,9 @@ public enum ServerConfigFile {
                     "'host-lease' must be 3s or more (hosts heartbeat six times in it, and a lease must outlast a slow beat)", at: node,
                     path: fields.path("host-lease"))
             }
+        }
+        if let node = fields["stop-limit"], let value = reader.duration(node, path: fields.path("stop-limit"), allowZero: false) {
+            config.stopLimit = value
         }
         if let node = fields["toolchains"] {
             config.toolchains = decodeToolchains(node, path: fields.path("toolchains"), resolve: resolve, reader: reader)

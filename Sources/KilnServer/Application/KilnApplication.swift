@@ -60,6 +60,9 @@ public struct KilnApplication: Sendable {
     public let scheduler: Scheduler?
     /// What runs until shutdown (none in the foreground), the store first so that it stops last.
     public let services: [any Service]
+    /// Which services still run: what a stop that outlasts `stop-limit` names.
+    public let ledger: ServiceLedger
+
     /// A server's hold on its data directory (`ServeLock`), kept for the application's life.
     let lock: ServeLock?
     /// Integrations a previous, crashed process left running, now ended as internal-error.
@@ -104,7 +107,8 @@ public struct KilnApplication: Sendable {
             limits: config.limits, forkLimits: config.forkLimits)
         guard case .server(let onListening) = role else {
             return KilnApplication(
-                settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: nil, services: [], lock: nil,
+                settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: nil, services: [], ledger: ServiceLedger(),
+                lock: nil,
                 recovered: recovered,
                 logger: logger, clock: clock)
         }
@@ -143,9 +147,14 @@ public struct KilnApplication: Sendable {
             address.listening(on: config.listen, port: port, host: config.host)
             await onListening(port)
         }
+        let ledger = ServiceLedger()
+        let named: [(String, any Service)] = [
+            ("store", StoreService(store: store)), ("web", web), ("scheduler", scheduler), ("host keeper", keeper), ("mailer", mailer),
+            ("status publisher", statuses), ("review publisher", reviews), ("audit retention", audit), ("trigger socket", triggers),
+        ]
         return KilnApplication(
             settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: scheduler,
-            services: [StoreService(store: store), web, scheduler, keeper, mailer, statuses, reviews, audit, triggers],
+            services: named.map { NamedService(name: $0.0, service: $0.1, ledger: ledger) }, ledger: ledger,
             lock: lock, recovered: recovered, logger: logger, clock: clock)
     }
 

@@ -105,14 +105,26 @@ struct Serve: AsyncParsableCommand {
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await application.run(gracefulShutdownSignals: [.sigterm, .sigint]) }
             tasks.addTask {
-                var received = 0
-                for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) {
-                    received += 1
-                    if received >= 2 {
-                        Console.error("kiln: second signal, exiting now")
-                        Foundation.exit(1)
+                for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) { break }
+                // Stopping: a second signal, or a stop longer than the limit, ends it at once.
+                let why = await withTaskGroup(of: String?.self) { limits in
+                    limits.addTask {
+                        for await _ in await UnixSignalsSequence(trapping: .sigterm, .sigint) { return "a second signal" }
+                        return nil
                     }
+                    limits.addTask {
+                        let limit = application.settings.config.stopLimit
+                        guard await MonotonicClock.system.sleep(for: limit) else { return nil }
+                        return "the stop took longer than \(limit) (stop-limit)"
+                    }
+                    defer { limits.cancelAll() }
+                    return await limits.next() ?? nil
                 }
+                // Canceled: the application ended first.
+                guard let why, !Task.isCancelled else { return }
+                let waited = await application.ledger.stillRunning
+                Console.error("kiln: \(why): exiting now; still stopping: \(waited.isEmpty ? "nothing" : waited.joined(separator: ", "))")
+                Foundation.exit(1)
             }
             try await tasks.next()
             tasks.cancelAll()
