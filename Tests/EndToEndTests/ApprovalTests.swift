@@ -47,6 +47,9 @@ struct ApprovalTests {
             var pull = json["pull_request"] as? [String: Any] ?? [:]
             pull["number"] = number
             pull["user"] = ["login": author, "id": 7, "type": "User"]
+            var base = pull["base"] as? [String: Any] ?? [:]
+            base["ref"] = "main"
+            pull["base"] = base
             json["pull_request"] = pull
             json["number"] = number
             json["action"] = opened ? "opened" : "synchronize"
@@ -54,7 +57,7 @@ struct ApprovalTests {
         case .gitlab:
             var attributes: [String: Any] = [
                 "iid": number, "title": "A change from outside", "state": "opened", "action": opened ? "open" : "update", "source_branch": "topic",
-                "target_branch": "master", "source_project_id": 99, "target_project_id": 14,
+                "target_branch": "main", "source_project_id": 99, "target_project_id": 14,
                 "url": "https://gitlab.example.com/team/app/-/merge_requests/\(number)",
                 "last_commit": ["id": head, "message": "change"], "source": ["path_with_namespace": "\(author)/app"],
                 "target": ["path_with_namespace": "team/app", "git_http_url": repository],
@@ -76,7 +79,7 @@ struct ApprovalTests {
                         "label": "\(author):topic", "ref": "topic", "sha": head,
                         "repo": ["full_name": "\(author)/app", "clone_url": "https://gitea.example.com/\(author)/app.git"],
                     ],
-                    "base": ["label": "master", "ref": "master", "sha": head, "repo": base],
+                    "base": ["label": "main", "ref": "main", "sha": head, "repo": base],
                 ],
                 "repository": base,
             ]
@@ -103,14 +106,14 @@ struct ApprovalTests {
         "A stranger's waits (its status says so) until a member approves it on the API or with kiln approve; a new push waits again; a trusted author's and a member's (as the forge says) run at once",
         arguments: Kind.allCases)
     func approval(_ kind: Kind) async throws {
-        let repo = try GitFixture(branch: "master")
+        let repo = try GitFixture(branch: "main")
         try repo.commit("first", files: ["README.md": "not a package\n"])
         let forge = try await ForgeDouble.start()
         try forge.members(["maria"])
         let tokens = try TemporaryDirectory()
         try tokens.write("token", forge.token)
         let bot =
-            "repository: {url: '\(repo.url)', branch: master}\nschedule: {poll: 0}\ntest: {enabled: false}\n"
+            "repository: {url: '\(repo.url)', branch: main}\nschedule: {poll: 0}\ntest: {enabled: false}\n"
             + "pull-requests: {forks: approve, trusted: [Trusty]}\n"
             + "forge: {kind: \(kind.rawValue), api-url: '\(forge.apiURL)', token-file: '\(tokens.url("token"))'}\n"
         let served = try await ServedHome(bots: ["app": bot])

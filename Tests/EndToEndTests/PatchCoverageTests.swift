@@ -149,12 +149,12 @@ struct PatchCoverageTests {
     func status() async throws {
         let package = try FixturePackage()
         let repo = package.repository
-        try repo.git("branch", "-m", "master")
+        try repo.git("branch", "-m", "main")
         let forge = try await ForgeDouble.start()
         let tokens = try TemporaryDirectory()
         try tokens.write("token", forge.token)
         let bot =
-            "repository: {url: '\(repo.url)', branch: master}\nschedule: {poll: 0}\npull-requests: true\n"
+            "repository: {url: '\(repo.url)', branch: main}\nschedule: {poll: 0}\npull-requests: true\n"
             + "test: {coverage: true, order: as-written}\ncoverage: {patch: 80}\n"
             + "forge: {kind: github, api-url: '\(forge.apiURL)', token-file: '\(tokens.url("token"))', review: true}\n"
         let served = try await ServedHome(bots: ["app": bot])
@@ -164,15 +164,18 @@ struct PatchCoverageTests {
             try await served.integrations("app").first?.step == .completed
         }
         func propose(_ number: Int, _ files: [String: String]) async throws -> String {
-            try repo.git("checkout", "-q", "-B", "topic-\(number)", "master")
+            try repo.git("checkout", "-q", "-B", "topic-\(number)", "main")
             let head = try repo.commit("Change \(number)", files: files, author: .bob)
-            try repo.git("checkout", "-q", "master")
+            try repo.git("checkout", "-q", "main")
             try repo.git("update-ref", "refs/pull/\(number)/head", head)
             var json =
                 try JSONSerialization.jsonObject(with: try PullRequestTests.delivery("pull_request-opened", repository: repo.url, head: head))
                 as? [String: Any] ?? [:]
             var pull = json["pull_request"] as? [String: Any] ?? [:]
             pull["number"] = number
+            var base = pull["base"] as? [String: Any] ?? [:]
+            base["ref"] = "main"
+            pull["base"] = base
             json["pull_request"] = pull
             json["number"] = number
             #expect(try await PullRequestTests.post(try JSONSerialization.data(withJSONObject: json), port: port).status == 202)

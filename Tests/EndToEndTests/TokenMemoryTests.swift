@@ -80,7 +80,7 @@ extension SeveralHostsTests {
         let stopped = try await second.server.terminate()
         // Twice in CI (never alone, nor in 12 runs under load here), the host cut off and restored
         // did not finish its graceful stop: it now exits at stop-limit, saying which services it
-        // waited for, which this records (with its threads' stacks, were it to hang past it).
+        // waited for, which this records (with its threads' stacks, were it to stall past it).
         withKnownIssue("the cut-off host's stop outlasted stop-limit: see its log", isIntermittent: true) {
             #expect(stopped.status == 0, "\(stopped.standardError)")
         }
