@@ -40,7 +40,8 @@ extension Scheduler {
     /// the repository run (`Forge.memberRequest`), each approval in the audit trail. One host
     /// asks: the one that runs polls and schedules.
     func checkMembers() async {
-        let bots = await registry.catalog.bots.map(\.bot).filter { $0.pullRequests.approval && $0.forge != nil }
+        // Every tick, on the poll loop's turn: without such a bot, a look at the catalog and nothing more.
+        let bots = await registry.catalog.bots.compactMap { $0.bot.pullRequests.approval && $0.bot.forge != nil ? $0.bot : nil }
         guard !bots.isEmpty, await holdsScheduleLease() else { return }
         let store = store
         guard

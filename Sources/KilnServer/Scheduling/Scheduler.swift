@@ -117,9 +117,13 @@ public actor Scheduler: Service {
         await cancelWhenGracefulShutdown {
             await withDiscardingTaskGroup { group in
                 group.addTask { await self.every(self.settings.tick) { await $0.reloadIfChanged() } }
-                group.addTask { await self.every(self.settings.tick) { await $0.pollRemotes() } }
+                group.addTask {
+                    await self.every(self.settings.tick) { scheduler in
+                        await scheduler.pollRemotes()
+                        await scheduler.checkMembers()
+                    }
+                }
                 group.addTask { await self.every(self.settings.tick) { await $0.queuePeriodic() } }
-                group.addTask { await self.every(self.settings.tick) { await $0.checkMembers() } }
                 group.addTask { await self.dispatch() }
                 group.addTask { await self.every(.seconds(24 * 3600)) { await $0.pruneDependencyMirrors() } }
             }
