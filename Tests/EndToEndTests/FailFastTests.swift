@@ -39,16 +39,16 @@ struct FailFastTests {
         let (forge, forgeLine) = (statusForge.double, statusForge.line)
         let served = try await ServedHome(
             bots: [
-                "fast": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {fail-fast: true}\n",
+                "app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {fail-fast: true}\n",
                 "watch": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {fail-fast: pull-requests}\n" + forgeLine,
             ],
-            config: "executors: 2\npublic-url: https://ci.example.com/\n")
+            config: "executors: 2\npublic-url: https://ci.example.com/\n", seeded: ["app"])
         let first = try repo.head()
         func trigger(_ bot: String) async throws {
             let queued = try await runProcess(Executables.kiln, ["trigger", bot], in: served.home.path)
             #expect(queued.status == 0, "\(queued.standardError)")
         }
-        try await trigger("fast")
+        try await trigger("app")
         try await trigger("watch")
 
         // `watch` (fail-fast only for pull requests; this is a branch): nothing failed before, yet
@@ -66,7 +66,7 @@ struct FailFastTests {
         #expect(early < told.count - 1, "the failure was told before the end: \(told)")
 
         try await served.eventually("both first integrations", timeout: .seconds(240)) {
-            try await (served.integrations("fast") + served.integrations("watch")).filter { $0.step == .completed }.count == 2
+            try await (served.integrations("app") + served.integrations("watch")).filter { $0.step == .completed }.count == 2
         }
         let store = try served.store()
         func results(_ detail: IntegrationDetail) -> [String: TestStatus] {
@@ -75,20 +75,24 @@ struct FailFastTests {
         let watched = try #require(try await store.integration(bot: "watch", number: 1))
         #expect(watched.tests.count == 5 && !watched.tests.contains { $0.status == .notRun }, "a branch runs every test: \(results(watched))")
 
-        // `fast`: XCTest's failure ended the run; Swift Testing's tests never started.
-        let stopped = try #require(try await store.integration(bot: "fast", number: 1))
+        // `app` (fail-fast): XCTest's failure ended the run; Swift Testing's tests never started.
+        let stopped = try #require(try await store.integration(bot: "app", number: 1))
         #expect(stopped.integration.result == .testFailures)
         #expect(results(stopped)["MathTests.testMaybeFails"] == .failed, "\(results(stopped))")
         #expect(results(stopped)["LibSwiftTests.Slow.waits()"] == .notRun, "\(results(stopped))")
-        #expect(stopped.tests.filter { $0.status == .notRun }.count >= 3, "Swift Testing's three: \(results(stopped))")
+        // Swift Testing's quick tests may end in the moment between XCTest's failure line and the
+        // stop reaching the process (on a busy host they did): those are recorded as passed, never
+        // as not run, and the slow one never ends.
+        let swiftTesting = stopped.tests.filter { !$0.suite.hasSuffix("MathTests") }
+        #expect(swiftTesting.count == 3 && swiftTesting.allSatisfy { $0.status == .notRun || $0.status == .passed }, "\(results(stopped))")
         #expect(Set(stopped.tests.map(\.key)).count == 5 && stopped.tests.count == 5, "each test once: \(results(stopped))")
         #expect(stopped.integration.summary?.tests == stopped.tests.filter { $0.status != .notRun }.count, "the summary counts what ran")
         let port = try await served.server.waitForPort()
-        let json = try await PullRequestTests.get("/api/bots/fast/integrations/1", port: port)
+        let json = try await PullRequestTests.get("/api/bots/app/integrations/1", port: port)
         #expect(json.contains(#""status":"not-run""#), "\(json)")
-        let page = try await PullRequestTests.get("/bots/fast/integrations/1", port: port)
+        let page = try await PullRequestTests.get("/bots/app/integrations/1", port: port)
         #expect(page.contains("tests not run (fail-fast)"), "\(page)")
-        let log = try String(contentsOfFile: served.home.url(".kiln/logs/fast/1.log"), encoding: .utf8)
+        let log = try String(contentsOfFile: served.home.url(".kiln/logs/app/1.log"), encoding: .utf8)
         #expect(log.contains("was stopped at the first failure (test.fail-fast)"), "\(log)")
 
         // XCTest mended, a Swift Testing test broken: the one that failed runs first and passes;
@@ -100,17 +104,17 @@ struct FailFastTests {
                 "Tests/LibSwiftTests/LibSwiftTests.swift": FixturePackage.swiftTests(failing: true)
                     + "\n@Suite struct Slow {\n    @Test func waits() async throws { try await Task.sleep(for: .seconds(60)) }\n}\n",
             ])
-        try await trigger("fast")
-        try await served.eventually("fast #2", timeout: .seconds(240)) {
-            try await served.integrations("fast").first { $0.number == 2 }?.step == .completed
+        try await trigger("app")
+        try await served.eventually("app #2", timeout: .seconds(240)) {
+            try await served.integrations("app").first { $0.number == 2 }?.step == .completed
         }
-        let second = try #require(try await store.integration(bot: "fast", number: 2))
+        let second = try #require(try await store.integration(bot: "app", number: 2))
         let secondResults = results(second)
         #expect(second.integration.result == .testFailures)
         #expect(secondResults["MathTests.testMaybeFails"] == .passed, "\(secondResults)")
         let broken = try #require(second.tests.first { $0.name.hasPrefix("addsAgain()") }, "\(secondResults)")
         #expect(broken.status == .failed && broken.message?.contains("Expectation failed") == true, "\(broken)")
-        let secondLog = try String(contentsOfFile: served.home.url(".kiln/logs/fast/2.log"), encoding: .utf8)
+        let secondLog = try String(contentsOfFile: served.home.url(".kiln/logs/app/2.log"), encoding: .utf8)
         #expect(secondResults["LibSwiftTests.Slow.waits()"] == .notRun, "\(secondResults)\n\(secondLog)")
         #expect(Set(second.tests.map(\.key)).count == 5 && second.tests.count == 5, "each test once: \(secondResults)")
     }

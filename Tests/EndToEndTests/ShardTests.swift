@@ -48,18 +48,18 @@ struct ShardTests {
         let served = try await ServedHome(
             bots: [
                 "sharded": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {shards: 3}\n",
-                "plain": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {order: as-written}\n",
+                "app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {order: as-written}\n",
             ],
-            config: "executors: 2\n")
-        for bot in ["sharded", "plain"] {
+            config: "executors: 2\n", seeded: ["app"])
+        for bot in ["sharded", "app"] {
             #expect(try await runProcess(Executables.kiln, ["trigger", bot], in: served.home.path).status == 0)
         }
         try await served.eventually("both integrations", timeout: .seconds(240)) {
-            try await (served.integrations("sharded") + served.integrations("plain")).filter { $0.step == .completed }.count == 2
+            try await (served.integrations("sharded") + served.integrations("app")).filter { $0.step == .completed }.count == 2
         }
         let store = try served.store()
         let sharded = try #require(try await store.integration(bot: "sharded", number: 1))
-        let plain = try #require(try await store.integration(bot: "plain", number: 1))
+        let plain = try #require(try await store.integration(bot: "app", number: 1))
         func results(_ detail: IntegrationDetail) -> [String] { detail.tests.map { "\($0.suite).\($0.name) \($0.status.rawValue)" }.sorted() }
         #expect(results(sharded) == results(plain), "the same tests and results as one plain `swift test`")
         #expect(sharded.tests.count == 8 && Set(sharded.tests.map(\.key)).count == 8, "each test once: \(results(sharded))")
@@ -71,7 +71,7 @@ struct ShardTests {
         #expect(starts.count == 4, "\(log)")
         let closest = zip(starts, starts.dropFirst()).map { $1 - $0 }.min() ?? .infinity
         #expect(closest < 1.5, "the shards ran at once: slow tests started \(starts) s into the minute")
-        let plainLog = try String(contentsOfFile: served.home.url(".kiln/logs/plain/1.log"), encoding: .utf8)
+        let plainLog = try String(contentsOfFile: served.home.url(".kiln/logs/app/1.log"), encoding: .utf8)
         #expect(!plainLog.contains("shard "))
         #expect(log.contains("3 shards at once: on this executor and "), "\(log)")
         let port = try await served.server.waitForPort()
@@ -80,14 +80,14 @@ struct ShardTests {
         #expect(shards.compactMap { $0["tests"] as? Int }.reduce(0, +) == 8, "every test in one shard: \(shards)")
         #expect(shards.allSatisfy { ($0["duration"] as? Double ?? 0) > 0 && $0["workspace"] as? String == "integration" }, "\(shards)")
         #expect(shards.allSatisfy { ($0["host"] as? String)?.isEmpty == false }, "\(shards)")
-        #expect(try Self.shards(try await PullRequestTests.get("/api/bots/plain/integrations/1", port: port)).isEmpty)
+        #expect(try Self.shards(try await PullRequestTests.get("/api/bots/app/integrations/1", port: port)).isEmpty)
 
-        // Then, warm and one at a time: `plain` with shards: auto, where its 12 s recorded are
+        // Then, warm and one at a time: `app` (the plain one) with shards: auto, where its 12 s recorded are
         // worth two parts and one executor of the two is idle; `sharded` with fail-fast, where
         // the first failure stops the other shard too.
         try repo.git("branch", "next")
         try served.home.write(
-            "Bots/plain.yml", "repository: {url: '\(repo.url)', branch: next}\nschedule: {poll: 0}\ntest: {order: as-written, shards: auto}\n")
+            "Bots/app.yml", "repository: {url: '\(repo.url)', branch: next}\nschedule: {poll: 0}\ntest: {order: as-written, shards: auto}\n")
         try served.home.write(
             "Bots/sharded.yml",
             "repository: {url: '\(repo.url)', branch: next}\nschedule: {poll: 0}\ntest: {order: as-written, shards: 2, fail-fast: true}\n")
@@ -96,17 +96,17 @@ struct ShardTests {
             let bots = try JSONSerialization.jsonObject(with: Data(listed.standardOutput.utf8)) as? [[String: Any]] ?? []
             return bots.filter { $0["branch"] as? String == "next" }.count == 2
         }
-        for bot in ["plain", "sharded"] {
+        for bot in ["app", "sharded"] {
             #expect(try await runProcess(Executables.kiln, ["trigger", bot], in: served.home.path).status == 0)
             try await served.eventually("\(bot) #2", timeout: .seconds(120)) {
                 try await served.integrations(bot).contains { $0.number == 2 && $0.step == .completed }
             }
         }
-        let auto = try #require(try await store.integration(bot: "plain", number: 2))
+        let auto = try #require(try await store.integration(bot: "app", number: 2))
         #expect(results(auto) == results(plain), "\(results(auto))")
-        let autoLog = try String(contentsOfFile: served.home.url(".kiln/logs/plain/2.log"), encoding: .utf8)
+        let autoLog = try String(contentsOfFile: served.home.url(".kiln/logs/app/2.log"), encoding: .utf8)
         #expect(autoLog.contains("2 shards at once: on this executor and 1 idle executor of this host"), "\(autoLog)")
-        #expect(try Self.shards(try await PullRequestTests.get("/api/bots/plain/integrations/2", port: port)).count == 2)
+        #expect(try Self.shards(try await PullRequestTests.get("/api/bots/app/integrations/2", port: port)).count == 2)
 
         let stopped = try #require(try await store.integration(bot: "sharded", number: 2))
         #expect(stopped.integration.result == .testFailures && stopped.tests.count == 8, "each test once: \(results(stopped))")
