@@ -36,6 +36,12 @@ func pushWebhook(port: Int, secret: String, repository: String, commit: String) 
     return (response as? HTTPURLResponse)?.statusCode ?? 0
 }
 
+/// The control groups (`kiln-PID-N`, any hierarchy) that the Kiln of `pid` made.
+private func controlGroups(of pid: Int32) throws -> [String] {
+    let found = try runProcessSync("/usr/bin/find", ["/sys/fs/cgroup", "-maxdepth", "6", "-type", "d", "-name", "kiln-\(pid)-*"])
+    return found.standardOutput.split(separator: "\n").map(String.init)
+}
+
 @Suite("Reliability: a server stopped with SIGKILL mid-integration")
 struct KillRecoveryTests {
     @Test(
@@ -74,6 +80,10 @@ struct KillRecoveryTests {
         try await served.eventually("the trigger's sleep to start") {
             try await leftoverProcesses(matching: "sleep 4242", timeout: .milliseconds(50)) != ""
         }
+        // Its step runs in a control group of its own (the server's default limits), which the
+        // server stopped with SIGKILL cannot remove.
+        let groups = try controlGroups(of: first.processIdentifier)
+        #expect(!groups.isEmpty, "the trigger's control group")
         first.sigkill()
         #expect(try await leftoverProcesses(matching: "sleep 4242", timeout: .milliseconds(200)) != "", "the trigger outlives a SIGKILLed server")
 
@@ -85,6 +95,10 @@ struct KillRecoveryTests {
         #expect(stopped.number == 1 && stopped.result == .internalError)
         #expect(stopped.reason?.sentence.contains("stopped during step 'before-triggers'") == true)
         #expect(try await leftoverProcesses(matching: "sleep 4242") == "", "the stopped integration's processes are stopped on restart")
+        #expect(
+            try controlGroups(of: first.processIdentifier).isEmpty,
+            "the groups the server stopped with SIGKILL left are removed on restart: \(groups)")
+        #expect(second.standardError.contains("removed the control groups an ended Kiln left"), "\(second.standardError)")
         try await restarted.eventually("the webhook queued before the stop to be integrated") {
             try await restarted.integrations("next").first?.step == .completed
         }

@@ -65,6 +65,12 @@ public final class ServerProcess: Sendable {
         }
     }
 
+    /// What the server has logged so far (its standard error).
+    public var standardError: String { child.standardError }
+
+    /// The server's process ID.
+    public var processIdentifier: Int32 { child.processIdentifier }
+
     /// The server's resident memory in MB (VmRSS of /proc/PID/status).
     public var residentMegabytes: Double { memoryMegabytes("VmRSS") }
 

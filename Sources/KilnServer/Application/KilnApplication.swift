@@ -114,6 +114,8 @@ public struct KilnApplication: Sendable {
         }
         logger.info("\(ControlGroups.host.sentence)")
         if let notice = ControlGroups.host.waitNotice { logger.notice("\(notice)") }
+        let leftGroups = await ControlGroups.host.removeLeftGroups()
+        if !leftGroups.isEmpty { logger.notice("limits: removed the control groups an ended Kiln left: \(leftGroups.joined(separator: ", "))") }
         let timeZone = config.timeZone.flatMap(TimeZone.init(identifier:)) ?? .current
         let scheduler = Scheduler(
             registry: registry, store: store, sequencer: sequencer,
