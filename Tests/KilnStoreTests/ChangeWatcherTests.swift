@@ -63,6 +63,35 @@ struct ChangeWatcherTests {
     }
 
     @Test(
+        "After a burst of writes the watcher looks again once they settle (another process's commit becomes visible after its last write), then rests"
+    )
+    func looksAgainWhenSettled() async throws {
+        let directory = try TemporaryDirectory("kiln-watch")
+        let (changes, settled) = (Calls(), Calls())
+        let onChange: @Sendable () -> Void = { changes.add() }
+        let onSettled: @Sendable () -> Void = { settled.add() }
+        let watcher = ChangeWatcher(databasePath: directory.url("kiln.sqlite"), onChange: onChange, onSettled: onSettled)
+        defer { watcher?.stop() }
+        #expect(watcher != nil, "inotify")
+        func wait(for calls: Calls, toReach count: Int) async throws {
+            let deadline = ContinuousClock.now + .seconds(10)
+            while calls.value < count, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        try await Task.sleep(for: .milliseconds(1200))
+        #expect(settled.value == 0, "an idle file is not looked at")
+        // What a commit writes: frames appended to the WAL, each write an event.
+        let wal = try #require(FileHandle(forWritingAtPath: try directory.write("kiln.sqlite-wal", "")))
+        for _ in 0..<3 { try wal.write(contentsOf: Data(repeating: 1, count: 4096)) }
+        try wal.close()
+        try await wait(for: changes, toReach: 1)
+        #expect(changes.value >= 1)
+        try await wait(for: settled, toReach: 2)
+        #expect(settled.value == 2, "a look soon after the burst, and one a second later")
+        try await Task.sleep(for: .milliseconds(2500))
+        #expect(settled.value == 2, "then none until the file changes again")
+    }
+
+    @Test(
         "Queue subscribers hear queueing and completing, stop subscribers a cancel; a claim, a step or a mail wakes only page caches",
         arguments: Engine.allCases)
     func kindsOfChange(engine: Engine) async throws {

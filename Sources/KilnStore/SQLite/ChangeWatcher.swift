@@ -18,7 +18,17 @@ import Foundation
 /// SQLite in WAL mode appends every commit to `<db>-wal`; an inotify watch on the database's
 /// directory sees those writes. A thread of its own blocks in poll(2) (waking once a second to
 /// notice `stop()`), so an idle server spends no CPU on watching.
+///
+/// A commit's writes to the WAL come before it is visible: the committer then updates the WAL's
+/// index in `-shm`, through memory that inotify does not see. A look made at the last write's
+/// event can come first and find nothing new, and no event follows (another process's commit,
+/// its writer preempted in between, went unheard: a queued integration waited for the next
+/// change). So once the events have been quiet for `settle[0]`, and again for each later delay,
+/// `onSettled` looks again.
 public final class ChangeWatcher: ChangeSource, @unchecked Sendable {
+    /// The quiet after a burst of events at which `onSettled` is called, each in turn.
+    static let settle: [Int32] = [50, 1000]
+
     // `descriptor` is written once in init and read by the watching thread; `stopped` is guarded
     // by `lock`.
     private let descriptor: Int32
@@ -26,8 +36,9 @@ public final class ChangeWatcher: ChangeSource, @unchecked Sendable {
     private var stopped = false
 
     /// Watches the directory holding `databasePath`; calls `onChange` (on the watcher's thread)
-    /// after writes to the database or its WAL. Nil when inotify is unavailable.
-    public init?(databasePath: String, onChange: @escaping @Sendable () -> Void) {
+    /// after writes to the database or its WAL, and `onSettled` when they have been quiet for a
+    /// while (`settle`). Nil when inotify is unavailable.
+    public init?(databasePath: String, onChange: @escaping @Sendable () -> Void, onSettled: @escaping @Sendable () -> Void = {}) {
         let directory = (databasePath as NSString).deletingLastPathComponent
         let name = (databasePath as NSString).lastPathComponent
         let descriptor = inotify_init1(Int32(IN_CLOEXEC))
@@ -39,7 +50,7 @@ public final class ChangeWatcher: ChangeSource, @unchecked Sendable {
         }
         self.descriptor = descriptor
         Thread.detachNewThread { [self] in
-            self.watch(name: name, onChange: onChange)
+            self.watch(name: name, onChange: onChange, onSettled: onSettled)
         }
     }
 
@@ -49,12 +60,20 @@ public final class ChangeWatcher: ChangeSource, @unchecked Sendable {
 
     private var isStopped: Bool { lock.withLock { stopped } }
 
-    private func watch(name: String, onChange: @Sendable () -> Void) {
+    private func watch(name: String, onChange: @Sendable () -> Void, onSettled: @Sendable () -> Void) {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        // The settling looks still to make since the last relevant event.
+        var settling = ArraySlice<Int32>()
         while !isStopped {
             var descriptorSet = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptorSet, 1, 1000)
-            guard ready > 0 else { continue }
+            let ready = poll(&descriptorSet, 1, settling.first ?? 1000)
+            guard ready > 0 else {
+                if ready == 0, !settling.isEmpty {
+                    settling = settling.dropFirst()
+                    onSettled()
+                }
+                continue
+            }
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             guard count > 0 else { continue }
             // Events name files in the directory: only the database and its WAL matter. Not the
@@ -70,7 +89,10 @@ public final class ChangeWatcher: ChangeSource, @unchecked Sendable {
                 if file == name || file == name + "-wal" { relevant = true }
                 offset = nameStart + Int(length)
             }
-            if relevant { onChange() }
+            if relevant {
+                onChange()
+                settling = Self.settle[...]
+            }
         }
         close(descriptor)
     }

@@ -40,15 +40,17 @@ final class ForeignCommits: Sendable {
     }
 
     /// Hands `heard` the kind of what changed since the last look: `.stop` when another process
-    /// committed (or the version cannot be read), `.data` when only this one did.
-    func classify(_ heard: @escaping @Sendable (ChangeKind) -> Void) {
+    /// committed (or the version cannot be read), `.data` when only this one did. With
+    /// `onlyForeign` (a look after the watcher's events settled, `ChangeWatcher.settle`), hands
+    /// it nothing when only this process committed.
+    func classify(onlyForeign: Bool = false, _ heard: @escaping @Sendable (ChangeKind) -> Void) {
         writer.asyncWriteWithoutTransaction { db in
             let now = try? Self.dataVersion(db)
             let foreign = self.version.withLock { last in
                 defer { last = now }
                 return now == nil || last != now
             }
-            heard(foreign ? .stop : .data)
+            if foreign || !onlyForeign { heard(foreign ? .stop : .data) }
         }
     }
 

@@ -141,7 +141,10 @@ extension DatabaseStore where Engine == SQLiteEngine {
                         // the commit's kind is known, and whoever made it.
                         accessMayHaveChanged()
                         commits.classify(onChange)
-                    })
+                    },
+                    // Another process's commit whose last write came before it was visible: heard
+                    // as `.stop`, which also tells access.
+                    onSettled: { commits.classify(onlyForeign: true, onChange) })
             }
             return SQLiteStore(engine: SQLiteEngine(pool: pool, path: path, logsDirectory: logsDirectory, hub: hub))
         } catch {
