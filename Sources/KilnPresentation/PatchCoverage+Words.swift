@@ -29,18 +29,11 @@ extension PatchCoverage {
 
     /// `[3, 4, 5, 9]` as "3–5, 9".
     public static func ranges(_ lines: [Int]) -> String {
-        var parts: [String] = []
-        var start: Int?
-        var previous = 0
-        for line in lines.sorted() + [Int.max] {
-            if start != nil, line == previous + 1 {
-                previous = line
-                continue
-            }
-            if let first = start { parts.append(first == previous ? "\(first)" : "\(first)–\(previous)") }
-            start = line
-            previous = line
-        }
-        return parts.joined(separator: ", ")
+        runs(lines).map(range).joined(separator: ", ")
+    }
+
+    /// `12` or `12–14`.
+    public static func range(_ run: ClosedRange<Int>) -> String {
+        run.count == 1 ? "\(run.lowerBound)" : "\(run.lowerBound)–\(run.upperBound)"
     }
 }

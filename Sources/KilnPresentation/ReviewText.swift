@@ -40,8 +40,17 @@ public enum ReviewText {
 
     /// A comment on a changed line.
     public static func comment(_ finding: ReviewFinding, draft: ReviewDraft) -> String {
+        if let run = finding.uncovered {
+            let coverage = draft.request.patch.map { " Coverage of this change: \($0.sentence)." } ?? ""
+            return "**Kiln**: no test runs \(lines(run)) of this change.\(coverage)\n\nMeasured by \(link(draft)).\n\(marker(finding.fingerprint))"
+        }
         let cells = finding.cells.isEmpty ? "" : " (in \(finding.cells.joined(separator: ", ")))"
         return "**Kiln**: new \(kind(finding))\(cells)\n\n```\n\(finding.message)\n```\n\nFound by \(link(draft)).\n\(marker(finding.fingerprint))"
+    }
+
+    /// "line 12" or "lines 12–14".
+    static func lines(_ run: ClosedRange<Int>) -> String {
+        (run.count == 1 ? "line " : "lines ") + PatchCoverage.range(run)
     }
 
     /// What a comment whose finding went away becomes.
@@ -60,6 +69,10 @@ public enum ReviewText {
             lines.append("\n\(CountText.of(findings.count, "new finding")) outside the lines this pull request changed, or over its comment limit:\n")
             for finding in findings {
                 let place = finding.file.map { file in "`\(file)\(finding.line.map { ":\($0)" } ?? "")` " } ?? ""
+                if let run = finding.uncovered {
+                    lines.append("- \(place)no test runs \(Self.lines(run))")
+                    continue
+                }
                 let cells = finding.cells.isEmpty ? "" : " (in \(finding.cells.joined(separator: ", ")))"
                 lines.append("- \(kind(finding)): \(place)\(finding.message.split(separator: "\n").first ?? "")\(cells)")
             }

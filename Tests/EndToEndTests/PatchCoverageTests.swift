@@ -155,7 +155,7 @@ struct PatchCoverageTests {
         try tokens.write("token", forge.token)
         let bot =
             "repository: {url: '\(repo.url)', branch: main}\nschedule: {poll: 0}\npull-requests: true\n"
-            + "test: {coverage: true, order: as-written}\ncoverage: {patch: 80}\n"
+            + "test: {coverage: true, order: as-written}\ncoverage: {patch: 80, comments: true}\n"
             + "forge: {kind: github, api-url: '\(forge.apiURL)', token-file: '\(tokens.url("token"))', review: true}\n"
         let served = try await ServedHome(bots: ["app": bot])
         let port = try await served.server.waitForPort()
@@ -198,6 +198,7 @@ struct PatchCoverageTests {
         let library = FixturePackage.library() + subtract
 
         // Untested: 0 of 6 lines, under 80 %.
+        try forge.pullRequest(2, changes: (5...12).map { "Sources/Lib/Lib.swift:\($0)" })
         let untested = try await propose(2, ["Sources/Lib/Lib.swift": library])
         let failing = try #require(try await coverageStatus(untested))
         #expect(failing.state == "failure" && failing.description == "patch 0.0 % (0 of 6 changed lines), below 80 %", "\(failing)")
@@ -207,6 +208,13 @@ struct PatchCoverageTests {
         try await served.eventually("the review's summary", timeout: .seconds(60)) {
             (try? forge.commentBodies().values.contains { $0.contains(summary) }) == true
         }
+        // coverage.comments: the run of lines is one line comment over all six.
+        let reviews = try forge.reviewCalls().filter { $0.method == "POST" && $0.path.hasSuffix("/pulls/2/reviews") && $0.code == 200 }
+        let comments = reviews.flatMap { $0.body?["comments"] as? [[String: Any]] ?? [] }
+        #expect(comments.count == 1, "\(comments)")
+        let uncovered = try #require(comments.first)
+        #expect(uncovered["path"] as? String == "Sources/Lib/Lib.swift" && uncovered["start_line"] as? Int == 6 && uncovered["line"] as? Int == 11)
+        #expect((uncovered["body"] as? String ?? "").contains("no test runs lines 6–11 of this change"), "\(uncovered)")
 
         // The same change with its tests: covered, the status passes.
         let tests = """
@@ -222,6 +230,10 @@ struct PatchCoverageTests {
         let tested = try await propose(2, ["Sources/Lib/Lib.swift": library, "Tests/LibTests/SubtractTests.swift": tests])
         let passing = try #require(try await coverageStatus(tested))
         #expect(passing.state == "success" && passing.description == "patch 100.0 % (6 of 6 changed lines)", "\(passing)")
+        // Run by a test now: the comment is resolved.
+        try await served.eventually("the uncovered lines' comment resolved", timeout: .seconds(60)) {
+            (try? forge.commentBodies().values.contains { $0.contains("no test runs lines 6–11") && $0.contains("is resolved in") }) == true
+        }
 
         // One untested line: 0 %, but under min-lines (5) it informs only.
         let small = try await propose(3, ["Sources/Lib/Lib.swift": FixturePackage.library() + "\npublic func negate(_ x: Int) -> Int { -x }\n"])

@@ -103,4 +103,31 @@ struct PullRequestModelTests {
         #expect(!settings.fails(PatchCoverage(covered: 4, coverable: 5, files: [])), "80 % is not below 80")
         #expect(!CoverageSettings().fails(PatchCoverage(covered: 0, coverable: 50, files: [])), "without patch it informs")
     }
+
+    @Test("coverage.comments: a review's line findings end with one per run of uncovered changed lines, kept open while uncovered")
+    func uncoveredComments() throws {
+        #expect(PatchCoverage.runs([9, 3, 4, 5, 4]) == [3...5, 9...9])
+        let patch = PatchCoverage(
+            covered: 1, coverable: 5,
+            files: [PatchCoverage.File(path: "Sources/Lib/Lib.swift", covered: 1, coverable: 5, uncovered: [3, 4, 5, 9])])
+        var request = ReviewRequest(
+            forge: .github, apiURL: "https://api.github.com", tokenFile: "/token", project: "example/app", pullRequest: 2,
+            head: String(repeating: "a", count: 40), changed: ChangedLines(), url: nil, limit: 25)
+        request.patch = patch
+        #expect(ReviewDraft.compose(request, bot: "app", number: 3, issues: []).onLines.isEmpty, "without coverage.comments, the summary only")
+        request.commentsUncovered = true
+        let draft = ReviewDraft.compose(request, bot: "app", number: 3, issues: [])
+        #expect(draft.onLines.map(\.uncovered) == [3...5, 9...9] && draft.onLines.allSatisfy { $0.file == "Sources/Lib/Lib.swift" })
+        #expect(draft.open == Set(draft.onLines.map(\.fingerprint)))
+        // A review queued before the key existed still decodes.
+        let old =
+            try JSONSerialization.jsonObject(
+                with: JSONEncoder().encode(
+                    ReviewRequest(
+                        forge: .github, apiURL: "https://api.github.com", tokenFile: "/token", project: "example/app", pullRequest: 2,
+                        head: String(repeating: "a", count: 40), changed: ChangedLines(), url: nil, limit: 25))) as? [String: Any] ?? [:]
+        let decoded = try JSONDecoder().decode(
+            ReviewRequest.self, from: JSONSerialization.data(withJSONObject: old.filter { $0.key != "commentsUncovered" }))
+        #expect(decoded.commentsUncovered == nil)
+    }
 }

@@ -192,7 +192,11 @@ class Reviews:
                 return 422, {"message": "Validation Failed"}
             if not isinstance(item.get(line_key), int) or (forge == "github" and item.get("side") not in ("LEFT", "RIGHT")):
                 return 422, {"message": "Validation Failed"}
-            if f"{item['path']}:{item[line_key]}" not in changed:
+            # GitHub's comment over several lines: start_line before line, on the same side.
+            start = item.get("start_line", item[line_key]) if forge == "github" else item[line_key]
+            if not isinstance(start, int) or start > item[line_key] or ("start_line" in item and item.get("start_side") != item["side"]):
+                return 422, {"message": "Validation Failed"}
+            if any(f"{item['path']}:{line}" not in changed for line in (start, item[line_key])):
                 message = "Line could not be resolved" if forge == "github" else "line is not in the diff"
                 return 422, {"message": "Unprocessable Entity", "errors": [message]}
         review_id = self.new_id()
@@ -200,7 +204,8 @@ class Reviews:
         for item in comments:
             identifier = self.new_id()
             self.state["comments"][str(identifier)] = {
-                "id": identifier, "path": item["path"], "line": item[line_key], "body": item["body"], "pull_request_review_id": review_id}
+                "id": identifier, "path": item["path"], "line": item[line_key], "body": item["body"], "pull_request_review_id": review_id,
+                "start_line": item.get("start_line")}
             ids.append(identifier)
         self.state["reviews"][str(review_id)] = {"pull": number, "comments": ids, "commit_id": body["commit_id"]}
         # Neither answer lists the comments' ids: they are read back.

@@ -157,18 +157,17 @@ public enum BotFile {
                         "sandbox: none: this bot's builds run unconfined and can read every other bot's secrets, workspaces and the server's files",
                     severity: .note))
         }
-        if bot.coverage.comments, let mark = fields["coverage"]?.mark {
-            notes.append(
-                ConfigDiagnostic(
-                    file: reader.file, line: mark.line, column: mark.column, keyPath: "coverage.comments",
-                    message: "coverage.comments: uncovered lines are not review comments yet; the review's summary lists them",
-                    severity: .note))
-        }
         if bot.coverage != CoverageSettings(), !bot.test.coverage, let mark = fields["coverage"]?.mark {
             notes.append(
                 ConfigDiagnostic(
                     file: reader.file, line: mark.line, column: mark.column, keyPath: "coverage",
                     message: "coverage: measures nothing without test.coverage: true", severity: .note))
+        }
+        if bot.coverage.comments, bot.forge?.review != true, let mark = fields["coverage"]?.mark {
+            notes.append(
+                ConfigDiagnostic(
+                    file: reader.file, line: mark.line, column: mark.column, keyPath: "coverage.comments",
+                    message: "coverage.comments: comments go in a pull request's review, which needs forge.review: true", severity: .note))
         }
         return Located(bot: bot, nameLine: nameMark?.line ?? 1, nameColumn: nameMark?.column ?? 1, notes: notes)
     }

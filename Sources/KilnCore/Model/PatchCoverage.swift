@@ -64,6 +64,19 @@ public struct PatchCoverage: Sendable, Hashable, Codable {
         self.init(covered: files.reduce(0) { $0 + $1.covered }, coverable: files.reduce(0) { $0 + $1.coverable }, files: files)
     }
 
+    /// `lines` as runs of consecutive lines, in order: [3, 4, 5, 9] is 3...5 and 9...9.
+    public static func runs(_ lines: [Int]) -> [ClosedRange<Int>] {
+        var runs: [ClosedRange<Int>] = []
+        for line in Set(lines).sorted() {
+            if let last = runs.last, last.upperBound == line - 1 {
+                runs[runs.count - 1] = last.lowerBound...line
+            } else {
+                runs.append(line...line)
+            }
+        }
+        return runs
+    }
+
     /// Percent of the coverable changed lines that ran, to a tenth; nil when none is coverable.
     public var percent: Double? {
         coverable > 0 ? (Double(covered) / Double(coverable) * 1000).rounded() / 10 : nil

@@ -31,6 +31,9 @@ public struct ReviewRequest: Sendable, Hashable, Codable {
     public var limit: Int
     /// With coverage measured: how much of the change its tests ran, which the summary says.
     public var patch: PatchCoverage?
+    /// `coverage.comments`: each run of uncovered changed lines is a line comment too (nil in a
+    /// review queued before the key existed: the summary only).
+    public var commentsUncovered: Bool?
 
     public init(
         forge: ForgeKind, apiURL: String, tokenFile: String, project: String, pullRequest: Int, head: String, changed: ChangedLines, url: String?,
@@ -57,6 +60,9 @@ public struct ReviewFinding: Sendable, Hashable, Codable {
     public var file: String?
     public var line: Int?
     public var cells: [String]
+    /// For a run of changed lines no test ran (`coverage.comments`): its lines, the first being
+    /// `line`. Nil for an issue.
+    public var uncovered: ClosedRange<Int>?
 
     public init(_ issue: IntegrationIssue) {
         fingerprint = issue.fingerprint
@@ -66,6 +72,19 @@ public struct ReviewFinding: Sendable, Hashable, Codable {
         file = issue.file
         line = issue.line
         cells = issue.cells
+    }
+
+    /// The run `lines` of `file`'s changed lines that no test ran. Its fingerprint names the run,
+    /// so a comment stays while the same lines stay uncovered and is resolved when a test runs them
+    /// (or they move).
+    public init(uncovered lines: ClosedRange<Int>, in file: String) {
+        fingerprint = "coverage|\(file)|\(lines.lowerBound)-\(lines.upperBound)"
+        type = .warning
+        message = ""
+        self.file = file
+        line = lines.lowerBound
+        cells = []
+        uncovered = lines
     }
 }
 
@@ -91,10 +110,15 @@ public struct ReviewDraft: Sendable, Hashable, Codable {
             return request.changed.contains(file: file, line: line)
         }
         let placed = Set(onLines.map(\.fingerprint))
+        // After the issues: a finding outranks a line no test ran for the comment limit.
+        let uncovered =
+            request.commentsUncovered == true
+            ? (request.patch?.files ?? []).flatMap { file in PatchCoverage.runs(file.uncovered).map { ReviewFinding(uncovered: $0, in: file.path) } }
+            : []
         return ReviewDraft(
-            request: request, bot: bot, number: number, onLines: onLines.map(ReviewFinding.init),
+            request: request, bot: bot, number: number, onLines: onLines.map(ReviewFinding.init) + uncovered,
             elsewhere: added.filter { !placed.contains($0.fingerprint) }.map(ReviewFinding.init),
-            open: Set(issues.filter { $0.status != .resolved }.map(\.fingerprint)))
+            open: Set(issues.filter { $0.status != .resolved }.map(\.fingerprint)).union(uncovered.map(\.fingerprint)))
     }
 }
 

@@ -129,6 +129,12 @@ extension ReviewClient {
                     if request.forge == .github {
                         comment["line"] = finding.line ?? 1
                         comment["side"] = "RIGHT"
+                        // a run of uncovered lines is one comment over all of them
+                        if let run = finding.uncovered, run.count > 1 {
+                            comment["start_line"] = run.lowerBound
+                            comment["start_side"] = "RIGHT"
+                            comment["line"] = run.upperBound
+                        }
                     } else {
                         comment["new_position"] = finding.line ?? 1
                     }

@@ -239,6 +239,7 @@ extension IntegrationSteps {
         outcome.patchCoverage = await patchCoverage(tested.lines, course)
         outcome.review = await reviewRequest(course)
         outcome.review?.patch = outcome.patchCoverage
+        outcome.review?.commentsUncovered = bot.coverage.comments
         return outcome
     }
 
