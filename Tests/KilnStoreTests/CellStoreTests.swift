@@ -63,19 +63,31 @@ struct CellStoreTests {
         // Each cell's findings stay its own until the integration takes them.
         let warning = IntegrationIssue(type: .warning, message: "unused", file: "A.swift", line: 1, fingerprint: "w")
         let passed = TestCase(suite: "S", name: "t", status: .passed, duration: 0.1)
-        for (claim, result) in [(own, IntegrationResult.warnings), (other, .warnings), (elsewhere, .succeeded)] {
+        // Each cell's patch coverage: lines 3–5 executable in debug, 3–6 in release (code under
+        // `#if DEBUG` aside); debug's tests ran line 3, release's line 4, 6.2's nothing measured.
+        let patches = [
+            PatchCoverage(covered: 1, coverable: 3, files: [.init(path: "A.swift", covered: 1, coverable: 3, uncovered: [4, 5], lines: [3, 4, 5])]),
+            PatchCoverage(
+                covered: 1, coverable: 4, files: [.init(path: "A.swift", covered: 1, coverable: 4, uncovered: [3, 5, 6], lines: [3, 4, 5, 6])]),
+        ]
+        for (index, (claim, result)) in [(own, IntegrationResult.warnings), (other, .warnings), (elsewhere, .succeeded)].enumerated() {
             var outcome = IntegrationOutcome(result: result, tests: [passed], issues: result == .warnings ? [warning] : [])
             outcome.swiftVersion = "Swift version 6.3.1"
+            outcome.patchCoverage = index < patches.count ? patches[index] : nil
             try await store.completeCell(claim, outcome: outcome, now: test.at(10))
         }
         cells = try await store.cells(of: matrix)
         #expect(cells.allSatisfy { $0.step == .completed } && cells.prefix(3).allSatisfy { $0.swiftVersion == "Swift version 6.3.1" })
+        #expect(cells.prefix(2).map(\.patchCoverage) == patches, "each cell keeps its own figure")
         let found = try await store.cellOutcomes(of: matrix)
         #expect(found.map { $0.issues.count } == [1, 1, 0, 0] && found.map { $0.tests.count } == [1, 1, 1, 0])
         #expect(try await store.claimNext(owner: "h 1 2", now: test.at(11)) == nil, "the bot's next integration waits for the matrix")
 
         let completed = try await store.complete(matrix, outcome: .merging(found, commits: []), now: test.at(12))
         #expect(completed.result == .warnings && completed.summary?.tests == 3)
+        // The integration's figure is the union: executable in either, run in either.
+        let union = try #require(completed.patchCoverage)
+        #expect(union.covered == 2 && union.coverable == 4 && union.files.map(\.uncovered) == [[5, 6]], "\(union)")
         let detail = try #require(try await store.integration(bot: "app", number: matrix.number))
         #expect(detail.issues.map(\.cells) == [["default-debug-none", "default-release-none"]])
         #expect(detail.tests.map(\.cell) == ["default-debug-none", "default-release-none", "6.2-debug-none"])

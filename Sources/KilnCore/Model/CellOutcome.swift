@@ -69,6 +69,7 @@ extension IntegrationOutcome {
             result: result, reason: reasons.isEmpty ? nil : .cells(reasons), tests: tests,
             coverage: cells.lazy.compactMap(\.cell.summary?.coverage).first, issues: issues, commits: commits)
         outcome.cells = cells.compactMap(\.cell.cell?.name)
+        outcome.patchCoverage = PatchCoverage.union(ran.compactMap(\.cell.patchCoverage))
         outcome.dependencies = cells.first { !$0.dependencies.isEmpty }?.dependencies ?? []
         return outcome
     }

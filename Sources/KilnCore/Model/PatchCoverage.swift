@@ -31,12 +31,16 @@ public struct PatchCoverage: Sendable, Hashable, Codable {
         public var coverable: Int
         /// The changed executable lines no test ran, in order.
         public var uncovered: [Int]
+        /// Every changed executable line, in order, which a matrix's union needs (nil in a figure
+        /// stored before it was kept: the union then counts this file's uncovered lines alone).
+        public var lines: [Int]?
 
-        public init(path: String, covered: Int, coverable: Int, uncovered: [Int]) {
+        public init(path: String, covered: Int, coverable: Int, uncovered: [Int], lines: [Int]? = nil) {
             self.path = path
             self.covered = covered
             self.coverable = coverable
             self.uncovered = uncovered
+            self.lines = lines
         }
     }
 
@@ -59,9 +63,29 @@ public struct PatchCoverage: Sendable, Hashable, Codable {
             let executable = changedLines.filter { counts[$0] != nil }.sorted()
             guard !executable.isEmpty else { continue }
             let uncovered = executable.filter { counts[$0] == 0 }
-            files.append(File(path: path, covered: executable.count - uncovered.count, coverable: executable.count, uncovered: uncovered))
+            files.append(
+                File(path: path, covered: executable.count - uncovered.count, coverable: executable.count, uncovered: uncovered, lines: executable))
         }
         self.init(covered: files.reduce(0) { $0 + $1.covered }, coverable: files.reduce(0) { $0 + $1.coverable }, files: files)
+    }
+
+    /// A matrix's figure: a changed line counts as coverable when any cell's build had it
+    /// executable, and as run when any cell's tests ran it. Nil when no cell measured one.
+    public static func union(_ cells: [PatchCoverage]) -> PatchCoverage? {
+        guard !cells.isEmpty else { return nil }
+        var coverable: [String: Set<Int>] = [:]
+        var ran: [String: Set<Int>] = [:]
+        for file in cells.flatMap(\.files) {
+            let lines = Set(file.lines ?? file.uncovered)
+            coverable[file.path, default: []].formUnion(lines)
+            ran[file.path, default: []].formUnion(lines.subtracting(file.uncovered))
+        }
+        let files = coverable.keys.sorted().map { path in
+            let lines = coverable[path] ?? [], covered = ran[path] ?? []
+            return File(
+                path: path, covered: covered.count, coverable: lines.count, uncovered: lines.subtracting(covered).sorted(), lines: lines.sorted())
+        }
+        return PatchCoverage(covered: files.reduce(0) { $0 + $1.covered }, coverable: files.reduce(0) { $0 + $1.coverable }, files: files)
     }
 
     /// `lines` as runs of consecutive lines, in order: [3, 4, 5, 9] is 3...5 and 9...9.

@@ -41,6 +41,8 @@ extension IntegrationSteps {
             if integration.bisectionID == nil { try? await runTriggers(.after, result: outcome.result, &course) }
             outcome.triggers = course.triggers
             outcome.review = await reviewRequest(course)
+            outcome.review?.patch = outcome.patchCoverage
+            outcome.review?.commentsUncovered = bot.coverage.comments
             ended(course)
             return outcome
         } catch {

@@ -91,10 +91,11 @@ extension QueueStore {
                 let row = try db.row(
                     """
                     UPDATE integration SET step = 'completed', result = ?, reason = ?, ended_at = ?, started_at = coalesce(started_at, ?),
-                        issue_counts = ?, tests = ?, coverage = ?, swift_version = ?, claim_token = NULL, dependencies = ?
+                        issue_counts = ?, tests = ?, coverage = ?, swift_version = ?, claim_token = NULL, dependencies = ?, patch_coverage = ?
                     WHERE id = ? RETURNING *
                     """, outcome.result.rawValue, outcome.reason, now, now, IssueCounts.encode(summary.issues), summary.tests, summary.coverage,
-                    outcome.swiftVersion, outcome.dependencies.isEmpty ? nil : JSON.encode(outcome.dependencies), claim.id)
+                    outcome.swiftVersion, outcome.dependencies.isEmpty ? nil : JSON.encode(outcome.dependencies),
+                    outcome.patchCoverage.map(JSON.encode), claim.id)
             else { throw StoreError.notFound(what: "cell \(claim.cell?.name ?? "") of integration \(claim.cellOf ?? 0)") }
             try Self.insert(db, issues: outcome.issues, tests: outcome.tests, into: claim.id)
             return Integration(row: row)

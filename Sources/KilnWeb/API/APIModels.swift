@@ -128,10 +128,19 @@ public enum API {
         public var covered: Int
         public var coverable: Int
         @Nullable public var percent: Double?
-        public var files: [PatchCoverage.File]
+        public var files: [File]
+
+        /// A file's share: `{path, covered, coverable, uncovered}`.
+        public struct File: Encodable, Sendable, Hashable {
+            public var path: String
+            public var covered: Int
+            public var coverable: Int
+            public var uncovered: [Int]
+        }
 
         init(_ patch: PatchCoverage) {
-            (covered, coverable, percent, files) = (patch.covered, patch.coverable, patch.percent, patch.files)
+            (covered, coverable, percent) = (patch.covered, patch.coverable, patch.percent)
+            files = patch.files.map { File(path: $0.path, covered: $0.covered, coverable: $0.coverable, uncovered: $0.uncovered) }
         }
     }
 
