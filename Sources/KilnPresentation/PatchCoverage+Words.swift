@@ -37,3 +37,13 @@ extension PatchCoverage {
         run.count == 1 ? "\(run.lowerBound)" : "\(run.lowerBound)–\(run.upperBound)"
     }
 }
+
+extension PatchCoverage.File {
+    /// "18 of 24 executable lines ran at this commit, 5 of the 6 changed": what a file's
+    /// view with coverage says above it. Nil without the whole file's lines.
+    public var wholeFileSentence: String? {
+        guard let run, let notRun else { return nil }
+        return
+            "\(run.count) of \(CountText.of(run.count + notRun.count, "executable line")) ran at this commit, \(covered) of the \(coverable) changed"
+    }
+}

@@ -22,7 +22,14 @@ public enum SourceLink {
         let anchor = line.map { "#L\($0)" } ?? ""
         let path = file.split(separator: "/").map { percentEncoded(String($0)) }.joined(separator: "/")
         if let page = forgePage(of: bot, { $0.filePage(commit: commit, path: path) }) { return page + anchor }
-        return "/bots/\(bot.name)/integrations/\(number)/source/\(path)\(anchor)"
+        return kilnView(file: file, bot: bot.name, integration: number) + anchor
+    }
+
+    /// Kiln's own view of `file` as of integration `number`, which marks the lines its tests ran
+    /// (a forge's view cannot).
+    public static func kilnView(file: String, bot: String, integration number: Int) -> String {
+        let path = file.split(separator: "/").map { percentEncoded(String($0)) }.joined(separator: "/")
+        return "/bots/\(percentEncoded(bot))/integrations/\(number)/source/\(path)"
     }
 
     /// The forge's page of `commit` and its diff; nil when the bot has no forge with pages.

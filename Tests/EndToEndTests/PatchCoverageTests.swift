@@ -138,8 +138,20 @@ struct PatchCoverageTests {
         #expect(patchJSON["covered"] as? Int == patch.covered && patchJSON["coverable"] as? Int == patch.coverable && coverage["percent"] is Double)
         let files = patchJSON["files"] as? [[String: Any]] ?? []
         #expect(files.first { $0["path"] as? String == "Sources/Lib/Lib.swift" }?["uncovered"] as? [Int] == [7, 8, 9, 10, 11, 12], "\(json)")
+        #expect(files.allSatisfy { Set($0.keys) == ["path", "covered", "coverable", "uncovered"] }, "\(json)")
         let page = try await PullRequestTests.get("/bots/app/integrations/2", port: port)
-        #expect(page.contains("Change covered") && page.contains("Sources/Lib/Lib.swift: 7–12"), "\(page)")
+        let view = "/bots/app/integrations/2/source/Sources/Lib/Lib.swift"
+        #expect(
+            page.contains("Change covered")
+                && page.contains(#"<a href="\#(view)"><code>Sources/Lib/Lib.swift</code></a> 2 of 8, not run: <code>7–12</code>"#), "\(page)")
+        // The file's view marks each executable line run or not, the change's apart; `add` is tested.
+        let source = try await PullRequestTests.get(view, port: port)
+        #expect(source.contains(#"<tr id="L2" class="ran changed">"#) && source.contains(#"<tr id="L4" class="ran">"#), "\(source)")
+        #expect(
+            source.contains(#"<tr id="L7" class="not-run changed">"#) && source.contains("not run by any test, changed in this integration"),
+            "\(source)")
+        #expect(source.contains(#"<tr id="L6"><td"#), "a blank line is not executable: \(source)")
+        #expect(source.contains("Coverage: ") && source.contains("ran at this commit, 2 of the 8 changed"), "\(source)")
         _ = try await server.terminate()
     }
 

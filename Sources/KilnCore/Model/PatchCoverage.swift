@@ -34,13 +34,21 @@ public struct PatchCoverage: Sendable, Hashable, Codable {
         /// Every changed executable line, in order, which a matrix's union needs (nil in a figure
         /// stored before it was kept: the union then counts this file's uncovered lines alone).
         public var lines: [Int]?
+        /// The whole file's executable lines that ran, and those that did not, in order, for its
+        /// view with coverage (nil in a figure stored before they were kept).
+        public var run: [Int]?
+        public var notRun: [Int]?
 
-        public init(path: String, covered: Int, coverable: Int, uncovered: [Int], lines: [Int]? = nil) {
+        public init(
+            path: String, covered: Int, coverable: Int, uncovered: [Int], lines: [Int]? = nil, run: [Int]? = nil, notRun: [Int]? = nil
+        ) {
             self.path = path
             self.covered = covered
             self.coverable = coverable
             self.uncovered = uncovered
             self.lines = lines
+            self.run = run
+            self.notRun = notRun
         }
     }
 
@@ -64,7 +72,9 @@ public struct PatchCoverage: Sendable, Hashable, Codable {
             guard !executable.isEmpty else { continue }
             let uncovered = executable.filter { counts[$0] == 0 }
             files.append(
-                File(path: path, covered: executable.count - uncovered.count, coverable: executable.count, uncovered: uncovered, lines: executable))
+                File(
+                    path: path, covered: executable.count - uncovered.count, coverable: executable.count, uncovered: uncovered, lines: executable,
+                    run: counts.filter { $0.value > 0 }.keys.sorted(), notRun: counts.filter { $0.value == 0 }.keys.sorted()))
         }
         self.init(covered: files.reduce(0) { $0 + $1.covered }, coverable: files.reduce(0) { $0 + $1.coverable }, files: files)
     }
@@ -75,15 +85,26 @@ public struct PatchCoverage: Sendable, Hashable, Codable {
         guard !cells.isEmpty else { return nil }
         var coverable: [String: Set<Int>] = [:]
         var ran: [String: Set<Int>] = [:]
+        // the whole files' lines, where every cell kept them
+        var executable: [String: Set<Int>?] = [:]
+        var fileRan: [String: Set<Int>] = [:]
         for file in cells.flatMap(\.files) {
             let lines = Set(file.lines ?? file.uncovered)
             coverable[file.path, default: []].formUnion(lines)
             ran[file.path, default: []].formUnion(lines.subtracting(file.uncovered))
+            if let run = file.run, let notRun = file.notRun {
+                executable[file.path] = (executable[file.path] ?? []).map { $0.union(run).union(notRun) }
+                fileRan[file.path, default: []].formUnion(run)
+            } else {
+                executable[file.path] = .some(nil)
+            }
         }
         let files = coverable.keys.sorted().map { path in
             let lines = coverable[path] ?? [], covered = ran[path] ?? []
+            let whole = executable[path] ?? nil, run = fileRan[path] ?? []
             return File(
-                path: path, covered: covered.count, coverable: lines.count, uncovered: lines.subtracting(covered).sorted(), lines: lines.sorted())
+                path: path, covered: covered.count, coverable: lines.count, uncovered: lines.subtracting(covered).sorted(), lines: lines.sorted(),
+                run: whole.map { _ in run.sorted() }, notRun: whole.map { $0.subtracting(run).sorted() })
         }
         return PatchCoverage(covered: files.reduce(0) { $0 + $1.covered }, coverable: files.reduce(0) { $0 + $1.coverable }, files: files)
     }

@@ -39,6 +39,14 @@ struct SourceLineView {
     var marked: Bool
     /// Its anchor, `L12`.
     var anchor: String
+    /// In a file's view with coverage: `ran` or `not-run` for an executable line (its class),
+    /// with the words a screen reader says; nil for a line that is not executable.
+    var coverClass: String? = nil
+    var coverageLabel: String? = nil
+    /// What the eye reads beside the colour: ✓ or ✗.
+    var glyph: String? = nil
+    /// One of the change's executable lines.
+    var changed = false
 }
 
 /// The failures an integration's page shows first, and the lines of source they read.

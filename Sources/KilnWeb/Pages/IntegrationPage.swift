@@ -206,7 +206,8 @@ struct IntegrationPage {
     var approveURL: String? = nil
     /// How much of the change its tests ran, and the changed lines none ran, by file.
     var patchCoverage: String? = nil
-    var uncoveredLines: [String] = []
+    /// Each file of the change's coverage, linked to its view with coverage.
+    var patchFiles: [PatchFileView] = []
     /// Where its workspace came from (`WorkspaceOrigin.sentence`); a matrix's cells say theirs.
     var workspace: String? = nil
     /// The log as a page of its steps.
@@ -266,5 +267,22 @@ struct BisectionView {
             text = "bisecting: \(count) so far"
         }
         steps = bisection.integrations.map { Step(number: $0, url: "/bots/\(bot)/integrations/\($0)") }
+    }
+}
+
+/// One file of an integration's patch coverage, as its page lists it.
+struct PatchFileView {
+    var path: String
+    var url: String
+    var figure: String
+    /// "7–12, 20", or nil when every coverable changed line ran.
+    var uncovered: String?
+
+    static func views(of patch: PatchCoverage?, bot: String, integration number: Int) -> [PatchFileView] {
+        (patch?.files ?? []).map { file in
+            PatchFileView(
+                path: file.path, url: SourceLink.kilnView(file: file.path, bot: bot, integration: number),
+                figure: "\(file.covered) of \(file.coverable)", uncovered: file.uncovered.isEmpty ? nil : PatchCoverage.ranges(file.uncovered))
+        }
     }
 }

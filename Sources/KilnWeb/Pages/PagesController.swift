@@ -270,7 +270,7 @@ struct PagesController {
         page.stepsURL = base + "/steps"
         if csrf != nil, integration.step == .awaitingApproval { page.approveURL = "/api\(base)/approve" }
         page.patchCoverage = integration.patchCoverage?.sentence
-        page.uncoveredLines = integration.patchCoverage?.uncoveredLines ?? []
+        page.patchFiles = PatchFileView.views(of: integration.patchCoverage, bot: integration.bot, integration: integration.number)
         page.notice = notice
         if integration.isRunning { page.progress = integration.progress?.sentence }
         page.failures = await Failures.views(of: detail, bot: bot, source: source, kept: sourceFiles)

@@ -14,6 +14,7 @@
 import Foundation
 import Hummingbird
 import KilnCore
+import KilnPresentation
 import KilnStore
 
 /// Kiln's view of a file of a bot's repository as of an integration's commit, every line
@@ -53,7 +54,8 @@ struct SourceController {
                 throw WebError.notFound("\(path) is a binary or larger than \(Self.largest >> 20) MiB: it is not shown")
             }
             let page = SourcePage(
-                bot: bot.name, number: number, path: path, commit: commit, text: String(decoding: data, as: UTF8.self))
+                bot: bot.name, number: number, path: path, commit: commit, text: String(decoding: data, as: UTF8.self),
+                coverage: detail.integration.patchCoverage?.files.first { $0.path == path })
             return PageChrome.page(ByteBuffer(string: assets.render(page, "source")), for: context)
         }
     }
@@ -69,8 +71,10 @@ struct SourcePage {
     var path: String
     var commit: String
     var lines: [SourceLineView]
+    /// With the integration's coverage of this file (a file its change touched): the figure.
+    var coverageSummary: String?
 
-    init(bot: String, number: Int, path: String, commit: String, text: String) {
+    init(bot: String, number: Int, path: String, commit: String, text: String, coverage: PatchCoverage.File? = nil) {
         title = "\(path) · \(bot) #\(number) · Kiln"
         self.bot = bot
         botURL = "/bots/\(bot)"
@@ -81,5 +85,17 @@ struct SourcePage {
         var lines = text.split(separator: "\n", omittingEmptySubsequences: false)
         if lines.count > 1, lines.last?.isEmpty == true { lines.removeLast() }
         self.lines = lines.enumerated().map { SourceLineView(number: $0 + 1, text: String($1), marked: false, anchor: "L\($0 + 1)") }
+        guard let coverage, let run = coverage.run, let notRun = coverage.notRun else { return }
+        let (ran, missed, changed) = (Set(run), Set(notRun), Set(coverage.lines ?? []))
+        for index in self.lines.indices {
+            let number = self.lines[index].number
+            if ran.contains(number) {
+                (self.lines[index].coverClass, self.lines[index].coverageLabel, self.lines[index].glyph) = ("ran", "run by a test", "✓")
+            } else if missed.contains(number) {
+                (self.lines[index].coverClass, self.lines[index].coverageLabel, self.lines[index].glyph) = ("not-run", "not run by any test", "✗")
+            }
+            self.lines[index].changed = changed.contains(number)
+        }
+        coverageSummary = coverage.wholeFileSentence
     }
 }
