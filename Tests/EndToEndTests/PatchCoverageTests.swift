@@ -13,6 +13,7 @@
 
 import Foundation
 import KilnCore
+import KilnPresentation
 import KilnStore
 import KilnTestSupport
 import Testing
@@ -152,6 +153,11 @@ struct PatchCoverageTests {
             "\(source)")
         #expect(source.contains(#"<tr id="L6"><td"#), "a blank line is not executable: \(source)")
         #expect(source.contains("Coverage: ") && source.contains("ran at this commit, 2 of the 8 changed"), "\(source)")
+        // The bot page charts it: integration 2's change, the first had none to compare with.
+        let botPage = try await PullRequestTests.get("/bots/app", port: port)
+        let chart = try #require(botPage.components(separatedBy: "<figcaption>Change covered: ").dropFirst().first, "\(botPage)")
+        #expect(
+            chart.hasPrefix("<strong>\(Summary(coverage: percent).coverageText ?? "")</strong>") && chart.contains("#2: "), "\(chart.prefix(600))")
         _ = try await server.terminate()
     }
 

@@ -39,6 +39,8 @@ extension PagesController {
             chart("Tests", completed, { $0.summary.map { Double($0.tests) } }, format: { String(Int($0.rounded())) }),
             chart("Issues", completed, { $0.summary.map { Double($0.issues.values.reduce(0, +)) } }, format: { String(Int($0.rounded())) }),
             chart("Coverage", completed, { $0.summary?.coverage }, format: { Summary(coverage: $0).coverageText ?? "" }),
+            // each integration's change since the one before: how much of what was added ran
+            chart("Change covered", completed, { $0.patchCoverage?.percent }, format: { Summary(coverage: $0).coverageText ?? "" }),
         ]
         let pullRequests = try await store.pullRequests(bot: name, includeClosed: false).map {
             PullRequestView($0.pullRequest, latest: $0.latest, now: now)
