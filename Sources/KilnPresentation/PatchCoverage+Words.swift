@@ -39,6 +39,12 @@ extension PatchCoverage {
 }
 
 extension PatchCoverage.File {
+    /// "5 of 6": its changed executable lines that ran.
+    public var figure: String { "\(covered) of \(coverable)" }
+
+    /// What a file's view with coverage says of an executable line, for a screen reader.
+    public static func lineWords(ran: Bool) -> String { ran ? "run by a test" : "not run by any test" }
+
     /// "18 of 24 executable lines ran at this commit, 5 of the 6 changed": what a file's
     /// view with coverage says above it. Nil without the whole file's lines.
     public var wholeFileSentence: String? {

@@ -133,35 +133,6 @@ public enum ControlGroups: Sendable, Hashable {
 
     private static let made = Atomic<Int>(0)
 
-    /// The directories in which this host makes its groups.
-    var parents: [String] {
-        switch self {
-        case .v2(let parent): [parent]
-        case .v1(let memory, let pids, let cpu): [memory, pids, cpu].compactMap { $0 }
-        case .rlimits: []
-        }
-    }
-
-    /// Removes the groups a Kiln that has ended left (one stopped with SIGKILL, or by a crash):
-    /// `kiln-<pid>-<n>` beside this host's own, whose process is gone. What still runs in one
-    /// belonged to an integration that recovery ends; it is stopped first. The names removed.
-    @discardableResult
-    public func removeLeftGroups() async -> [String] {
-        var removed: [String] = []
-        for parent in parents {
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: parent)) ?? []
-            for name in names {
-                let parts = name.split(separator: "-")
-                guard parts.count == 3, parts[0] == "kiln", let pid = pid_t(parts[1]), Int(parts[2]) != nil, pid != getpid() else { continue }
-                // a pid that answers is a live Kiln's (or, reused, another process's): its group is left alone
-                guard sendSignal(0, to: pid) != 0, errno == ESRCH else { continue }
-                let left = await ControlGroup(limits: ResourceLimits(), directories: ["\(parent)/\(name)"]).remove()
-                if left.isEmpty { removed.append(name) }
-            }
-        }
-        return removed
-    }
-
     /// A new group bounded by `limits`; nil when this host has none to make (rlimits, or nothing
     /// to bound) or one cannot be made now (then the step runs bounded by rlimits).
     public func group(_ limits: ResourceLimits) -> ControlGroup? {

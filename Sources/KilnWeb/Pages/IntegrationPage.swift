@@ -282,7 +282,7 @@ struct PatchFileView {
         (patch?.files ?? []).map { file in
             PatchFileView(
                 path: file.path, url: SourceLink.kilnView(file: file.path, bot: bot, integration: number),
-                figure: "\(file.covered) of \(file.coverable)", uncovered: file.uncovered.isEmpty ? nil : PatchCoverage.ranges(file.uncovered))
+                figure: file.figure, uncovered: file.uncovered.isEmpty ? nil : PatchCoverage.ranges(file.uncovered))
         }
     }
 }

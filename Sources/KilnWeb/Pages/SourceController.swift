@@ -90,9 +90,13 @@ struct SourcePage {
         for index in self.lines.indices {
             let number = self.lines[index].number
             if ran.contains(number) {
-                (self.lines[index].coverClass, self.lines[index].coverageLabel, self.lines[index].glyph) = ("ran", "run by a test", "✓")
+                (self.lines[index].coverClass, self.lines[index].coverageLabel, self.lines[index].glyph) = (
+                    "ran", PatchCoverage.File.lineWords(ran: true), "✓"
+                )
             } else if missed.contains(number) {
-                (self.lines[index].coverClass, self.lines[index].coverageLabel, self.lines[index].glyph) = ("not-run", "not run by any test", "✗")
+                (self.lines[index].coverClass, self.lines[index].coverageLabel, self.lines[index].glyph) = (
+                    "not-run", PatchCoverage.File.lineWords(ran: false), "✗"
+                )
             }
             self.lines[index].changed = changed.contains(number)
         }
