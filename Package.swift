@@ -61,7 +61,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ],
             exclude: ["README.md"],
-            resources: [.embedInCode("Schema/sqlite-history.sql"), .embedInCode("Schema/postgres-history.sql")]
+            resources: [
+                .embedInCode("Schema/sqlite-history.sql"), .embedInCode("Schema/postgres-history.sql"),
+                .embedInCode("Schema/sqlite-schema.sql"),
+            ]
         ),
         .target(
             name: "KilnBuild",

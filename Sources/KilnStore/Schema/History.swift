@@ -19,6 +19,9 @@ enum History {
     static let sqlite = parse(PackageResources.sqlite_history_sql)
     /// v1–v3, recorded in `kiln_migration`.
     static let postgres = parse(PackageResources.postgres_history_sql)
+    /// What the SQLite history and every shared migration leave, for a new file to start from
+    /// (`sqlite-schema.sql`); `SQLiteSchemaTests` keeps it equal to the replay.
+    static let sqliteSchema = parse(PackageResources.sqlite_schema_sql).flatMap { $0.statements(.sqlite) }
 
     /// A history file's migrations: each starts at a `-- migration: NAME` line, and each of its
     /// statements ends with `;` at the end of a line. Other `--` lines are comments. Read as

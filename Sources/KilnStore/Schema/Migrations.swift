@@ -38,6 +38,10 @@ enum Migrations {
     /// Tests of a migration's move of data only: the migration a store opened in this task stops before.
     @TaskLocal static var stoppingBefore: String?
 
+    /// Tests of the schema a new SQLite file starts from only: a new file opened in this task
+    /// replays every migration instead (`History.sqliteSchema`).
+    @TaskLocal static var replaying = false
+
     /// v5: the same table and column names on both engines (PostgreSQL's snake_case), and times
     /// as seconds since 1970 everywhere, hosts' and leases' included.
     static let oneSchema = Migration(name: "v5: one schema") { dialect in
