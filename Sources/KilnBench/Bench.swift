@@ -152,6 +152,35 @@ enum Measure {
 }
 
 /// Runs a command to completion, failing on a non-zero exit with the end of what it said.
+/// Runs `executable` to its end and returns the milliseconds from its start to the first line
+/// of its standard output that begins with `answer` (its whole time when none does). Its status
+/// is not checked: a failed integration answers too.
+func timeToAnswer(
+    _ executable: String, _ arguments: [String], in directory: String, environment: [String: String], answer: String = "result: "
+) throws -> Double {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    process.environment = environment
+    process.currentDirectoryURL = URL(fileURLWithPath: directory)
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    process.standardInput = FileHandle.nullDevice
+    let start = ContinuousClock.now
+    try process.run()
+    var seen = Data()
+    var answered: Duration?
+    while case let chunk = output.fileHandleForReading.availableData, !chunk.isEmpty {
+        seen.append(chunk)
+        if answered == nil, String(decoding: seen, as: UTF8.self).split(separator: "\n").contains(where: { $0.hasPrefix(answer) }) {
+            answered = ContinuousClock.now - start
+        }
+    }
+    process.waitUntilExit()
+    return Measure.milliseconds(answered ?? (ContinuousClock.now - start))
+}
+
 @discardableResult
 func command(
     _ executable: String, _ arguments: [String], in directory: String? = nil, input: Data? = nil, environment: [String: String]? = nil

@@ -136,7 +136,10 @@ struct IntegrationBench {
         var handRuns: [SwiftTimer.Run] = []
         for _ in 0..<5 {
             try? FileManager.default.removeItem(atPath: home + "/.kiln")
-            kilnRuns.append(try timer.measure { _ = try? command(kiln, ["run", "cold"], in: home, environment: timer.environment) })
+            var answered = 0.0
+            var run = try timer.measure { answered = try timeToAnswer(kiln, ["run", "cold"], in: home, environment: timer.environment) }
+            run.answered = answered
+            kilnRuns.append(run)
             try? FileManager.default.removeItem(atPath: clone)
             handRuns.append(
                 try timer.measure {
@@ -145,9 +148,14 @@ struct IntegrationBench {
                     _ = try? command(timer.swift, ["test", "--skip-build", "-c", "debug"], in: clone)
                 })
         }
+        // To `kiln run`'s answer (its result line): the snapshot of the cold build is packed
+        // after it, at the lowest priority, and the command exits once it is.
+        let toAnswer = kilnRuns.map { SwiftTimer.Run(total: $0.answered ?? $0.total, build: $0.build, test: $0.test) }
+        let packing = SwiftTimer.median(kilnRuns) { $0.total - ($0.answered ?? $0.total) }
         table.add(
-            "Kiln's overhead, cold integration (\(label))", target: "< 500 ms", measured: SwiftTimer.overhead(kilnRuns, handRuns),
-            comparison: SwiftTimer.comparison(kilnRuns, handRuns, kiln: "kiln run", byHand: "git clone"))
+            "Kiln's overhead, cold integration (\(label))", target: "≤ 100 ms", measured: SwiftTimer.overhead(toAnswer, handRuns),
+            comparison: SwiftTimer.comparison(toAnswer, handRuns, kiln: "kiln run to its answer", byHand: "git clone")
+                + "; the snapshot packed after the answer: \(Measure.format(packing)) more to the exit")
         // The sandbox's cost on a cold integration is `SandboxBench`'s: medians of five cold
         // builds on each side moved by ±7 % here, which that group's method does not.
     }
@@ -201,6 +209,8 @@ struct SwiftTimer {
         var total: Double
         var build: Double
         var test: Double
+        /// When the command printed its answer, if that was timed.
+        var answered: Double?
         var outside: Double { total - build - test }
     }
 

@@ -64,8 +64,11 @@ public struct WorkspaceSnapshots: Sendable {
     /// Packs `workspace`'s `.build` as the snapshot of its bot in `cell`, replacing the one
     /// there, then drops the oldest snapshots beyond `maxSize`; returns it and those dropped.
     /// Nothing may write the workspace meanwhile (the caller holds it).
+    /// `started`: told the process that packs, the leader of a session (and process group) of
+    /// its own, whose priority the caller sets (`SnapshotPacker`).
     public func pack(
-        _ workspace: Workspace, cell: String, number: Int, commit: String, swiftVersion: String, now: Date
+        _ workspace: Workspace, cell: String, number: Int, commit: String, swiftVersion: String, now: Date,
+        started: @escaping @Sendable (pid_t) async -> Void = { _ in }
     ) async throws(SnapshotError) -> (made: WorkspaceSnapshot, dropped: [WorkspaceSnapshot]) {
         let bot = workspace.bot.name
         let partial = "\(layout.snapshots)/\(bot)/\(cell).\(UUID().uuidString).partial"
@@ -79,7 +82,7 @@ public struct WorkspaceSnapshots: Sendable {
         try await Self.shell(
             #"tar --format=posix --pax-option=delete=atime,delete=ctime -C "$0" -I "zstd -1 -T0 -q" -cf "$1" .build"#,
             [workspace.directory, partial],
-            doing: "packing .build")
+            doing: "packing .build", session: true, started: started)
         let (bytes, sha256) = try Self.digest(of: partial)
         let snapshot = WorkspaceSnapshot(
             bot: bot, cell: cell, host: host, number: number, commit: commit, swiftVersion: swiftVersion, seenAs: workspace.seenAs, bytes: bytes,
@@ -203,13 +206,22 @@ public struct WorkspaceSnapshots: Sendable {
     }
 
     /// Runs Kiln's own `script` (`$0`, `$1`… are `arguments`) with nothing of the server's
-    /// environment but PATH; its standard error says why it failed.
-    static func shell(_ script: String, _ arguments: [String], doing what: String) async throws(SnapshotError) {
+    /// environment but PATH; its standard error says why it failed. `session`: in a session of
+    /// its own, whose processes all end when the caller is canceled; `started` is told its leader.
+    static func shell(
+        _ script: String, _ arguments: [String], doing what: String, session: Bool = false,
+        started: @escaping @Sendable (pid_t) async -> Void = { _ in }
+    ) async throws(SnapshotError) {
         let ended: (success: Bool, status: String, said: String)
+        var options = PlatformOptions()
+        options.createSession = session
+        if session { options.teardownSequence = [.send(signal: .terminate, toProcessGroup: true, allowedDurationToNextStep: .seconds(2))] }
         do {
             let result = try await Subprocess.run(
                 .path(FilePath("/bin/sh")), arguments: Arguments(["-c", script] + arguments),
-                environment: .custom(["PATH": "/usr/local/bin:/usr/bin:/bin"]), output: .discarded, error: .string(limit: 16 * 1024))
+                environment: .custom(["PATH": "/usr/local/bin:/usr/bin:/bin"]), platformOptions: options, input: .none, output: .discarded,
+                error: .string(limit: 16 * 1024)
+            ) { execution in await started(execution.processIdentifier.value) }
             ended = (result.terminationStatus.isSuccess, "\(result.terminationStatus)", result.standardError)
         } catch {
             throw .failed("\(what): \(error)")

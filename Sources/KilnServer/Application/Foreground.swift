@@ -53,9 +53,11 @@ extension KilnApplication {
         }
     }
 
-    /// Returns once the work an integration leaves to run beside the next (the host's module
-    /// cache template) has ended: `kiln run`, before it exits.
+    /// Returns once the work an integration leaves to run beside the next (its workspace's
+    /// snapshot, the host's module cache template) has ended: `kiln run`, after its answer,
+    /// before it exits.
     public func settle() async {
+        await sequencer.warm?.packer.settle()
         await sequencer.warm?.moduleCaches.settle()
     }
 

@@ -156,23 +156,28 @@ public struct IntegrationSequencer: Sendable {
     ) async -> Integration? {
         let folder = cell.flatMap { toolchains[$0.toolchain] }
         let workspace = await workspace(for: claim, of: bot, toolchain: folder)
-        let version = await versions.version(of: folder)
+        // Asked where it is needed (`swift --version`, ~50 ms the first time on a host): a
+        // snapshot to seed from or to make, a module cache template, a cell's record.
+        let version: SwiftVersion = { [versions] in await versions.version(of: folder) }
         guard let warm else {
             return await run(claim, of: bot, cell: cell, in: workspace, swiftVersion: version, spare: spare, progress: progress)
         }
-        // Held from checkout until its snapshot is packed (`WorkspaceHolds`).
-        return await warm.holds.holding(workspace.directory) {
-            guard let recorded = await run(claim, of: bot, cell: cell, in: workspace, swiftVersion: version, spare: spare, progress: progress)
-            else { return nil }
-            await warm.keep(workspace, after: recorded, cell: WorkspaceSnapshot.cell(cell), swiftVersion: version, now: clock.now)
-            // the host's module cache template, when it has none, made beside what runs next
-            if bot.cache != .none { await warm.moduleCaches.make(for: workspace, swiftVersion: version) }
-            return recorded
+        // Held from checkout until its snapshot is packed, after the result (`WorkspaceHolds`);
+        // a pack of it still under way is hurried.
+        await warm.packer.hurry(workspace.directory)
+        await warm.holds.acquire(workspace.directory)
+        guard let recorded = await run(claim, of: bot, cell: cell, in: workspace, swiftVersion: version, spare: spare, progress: progress) else {
+            await warm.holds.release(workspace.directory)
+            return nil
         }
+        // the host's module cache template, when it has none, made beside what runs next
+        if bot.cache != .none, workspace.confined { await warm.moduleCaches.make(for: workspace, swiftVersion: await version()) }
+        await warm.keep(workspace, after: recorded, cell: WorkspaceSnapshot.cell(cell), swiftVersion: version, now: clock.now)
+        return recorded
     }
 
     private func run(
-        _ claim: Claim, of bot: Bot, cell: Cell?, in workspace: Workspace, swiftVersion version: String?, spare: any SpareExecutors,
+        _ claim: Claim, of bot: Bot, cell: Cell?, in workspace: Workspace, swiftVersion version: @escaping SwiftVersion, spare: any SpareExecutors,
         progress: @escaping @Sendable (Progress) -> Void
     ) async -> Integration? {
         let log = workspace.log
@@ -181,7 +186,7 @@ public struct IntegrationSequencer: Sendable {
             warm: warm.map { IntegrationSteps.Warming(workspaces: $0, cell: WorkspaceSnapshot.cell(cell), swiftVersion: version) },
             spare: spare, progress: progress)
         guard var outcome = await ended(claim, with: await steps.run(), log: log) else { return nil }
-        if cell != nil { outcome.swiftVersion = version }
+        if cell != nil { outcome.swiftVersion = await version() }
         if bisects, bot.bisect.enabled, cell == nil {
             // As many commits at once as executors are idle (the store counts them), each bisect
             // integration in a workspace of its own.

@@ -34,7 +34,7 @@ extension IntegrationSteps {
         // A workspace that starts cold (but where the bot turned the cache off) starts with the
         // toolchain's modules compiled ahead: only Kiln's own package's build ever makes them.
         if origin.origin == .cold, origin.reason != .cacheOff,
-            let sentence = await warm.workspaces.moduleCaches.fill(workspace, swiftVersion: warm.swiftVersion)
+            workspace.confined, let sentence = await warm.workspaces.moduleCaches.fill(workspace, swiftVersion: await warm.swiftVersion())
         {
             await log.note("module caches: \(sentence)")
         }

@@ -34,11 +34,12 @@ struct IntegrationSteps {
     let spare: any SpareExecutors
     let progress: @Sendable (IntegrationSequencer.Progress) -> Void
 
-    /// What starting a workspace warm needs: the host's snapshots, the cell's key, its compiler.
+    /// What starting a workspace warm needs: the host's snapshots, the cell's key, its compiler
+    /// (asked only when a snapshot or a template is at hand).
     struct Warming: Sendable {
         let workspaces: WarmWorkspaces
         let cell: String
-        let swiftVersion: String?
+        let swiftVersion: SwiftVersion
     }
 
     /// What the steps have learnt and done so far: `run` (`runCells` for a matrix) holds it and

@@ -128,6 +128,8 @@ public actor Scheduler: Service {
                 group.addTask { await self.every(.seconds(24 * 3600)) { await $0.pruneDependencyMirrors() } }
             }
         }
+        // a snapshot still packing is finished: stop-limit bounds the wait, as it bounds the rest
+        await sequencer.warm?.packer.settle()
         logger.info("scheduler stopped")
     }
 

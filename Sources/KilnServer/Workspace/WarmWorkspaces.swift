@@ -25,10 +25,15 @@ import Logging
 /// builds make snapshots: never a pull request's (a fork's least of all), a bisection's or a
 /// failed build's. A snapshot refused costs only its build's seed: that build runs cold and its
 /// log says why.
+/// The compiler's `swift --version` line, asked when needed (`ToolchainVersions`).
+typealias SwiftVersion = @Sendable () async -> String?
+
 struct WarmWorkspaces: Sendable {
     let snapshots: WorkspaceSnapshots
     let catalog: any WorkspaceCatalog
     let holds = WorkspaceHolds()
+    /// The snapshots being packed, after their integrations' results.
+    let packer = SnapshotPacker()
     let download: HTTPDownload
     let logger: Logger
     /// The toolchain's modules compiled once, for a new sandboxed workspace that starts cold.
@@ -55,7 +60,7 @@ struct WarmWorkspaces: Sendable {
 
     /// Gives `workspace`, just checked out, a `.build` when it has none: where it came from.
     /// `wiped`: the bot's `clean` schedule wiped it for this integration (it then stays cold).
-    func start(_ workspace: Workspace, cell: String, swiftVersion: String?, wiped: Bool) async -> WorkspaceOrigin {
+    func start(_ workspace: Workspace, cell: String, swiftVersion version: SwiftVersion, wiped: Bool) async -> WorkspaceOrigin {
         let bot = workspace.bot
         if FileManager.default.fileExists(atPath: workspace.directory + "/.build") { return .warm }
         if wiped { return .cold(.wiped(clean: bot.clean.rawValue)) }
@@ -63,6 +68,7 @@ struct WarmWorkspaces: Sendable {
         let began = MonotonicClock.system.now
         var refusals: [WorkspaceOrigin.Refusal] = []
         if let local = snapshots.snapshot(of: bot.name, cell: cell) {
+            let swiftVersion = await version()
             do throws(SnapshotError) {
                 let pack = snapshots.layout.snapshot(of: bot.name, cell: cell, sha256: local.sha256)
                 try await snapshots.unpack(local, from: pack, into: workspace, swiftVersion: swiftVersion)
@@ -79,6 +85,7 @@ struct WarmWorkspaces: Sendable {
                     try await catalog.snapshots(bot: bot.name, cell: cell, elsewhereThan: host)
                 }
             ) ?? []
+        let swiftVersion = elsewhere.isEmpty ? nil : await version()
         for (remote, address) in elsewhere {
             guard remote.swiftVersion == swiftVersion else {
                 refusals.append(WorkspaceOrigin.Refusal(host: remote.host, number: remote.number, toolchain: remote.swiftVersion))
@@ -129,24 +136,43 @@ struct WarmWorkspaces: Sendable {
             { [catalog] () async throws(StoreError) in try await catalog.recordSnapshot(kept) })
     }
 
-    /// After `integration` (a branch's, or a cell of one) was recorded: packs its workspace as
-    /// the snapshot of its bot and cell when its build succeeded and the snapshot there is
-    /// missing, stale (`refresh`) or of another toolchain. The caller still holds the workspace.
-    func keep(_ workspace: Workspace, after integration: Integration, cell: String, swiftVersion: String?, now: Date) async {
+    /// After `integration` (a branch's, or a cell of one) was recorded, in `workspace`, which the
+    /// caller holds (`holds`): starts packing it, beside what runs next, as the snapshot of its
+    /// bot and cell when its build succeeded and the snapshot there is missing, stale (`refresh`)
+    /// or of another toolchain, and returns; the workspace's hold ends when that is done.
+    func keep(_ workspace: Workspace, after integration: Integration, cell: String, swiftVersion version: @escaping SwiftVersion, now: Date) async {
         let built: Set<IntegrationResult> = [.succeeded, .warnings, .analyzerWarnings, .testFailures]
         guard workspace.bot.cache == .warm, integration.pullRequest == nil, integration.bisectionID == nil, integration.cause != .bisect,
-            let swiftVersion,
             let commit = integration.commit, let result = integration.result, built.contains(result),
             FileManager.default.fileExists(atPath: workspace.directory + "/.build")
-        else { return }
-        if let current = snapshots.snapshot(of: workspace.bot.name, cell: cell), current.swiftVersion == swiftVersion,
-            now.timeIntervalSince(current.createdAt) < Self.refresh
-        {
+        else {
+            await holds.release(workspace.directory)
             return
         }
+        let number = integration.shownNumber
+        await packer.start(workspace.directory) { [self] began in
+            // the compiler asked here too, after the result, as the rest of the pack
+            if let swiftVersion = await version(), isStale(bot: workspace.bot.name, cell: cell, swiftVersion: swiftVersion, now: now) {
+                await pack(workspace, cell: cell, number: number, commit: commit, swiftVersion: swiftVersion, now: now, began: began)
+            }
+            await holds.release(workspace.directory)
+        }
+    }
+
+    /// Whether the snapshot of `bot` in `cell` is missing, older than `refresh` or of another
+    /// toolchain than `swiftVersion`.
+    private func isStale(bot: String, cell: String, swiftVersion: String, now: Date) -> Bool {
+        guard let current = snapshots.snapshot(of: bot, cell: cell) else { return true }
+        return current.swiftVersion != swiftVersion || now.timeIntervalSince(current.createdAt) >= Self.refresh
+    }
+
+    private func pack(
+        _ workspace: Workspace, cell: String, number: Int, commit: String, swiftVersion: String, now: Date,
+        began: @escaping @Sendable (pid_t) async -> Void
+    ) async {
         do throws(SnapshotError) {
             let (made, dropped) = try await snapshots.pack(
-                workspace, cell: cell, number: integration.shownNumber, commit: commit, swiftVersion: swiftVersion, now: now)
+                workspace, cell: cell, number: number, commit: commit, swiftVersion: swiftVersion, now: now, started: began)
             for old in dropped where old != made { await forget(old) }
             if dropped.contains(made) {
                 logger.warning(

@@ -12,20 +12,24 @@
 //===----------------------------------------------------------------------===//
 
 /// Which of this host's workspaces are in use: an integration holds its workspace from its
-/// checkout until its snapshot is packed, so that the bot's next integration, which the store may
-/// hand to another executor as soon as this one is recorded, does not write the `.build` that
-/// is being packed. Waiters are served in order.
+/// checkout until its snapshot is packed (which may end after its result, `SnapshotPacker`), so
+/// that the bot's next integration, which the store may hand to another executor as soon as this
+/// one is recorded, does not write the `.build` that is being packed. Waiters are served in order.
 actor WorkspaceHolds {
     private var waiters: [String: [CheckedContinuation<Void, Never>]] = [:]
 
-    /// Runs `body` once no other holder of the workspace at `directory` is running.
-    func holding<T: Sendable>(_ directory: String, _ body: @Sendable () async -> T) async -> T {
+    /// Returns once no other holder of the workspace at `directory` holds it, holding it until
+    /// `release(_:)`.
+    func acquire(_ directory: String) async {
         if waiters[directory] == nil {
             waiters[directory] = []
         } else {
             await withCheckedContinuation { waiters[directory, default: []].append($0) }
         }
-        let result = await body()
+    }
+
+    /// Hands the workspace at `directory` to its next waiter, if any.
+    func release(_ directory: String) {
         if var queue = waiters[directory], !queue.isEmpty {
             let next = queue.removeFirst()
             waiters[directory] = queue
@@ -33,6 +37,5 @@ actor WorkspaceHolds {
         } else {
             waiters[directory] = nil
         }
-        return result
     }
 }
