@@ -113,8 +113,18 @@ let package = Package(
             ],
             exclude: ["README.md"],
             // The static stdlib's link line exports every symbol of Kiln and its packages (51,000),
-            // which the runtime's dladdr at start scans one by one: ~2 ms of every command.
-            linkerSettings: [.unsafeFlags(["-Xlinker", "--no-export-dynamic"])]
+            // which the runtime's dladdr at start scans one by one: ~2 ms of every command. And a
+            // release (built with the static Swift runtime, as every release build here is) is a
+            // position-dependent executable, as Go links by default: a position-independent one
+            // has 145,000 relocations for the loader to apply at every start (about 1 ms of
+            // `kiln --version`'s 3, and of `kiln trigger`'s). What it gives up is a random
+            // address for Kiln's own code; shared libraries, heap and stacks keep theirs
+            // (docs/operations.md, "Build and install Kiln"). Not for a debug build: against the
+            // shared runtime, the loader warns of each protected function Kiln refers to.
+            linkerSettings: [
+                .unsafeFlags(["-Xlinker", "--no-export-dynamic"]),
+                .unsafeFlags(["-Xclang-linker", "-no-pie"], .when(configuration: .release)),
+            ]
         ),
         .executableTarget(
             name: "KilnBench",

@@ -45,8 +45,10 @@ public enum SandboxProbe {
     /// "bwrap: No permissions to create a new namespace…").
     public static func problem(executable: String = "bwrap") async -> String? {
         do {
+            // found on PATH here: swift-subprocess starts a process for each folder it tries
+            let found = ProcessRunner.executable(executable, path: ProcessInfo.processInfo.environment["PATH"])
             let result = try await Subprocess.run(
-                .name(executable), arguments: ["--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "/bin/true"],
+                found, arguments: ["--unshare-pid", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--", "/bin/true"],
                 output: .discarded, error: .string(limit: 4096))
             guard !result.terminationStatus.isSuccess else { return nil }
             let said = result.standardError.split(separator: "\n").first.map(String.init) ?? ""

@@ -34,13 +34,34 @@ struct Kiln: AsyncParsableCommand {
         ]
     )
 
-    /// `kiln trigger BOT`, which git hooks and scripts run, takes a short path: alone, it needs no
-    /// parsing at all (ArgumentParser reflects every command's properties, a fifth of the
-    /// command's time); with options, it is parsed as a command of its own. Help, completions,
-    /// mistakes and every other command take ArgumentParser's path through `Kiln`, which words
-    /// them as always.
+    /// `kiln --version`, `kiln run BOT`, `kiln status`, and `kiln trigger BOT`, which git hooks
+    /// and scripts run, take a short path: alone, each needs no parsing at all (ArgumentParser
+    /// reflects every command's properties, a fifth of `kiln trigger`'s time); `trigger` with
+    /// options is parsed as a command of its own. Help, completions, mistakes and every other
+    /// command take ArgumentParser's path through `Kiln`, which words them as always.
     static func main() async {
         let arguments = Array(CommandLine.arguments.dropFirst())
+        // what ArgumentParser prints for it, without reflecting every command first
+        if arguments == ["--version"] {
+            Console.out(KilnVersion.current)
+            return
+        }
+        if arguments.count == 2, arguments[0] == "run", !arguments[1].hasPrefix("-"), arguments[1] != "help" {
+            do {
+                try await Run.integrate(arguments[1], pull: nil, cell: nil, at: DefaultLocation())
+            } catch {
+                exit(withError: error)
+            }
+            return
+        }
+        if arguments == ["status"] || arguments == ["status", "--json"] {
+            do {
+                try await Status.show(at: DefaultLocation(), json: arguments.count == 2)
+            } catch {
+                exit(withError: error)
+            }
+            return
+        }
         let asksForHelp = arguments.contains { ["-h", "--help", "help"].contains($0) }
         guard arguments.first == "trigger", !asksForHelp else {
             await mainThroughRoot(arguments)

@@ -81,6 +81,20 @@ struct StatusAndTriggerTests {
         #expect(served.standardError.contains("libgit2.so") && served.standardError.contains("libcurl.so"))
     }
 
+    @Test("kiln --version prints the version and nothing else, and kiln run BOT and kiln status start the same way as with options")
+    func shortPaths() async throws {
+        let version = try await runProcess(Executables.kiln, ["--version"])
+        #expect(version.status == 0 && version.standardOutput == KilnVersion.current + "\n" && version.standardError.isEmpty, "\(version)")
+        // The same commands through ArgumentParser, options given: the same answers.
+        let home = try home()
+        let quick = try await runProcess(Executables.kiln, ["status"], in: home.path)
+        let parsed = try await runProcess(Executables.kiln, ["status", "--data", ".kiln"], in: home.path)
+        #expect(quick.status == 0 && quick.standardOutput == parsed.standardOutput, "\(quick)\n\(parsed)")
+        let missing = try await runProcess(Executables.kiln, ["run", "nobot"], in: home.path)
+        let missingParsed = try await runProcess(Executables.kiln, ["run", "nobot", "--bots", "Bots"], in: home.path)
+        #expect(missing.status == 1 && missing.standardError == missingParsed.standardError && missing.standardError.contains("nobot"), "\(missing)")
+    }
+
     @Test("kiln trigger refuses unknown and broken bots with one clear line")
     func triggerErrors() async throws {
         let home = try home()

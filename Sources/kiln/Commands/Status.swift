@@ -42,6 +42,12 @@ struct Status: AsyncParsableCommand {
     var json = false
 
     func run() async throws {
+        try await Self.show(at: location, json: json)
+    }
+
+    /// Prints the status of the server at `location` (`Kiln.main` calls it without parsing, for
+    /// `kiln status` and `kiln status --json` alone).
+    static func show(at location: some ServerLocation, json: Bool) async throws {
         let config = try location.loadServerConfig()
         let bots: [API.Bot]
         let outbox: Outbox
