@@ -284,21 +284,4 @@ public actor Scheduler: Service {
         logger.info(
             "ended", metadata: ["bot": "\(bot.name)", "number": "\(integration.number)", "result": "\(ended?.result?.rawValue ?? "unknown")"])
     }
-
-    /// Removes the dependency mirrors no build has needed for 30 days (a dependency dropped).
-    private nonisolated func pruneDependencyMirrors() async {
-        let removed = await sequencer.dependencies.prune(unusedSince: clock.now.addingTimeInterval(-30 * 86_400))
-        if !removed.isEmpty {
-            logger.info("dependency mirrors unused for 30 days removed", metadata: ["removed": "\(removed.joined(separator: " "))"])
-        }
-    }
-
-    private nonisolated func applyRetention(bot: String?) async {
-        do {
-            let expired = try await store.applyRetention(keep: settings.retention, bot: bot)
-            if expired > 0 { logger.info("retention", metadata: ["expired": "\(expired)"]) }
-        } catch {
-            logger.error("cannot apply retention", metadata: ["error": "\(error)"])
-        }
-    }
 }
