@@ -141,26 +141,11 @@ struct BrowserTests {
     /// axe-core on the front, bot, integration, log, test and sign-in pages, without a token and
     /// signed in as a member: no serious or critical violation; the skip link is the first Tab.
     func checkAccessibility(of served: ServedHome, port: Int) async throws {
-        let axe = Executables.packageRoot + "/.build/python"
-        guard FileManager.default.fileExists(atPath: axe + "/axe_selenium_python/axe.py") else {
-            Issue.record("axe-selenium-python is missing from \(axe): scripts/install-python-packages installs it (make deps does)")
-            return
-        }
-        let made = try await runProcess(Executables.kiln, ["token", "add", "alice", "--role", "member"], in: served.home.path)
-        let token = try #require(made.standardOutput.split(separator: "\n").last.map(String.init))
         let pages = [
             "/", "/bots/app", "/bots/app/integrations/2", "/bots/app/integrations/2/steps", "/bots/app/tests/MathTests/testMaybeFails",
             "/bots/app/integrations/2/source/Tests/LibTests/LibTests.swift",
         ]
-        let script = Executables.packageRoot + "/Tests/Fixtures/browser/accessibility.py"
-        let run = try await runProcess(
-            "/usr/bin/python3", [script, "http://127.0.0.1:\(port)", token] + pages, in: served.home.path, environment: ["PYTHONPATH": axe])
-        #expect(run.status == 0, "\(run.standardError)")
-        let seen = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any], "\(run.standardOutput)")
-        for reader in ["anonymous", "member"] {
-            let found = (seen[reader] as? [String: [Any]] ?? [:]).filter { !$0.value.isEmpty }
-            #expect(seen[reader] != nil && found.isEmpty, "serious or critical axe-core violations for the \(reader) reader: \(found)")
-        }
+        guard let seen = try await Self.readers(of: pages, home: served.home, port: port) else { return }
         let first = seen["firstTab"] as? [Any] ?? []
         #expect(first.first as? String == "skip" && first.dropFirst().first as? String == "#main", "the first Tab: \(first)")
         #expect((first.dropFirst(2).first as? Double ?? 0) > 0, "the skip link shows itself when focused: \(first)")
@@ -169,5 +154,32 @@ struct BrowserTests {
         #expect(third.dropFirst(3).first as? String == "solid", "a focused link has a visible outline: \(third)")
         let signedIn = (seen["signedIn"] as? String ?? "").split(whereSeparator: \.isWhitespace).joined(separator: " ")
         #expect(signedIn == "Signed in as alice Sign out", "the header says who is signed in: \(seen)")
+    }
+
+    /// Runs `accessibility.py` on `pages` of the server on `port` (serving `home`): axe-core
+    /// without a token and signed in as `member` (a token made for it), the keyboard on the front
+    /// page, and each page in a 400 px window. Expects no serious or critical violation for either
+    /// reader and no page wider than the window; returns what the script saw, nil (an issue
+    /// recorded) when axe-core is not installed.
+    static func readers(of pages: [String], home: TemporaryDirectory, port: Int, member: String = "alice") async throws -> [String: Any]? {
+        let axe = Executables.packageRoot + "/.build/python"
+        guard FileManager.default.fileExists(atPath: axe + "/axe_selenium_python/axe.py") else {
+            Issue.record("axe-selenium-python is missing from \(axe): scripts/install-python-packages installs it (make deps does)")
+            return nil
+        }
+        let made = try await runProcess(Executables.kiln, ["token", "add", member, "--role", "member"], in: home.path)
+        let token = try #require(made.standardOutput.split(separator: "\n").last.map(String.init), "\(made.standardError)")
+        let script = Executables.packageRoot + "/Tests/Fixtures/browser/accessibility.py"
+        let run = try await runProcess(
+            "/usr/bin/python3", [script, "http://127.0.0.1:\(port)", token] + pages, in: home.path, environment: ["PYTHONPATH": axe])
+        #expect(run.status == 0, "\(run.standardError)")
+        let seen = try #require(try JSONSerialization.jsonObject(with: Data(run.standardOutput.utf8)) as? [String: Any], "\(run.standardOutput)")
+        for reader in ["anonymous", "member"] {
+            let found = (seen[reader] as? [String: [Any]] ?? [:]).filter { !$0.value.isEmpty }
+            #expect(seen[reader] != nil && found.isEmpty, "serious or critical axe-core violations for the \(reader) reader: \(found)")
+        }
+        let sideways = (seen["sideways"] as? [String: Int] ?? [:]).filter { $0.value > 0 }
+        #expect(seen["sideways"] != nil && sideways.isEmpty, "pages wider than a 400 px phone, by how many pixels: \(sideways)")
+        return seen
     }
 }

@@ -153,6 +153,9 @@ struct PatchCoverageTests {
             "\(source)")
         #expect(source.contains(#"<tr id="L6"><td"#), "a blank line is not executable: \(source)")
         #expect(source.contains("Coverage: ") && source.contains("ran at this commit, 2 of the 8 changed"), "\(source)")
+        // In Chromium: the file's view, the integration's figure and the bot's chart have no
+        // serious axe-core violation, for a reader without a token or a member, and fit a phone.
+        _ = try await BrowserTests.readers(of: [view, "/bots/app/integrations/2", "/bots/app"], home: home, port: port)
         // The bot page charts it: integration 2's change, the first had none to compare with.
         let botPage = try await PullRequestTests.get("/bots/app", port: port)
         let chart = try #require(botPage.components(separatedBy: "<figcaption>Change covered: ").dropFirst().first, "\(botPage)")

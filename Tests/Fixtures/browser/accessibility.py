@@ -16,8 +16,8 @@
 Runs axe-core (as axe-selenium-python ships it) on each page, first as a reader without a token,
 then signed in with a member's token (the header's "Signed in as", the pages' forms), and keeps
 the serious and critical violations; then tries the keyboard: the first Tab reaches the skip
-link, which shows itself and leads to the content, and a focused link has a visible outline.
-Prints what it found as one JSON object.
+link, which shows itself and leads to the content, and a focused link has a visible outline; and
+how far each page reaches past a 400 px window (a phone). Prints what it found as one JSON object.
 
 Usage: accessibility.py BASE_URL TOKEN PATH...
 """
@@ -72,6 +72,14 @@ def main():
             driver.get(base + path)
             seen["member"][path] = violations(driver)
         seen["signedIn"] = driver.find_element(By.CSS_SELECTOR, "header .account").text
+
+        # On a phone: how far each page reaches past a 400 px window (0: it does not scroll sideways).
+        driver.set_window_size(400, 800)
+        seen["sideways"] = {}
+        for path in paths:
+            driver.get(base + path)
+            seen["sideways"][path] = driver.execute_script(
+                "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
     finally:
         driver.quit()
     print(json.dumps(seen))
