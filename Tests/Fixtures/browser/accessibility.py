@@ -31,7 +31,7 @@ from axe_selenium_python import Axe
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
-from kiln_browser import chromium, sign_in
+from kiln_browser import chromium, sideways, sign_in
 
 FOCUSED = "var e = document.activeElement; var s = getComputedStyle(e); " \
     "return [e.className, e.getAttribute('href'), e.getBoundingClientRect().width, s.outlineStyle, s.outlineWidth]"
@@ -73,13 +73,7 @@ def main():
             seen["member"][path] = violations(driver)
         seen["signedIn"] = driver.find_element(By.CSS_SELECTOR, "header .account").text
 
-        # On a phone: how far each page reaches past a 400 px window (0: it does not scroll sideways).
-        driver.set_window_size(400, 800)
-        seen["sideways"] = {}
-        for path in paths:
-            driver.get(base + path)
-            seen["sideways"][path] = driver.execute_script(
-                "return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+        seen["sideways"] = sideways(driver, base, paths)
     finally:
         driver.quit()
     print(json.dumps(seen))

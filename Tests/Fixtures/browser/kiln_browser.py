@@ -11,7 +11,7 @@
 ## SPDX-License-Identifier: Apache-2.0
 ##
 ##===----------------------------------------------------------------------===##
-"""What the browser scripts of BrowserTests share: Chromium as they start it, and signing in."""
+"""What the browser scripts of BrowserTests share: Chromium as they start it, signing in, and the phone's width."""
 
 import time
 
@@ -41,3 +41,13 @@ def sign_in(driver, base, token):
     while time.time() < deadline and driver.current_url.endswith("/login"):
         time.sleep(0.1)
     return driver.current_url
+
+
+def sideways(driver, base, paths):
+    """How far each page reaches past a 400 px window, a phone's (0: it does not scroll sideways)."""
+    driver.set_window_size(400, 800)
+    wide = {}
+    for path in paths:
+        driver.get(base + path)
+        wide[path] = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    return wide

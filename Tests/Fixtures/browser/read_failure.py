@@ -29,7 +29,7 @@ import time
 
 from selenium.webdriver.common.by import By
 
-from kiln_browser import chromium
+from kiln_browser import chromium, sideways
 
 TARGET = "var t = document.querySelector(':target'); return t ? [t.id, t.textContent] : null"
 STEPS = "return [...document.querySelectorAll('details.step')].map(d => [d.id, d.open])"
@@ -76,15 +76,10 @@ def main():
         text = driver.execute_script("return document.body.textContent")
         seen["escapes"] = "\x1b" in text
         seen["swiftpmWarning"] = ".swiftpm" in text and "not accessible" in text
-        # On a phone: how far each page reaches past a 400 px window (0: it does not scroll sideways).
-        driver.set_window_size(400, 800)
-        wide = {}
-        for path in ("/", "/bots/%s" % bot, "/bots/%s/integrations/%s" % (bot, number), "/bots/%s/integrations/%s/steps" % (bot, number),
-                     "/bots/%s/integrations/%s/source/Tests/LibTests/LibTests.swift" % (bot, number),
-                     "/bots/%s/tests/MathTests/testMaybeFails" % bot, "/login"):
-            driver.get(base + path)
-            wide[path] = driver.execute_script("return document.documentElement.scrollWidth - document.documentElement.clientWidth")
-        seen["sideways"] = wide
+        seen["sideways"] = sideways(driver, base, (
+            "/", "/bots/%s" % bot, "/bots/%s/integrations/%s" % (bot, number), "/bots/%s/integrations/%s/steps" % (bot, number),
+            "/bots/%s/integrations/%s/source/Tests/LibTests/LibTests.swift" % (bot, number),
+            "/bots/%s/tests/MathTests/testMaybeFails" % bot, "/login"))
         seen["console"] = [entry["message"] for entry in driver.get_log("browser")]
     finally:
         driver.quit()
