@@ -28,7 +28,8 @@ public final class GitDaemon: @unchecked Sendable {
         let execPath = try runProcessSync("/usr/bin/git", ["--exec-path"]).standardOutput.trimmingCharacters(in: .whitespacesAndNewlines)
         var exits: [String] = []
         for _ in 0..<(given == nil ? 5 : 1) {
-            guard let port = given ?? (0..<20).lazy.map({ _ in Int.random(in: 20_000..<60_000) }).first(where: Self.isFree) else { continue }
+            let port = given ?? SMTPServer.freePort()
+            guard port != 0 else { continue }
             let process = Process()
             process.executableURL = URL(fileURLWithPath: execPath + "/git-daemon")
             process.arguments = [

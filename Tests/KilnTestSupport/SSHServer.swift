@@ -42,15 +42,25 @@ public final class SSHServer: @unchecked Sendable {
             ProcessInfo.processInfo.environment["USER"]
             ?? (try? runProcessSync("/usr/bin/id", ["-un"]).standardOutput
                 .trimmingCharacters(in: .whitespacesAndNewlines)) ?? "root"
-        var chosen = 0
-        for _ in 0..<20 {
-            let candidate = Int.random(in: 20_000..<60_000)
-            if GitDaemon.isFree(candidate) {
-                chosen = candidate
-                break
+        // sshd binds its port only after it has daemonized, so a port taken between the look and
+        // the bind shows only in its log: then it is started again on another port.
+        var failures: [String] = []
+        for attempt in 0..<5 {
+            let port = SMTPServer.freePort()
+            let log = directory.url("sshd-\(attempt).log")
+            if try Self.start(sshd, port: port, log: log, in: directory) {
+                self.port = port
+                return
             }
+            let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            failures.append("port \(port): " + said.components(separatedBy: .newlines).filter { !$0.isEmpty }.joined(separator: " "))
         }
-        port = chosen
+        throw GitFixtureError.failed("sshd", "sshd did not start: \(failures.joined(separator: "; "))")
+    }
+
+    /// Starts sshd on `port`, logging to `log`: whether it listens. False once its log says it
+    /// could not bind its port ("Cannot bind any address"); an error after 30 s without either.
+    private static func start(_ sshd: String, port: Int, log: String, in directory: TemporaryDirectory) throws -> Bool {
         try """
         Port \(port)
         ListenAddress 127.0.0.1
@@ -69,14 +79,16 @@ public final class SSHServer: @unchecked Sendable {
         try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
         // Not a child of the test process (sshd daemonizes without -D): Foundation's Process in
         // this process loses track of its own children's exits while a child sshd serves a session.
-        let started = try runProcessSync(sshd, ["-f", directory.url("sshd_config")])
+        let started = try runProcessSync(sshd, ["-f", directory.url("sshd_config"), "-E", log])
         guard started.status == 0 else { throw GitFixtureError.failed("sshd", started.standardError) }
         // Up to 30 s: with both cores compiling beside it, sshd took over 3 s to listen.
         for _ in 0..<3000 {
-            if !GitDaemon.isFree(port) { return }
+            if !GitDaemon.isFree(port) { return true }
+            if let said = try? String(contentsOfFile: log, encoding: .utf8), said.contains("Cannot bind") { return false }
             usleep(10_000)
         }
-        throw GitFixtureError.failed("sshd", "sshd did not start on port \(port) within 30 s")
+        let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        throw GitFixtureError.failed("sshd", "sshd did not listen on port \(port) within 30 s; its log: \(said)")
     }
 
     /// The ssh:// URL of the repository at `path` on this server.
