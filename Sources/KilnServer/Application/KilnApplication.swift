@@ -71,13 +71,25 @@ public struct KilnApplication: Sendable {
     /// The time of day every service reads (`WallClock`); tests pass one they move.
     public let clock: WallClock
 
+    /// Starts opening libgit2 and libcurl, and initialising libgit2, on a thread of its own:
+    /// for `kiln run`, which needs them within milliseconds and meanwhile reads its configuration
+    /// and opens the store. The loader binding them and their libraries and libgit2 parsing the
+    /// system's certificates take about 10 ms of CPU (docs/performance.md), and on two cores
+    /// they no longer come before the first step. The first use waits for whatever is left; the
+    /// thread ends when it is done, its work kept by the libraries' own once-only state.
+    public static func openLibrariesInBackground() {
+        // One thread: two (libcurl bound while libgit2 reads the certificates) measured no quicker.
+        DispatchQueue.global(qos: .userInitiated).async {
+            GitLibrary.initialize()
+            _ = CurlLibrary.loadError
+        }
+    }
+
     /// `sandbox`: what a caller already probed of bubblewrap (`kiln run` refuses early); probed
     /// here when nil.
     public static func build(
         settings: ServerSettings, role: Role, sandbox probed: SandboxAvailability? = nil, logger: Logger, clock: WallClock = .system
     ) async throws(ServerSetupError) -> KilnApplication {
-        // Opened on first use, not at start: a missing one is found here rather than mid-integration.
-        if let problem = GitLibrary.loadError ?? CurlLibrary.loadError { throw .library(problem) }
         let config = settings.config
         let layout = config.dataDirectory
         var lock: ServeLock?
@@ -92,6 +104,10 @@ public struct KilnApplication: Sendable {
         } catch {
             throw .store(error)
         }
+        // Opened on first use, not at start: a missing one is found here rather than
+        // mid-integration; after the store, so that a load begun in the background
+        // (`openLibrariesInBackground`) has had the store's opening to finish beside it.
+        if let problem = GitLibrary.loadError ?? CurlLibrary.loadError { throw .library(problem) }
         for integration in recovered { Workspace.killLeftovers(of: integration, in: layout) }
         let sandbox = if let probed { probed } else { await SandboxAvailability.probe(config) }
         if let sentence = sandbox.sentence { logger.error("\(sentence)") }

@@ -64,6 +64,7 @@ struct Run: AsyncParsableCommand {
     /// calls it without parsing, for `kiln run BOT` alone).
     static func integrate(_ name: String, pull: Int?, cell: String?, at location: any ServerLocation) async throws {
         MallocArenas.limit()
+        KilnApplication.openLibrariesInBackground()
         let (config, loaded, wanted) = try location.loadBot(named: name)
         // Where bubblewrap cannot run, a bot that wants the sandbox runs only unconfined by
         // `sandbox-fallback: none`; otherwise it is refused with what to do. A bot that runs
