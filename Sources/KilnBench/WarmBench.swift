@@ -88,7 +88,6 @@ struct WarmBench {
         table.add(
             "the same change in a warm workspace", target: "for reference", measured: warm.against(cold),
             comparison: "build-2's workspace after its first integration")
-        try await hashingCost(repository, into: table)
     }
 
     /// A `kiln serve` home: its kiln.yml and bot files.
@@ -148,33 +147,5 @@ struct WarmBench {
             try await Task.sleep(for: .milliseconds(100))
         }
         throw BenchError.unexpected("timed out waiting for \(what)")
-    }
-
-    /// `swift build --build-tests` that does nothing, in two clones built once each, one with
-    /// the file-hashing option and one without, alternating.
-    private func hashingCost(_ repository: String, into table: Table) async throws {
-        let flags = ["-Xswiftc", "-enable-incremental-file-hashing"]
-        var clones: [(path: String, arguments: [String])] = []
-        for (name, extra) in [("warm-hashing", flags), ("warm-plain", [])] {
-            let clone = work.url(name)
-            try command(Self.git, ["clone", "-q", repository, clone])
-            let arguments = ["build", "--build-tests"] + extra
-            try command("/usr/bin/env", ["swift"] + arguments, in: clone)
-            try command("/usr/bin/env", ["swift"] + arguments, in: clone)
-            clones.append((clone, arguments))
-        }
-        var times: [[Double]] = [[], []]
-        for _ in 0..<7 {
-            for (index, clone) in clones.enumerated() {
-                let start = ContinuousClock.now
-                try command("/usr/bin/env", ["swift"] + clone.arguments, in: clone.path)
-                times[index].append(Measure.milliseconds(ContinuousClock.now - start))
-            }
-        }
-        let (hashing, plain) = (times[0].sorted()[3], times[1].sorted()[3])
-        table.add(
-            "a build that does nothing, with file hashing", target: "the option's cost, measured",
-            measured: String(format: "%.2f s against %.2f s (%+.0f ms)", hashing / 1000, plain / 1000, hashing - plain),
-            comparison: "swift build --build-tests of swift-argument-parser by hand, medians of 7 alternating")
     }
 }

@@ -30,14 +30,6 @@ public struct PackageBuild: Sendable {
     var bot: Bot { workspace.bot }
     var configuration: String { bot.build.configuration.rawValue }
 
-    /// Part of what every build of a workspace passes the compiler (`Workspace.compilerFlags`):
-    /// the driver then decides what to recompile by a source's contents, not its
-    /// modification time, which a fresh checkout sets anew for every file. It changes no product;
-    /// it is what lets a copied `.build` (a snapshot's) hold for another checkout: measured on
-    /// swift-argument-parser, a fresh clone given a warm `.build` rebuilt in 16.5 s with it and
-    /// 53 s without (cold: 106 s), for 0.4 s more on a build that does nothing.
-    public static let fileHashing = ["-Xswiftc", "-enable-incremental-file-hashing"]
-
     /// `swift package` with the build step's compiler flags: with others, a `swift package` that
     /// builds (a plugin's tools, the API check) and the next `swift build` each rebuilt what the
     /// other had (a warm package-benchmark integration took 18 s, 5.4 s with the same flags).

@@ -26,7 +26,9 @@ extension Workspace {
     public var moduleCacheSeenAs: String { confined ? DataDirectory.confinedModuleCache : moduleCache }
 
     /// What every build of the workspace passes the compiler (`swift build`, the archive's, the
-    /// plugins', the symbol graphs'), so that each reuses what another built: content hashing
-    /// (`PackageBuild.fileHashing`) and the module cache.
-    public var compilerFlags: [String] { PackageBuild.fileHashing + ["-Xswiftc", "-module-cache-path", "-Xswiftc", moduleCacheSeenAs] }
+    /// plugins', the symbol graphs'), so that each reuses what another built: the module cache.
+    /// Not `-enable-incremental-file-hashing`: a snapshot gives unchanged sources back their
+    /// times (`SourceTimes`), and the option made a cold build 7 % dearer in CPU, every link
+    /// hashing each object it links (docs/performance.md, "Warm workspaces").
+    public var compilerFlags: [String] { ["-Xswiftc", "-module-cache-path", "-Xswiftc", moduleCacheSeenAs] }
 }
