@@ -47,20 +47,19 @@ public final class SSHServer: @unchecked Sendable {
         var failures: [String] = []
         for attempt in 0..<5 {
             let port = SMTPServer.freePort()
-            let log = directory.url("sshd-\(attempt).log")
-            if try Self.start(sshd, port: port, log: log, in: directory) {
+            guard port != 0 else { continue }
+            guard let refused = try Self.start(sshd, port: port, log: directory.url("sshd-\(attempt).log"), in: directory) else {
                 self.port = port
                 return
             }
-            let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            failures.append("port \(port): " + said.components(separatedBy: .newlines).filter { !$0.isEmpty }.joined(separator: " "))
+            failures.append("port \(port): \(refused)")
         }
         throw GitFixtureError.failed("sshd", "sshd did not start: \(failures.joined(separator: "; "))")
     }
 
-    /// Starts sshd on `port`, logging to `log`: whether it listens. False once its log says it
-    /// could not bind its port ("Cannot bind any address"); an error after 30 s without either.
-    private static func start(_ sshd: String, port: Int, log: String, in directory: TemporaryDirectory) throws -> Bool {
+    /// Starts sshd on `port`, logging to `log`: nil once it listens, what its log says once that
+    /// says it could not bind the port ("Cannot bind any address"); an error after 30 s of neither.
+    private static func start(_ sshd: String, port: Int, log: String, in directory: TemporaryDirectory) throws -> String? {
         try """
         Port \(port)
         ListenAddress 127.0.0.1
@@ -82,12 +81,13 @@ public final class SSHServer: @unchecked Sendable {
         let started = try runProcessSync(sshd, ["-f", directory.url("sshd_config"), "-E", log])
         guard started.status == 0 else { throw GitFixtureError.failed("sshd", started.standardError) }
         // Up to 30 s: with both cores compiling beside it, sshd took over 3 s to listen.
+        var said = ""
         for _ in 0..<3000 {
-            if !GitDaemon.isFree(port) { return true }
-            if let said = try? String(contentsOfFile: log, encoding: .utf8), said.contains("Cannot bind") { return false }
+            if !GitDaemon.isFree(port) { return nil }
+            said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if said.contains("Cannot bind") { return said.components(separatedBy: .newlines).filter { !$0.isEmpty }.joined(separator: " ") }
             usleep(10_000)
         }
-        let said = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         throw GitFixtureError.failed("sshd", "sshd did not listen on port \(port) within 30 s; its log: \(said)")
     }
 
