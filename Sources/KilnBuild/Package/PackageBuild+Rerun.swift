@@ -80,6 +80,24 @@ extension PackageBuild {
         return "\(workspace.seenAs)/.build/\(configuration)/\(binary)"
     }
 
+    /// Every test, by the test binary run as `swift test --skip-build` runs it: with no argument
+    /// for XCTest's tests, then with `--testing-library swift-testing` and the event stream for
+    /// Swift Testing's; the environment is the same (measured: SwiftPM adds only `NO_COLOR`,
+    /// which only a terminal would read). What is left out is SwiftPM's own start, loading the
+    /// manifest and planning the build: 0.25 s of both CPU and wall on every integration.
+    func everyTestDirectly(binary: String, commit: String?, watch: TestWatch?) async throws(ProcessError) -> (
+        tests: [TestCase], reports: [SanitizerReport], end: ProcessEnd
+    ) {
+        let xctest = try await runTests(StepCommand(binary), commit: commit, watch: watch, stoppable: true)
+        if xctest.end == .stopped { return xctest }
+        let arguments = ["--testing-library", "swift-testing", "--experimental-event-stream-output", testEvents]
+        var swiftTesting = try await runTests(StepCommand(binary, arguments), commit: commit, watch: watch, stoppable: true)
+        // A binary without any Swift Testing test ends EX_UNAVAILABLE: no test found, which
+        // `swift test` takes for success, as XCTest's pass does its empty run.
+        if swiftTesting.end == .exited(TestRerun.noTestsFound), swiftTesting.tests.isEmpty { swiftTesting.end = .exited(0) }
+        return (xctest.tests + swiftTesting.tests, xctest.reports + swiftTesting.reports, xctest.end.succeeded ? swiftTesting.end : xctest.end)
+    }
+
     /// XCTest's tests by their specifiers (`Module.Class/test`, found in the binary's own list:
     /// the output names no module), then Swift Testing's with `--testing-library swift-testing`
     /// and a `--filter` each, as `swift test` passes them.

@@ -127,13 +127,19 @@ public struct PackageBuild: Sendable {
         return AnalysisOutput(findings: findings, failure: failure, end: end)
     }
 
-    /// `swift test` of every test, or of every test but `skipping` (the second pass of
-    /// `test.order: failed-first`, after those ran: a `--skip` each). With a `watch`, each
-    /// failure is told as its line is read, and with fail-fast the first ends the run: the tests
-    /// that did not run (but for `skipping`) come back as not run.
+    /// Every test, or every test but `skipping` (the second pass of `test.order: failed-first`,
+    /// after those ran: a `--skip` each): by the test binary the build made, run as `swift test`
+    /// runs it (`everyTestDirectly`), where nothing needs SwiftPM; otherwise `swift test`. With a
+    /// `watch`, each failure is told as its line is read, and with fail-fast the first ends the
+    /// run: the tests that did not run (but for `skipping`) come back as not run.
     public func test(skipping: [TestCase] = [], commit: String?, watch: TestWatch? = nil) async throws(ProcessError) -> TestOutput {
-        let skips = skipping.flatMap { ["--skip", TestRerun.pattern(for: $0)] }
-        let (tests, reports, end) = try await runTests(StepCommand("swift", testArguments + skips), commit: commit, watch: watch, stoppable: true)
+        let (tests, reports, end): ([TestCase], [SanitizerReport], ProcessEnd)
+        if skipping.isEmpty, bot.test.arguments.isEmpty, let binary = testBinary {
+            (tests, reports, end) = try await everyTestDirectly(binary: binary, commit: commit, watch: watch)
+        } else {
+            let skips = skipping.flatMap { ["--skip", TestRerun.pattern(for: $0)] }
+            (tests, reports, end) = try await runTests(StepCommand("swift", testArguments + skips), commit: commit, watch: watch, stoppable: true)
+        }
         let coverage = bot.test.coverage ? coverage() : nil
         var output = TestOutput(tests: tests, coverage: coverage?.percentage, end: end)
         output.lines = coverage?.lines

@@ -54,6 +54,9 @@ public enum TestRerun {
             + tests.flatMap { ["--filter", pattern(for: $0)] }
     }
 
+    /// How Swift Testing ends when it found no test to run (`EX_UNAVAILABLE`).
+    static let noTestsFound: Int32 = 69
+
     /// The build and test arguments under which the test binary is not run alone: they move
     /// the products, or make SwiftPM set up more than the binary (sanitizers).
     static let directBlockers = [
