@@ -17,6 +17,7 @@ import KilnCore
 import KilnMail
 import KilnStore
 import Logging
+import Synchronization
 
 /// A new workspace starts warm: from this host's snapshot of the same bot and cell, else from one
 /// another live host holds (fetched over Kiln's HTTP with the hosts' shared secret, checked by
@@ -34,6 +35,9 @@ struct WarmWorkspaces: Sendable {
     let holds = WorkspaceHolds()
     /// The snapshots being packed, after their integrations' results.
     let packer = SnapshotPacker()
+    /// The bots whose files are there, as the last load read them: a pack queued before its
+    /// bot's file went is not kept, nor recorded.
+    let bots = KnownBots()
     let download: HTTPDownload
     let logger: Logger
     /// The toolchain's modules compiled once, for a new sandboxed workspace that starts cold.
@@ -152,7 +156,9 @@ struct WarmWorkspaces: Sendable {
         let number = integration.shownNumber
         await packer.start(workspace.directory) { [self] began in
             // the compiler asked here too, after the result, as the rest of the pack
-            if let swiftVersion = await version(), isStale(bot: workspace.bot.name, cell: cell, swiftVersion: swiftVersion, now: now) {
+            if bots.has(workspace.bot.name), let swiftVersion = await version(),
+                isStale(bot: workspace.bot.name, cell: cell, swiftVersion: swiftVersion, now: now)
+            {
                 await pack(workspace, cell: cell, number: number, commit: commit, swiftVersion: swiftVersion, now: now, began: began)
             }
             await holds.release(workspace.directory)
@@ -180,23 +186,30 @@ struct WarmWorkspaces: Sendable {
                     metadata: ["bot": "\(made.bot)", "cell": "\(cell)", "bytes": "\(made.bytes)", "max": "\(snapshots.maxSize)"])
                 return
             }
+            // The bot's file may have gone while it packed: its snapshots go with it, also this one.
+            guard bots.has(made.bot) else { return await removeSnapshots(of: made.bot) }
             await logger.bestEffort(
                 "recording the snapshot of \(made.bot)", loses: "other hosts do not know of it until the next one",
                 { [catalog] () async throws(StoreError) in try await catalog.recordSnapshot(made) })
+            if !bots.has(made.bot) { await removeSnapshots(of: made.bot) }
         } catch {
             logger.warning("a workspace snapshot was not made", metadata: ["bot": "\(workspace.bot.name)", "cell": "\(cell)", "error": "\(error)"])
         }
     }
 
     /// Removes the snapshots of every bot not among `bots` (those whose files are gone).
-    func removeSnapshots(exceptOf bots: Set<String>) async {
-        for bot in snapshots.bots() where !bots.contains(bot) {
-            snapshots.remove(bot: bot)
-            await logger.bestEffort(
-                "forgetting the snapshots of the removed bot \(bot)", loses: "other hosts may ask for them and be refused",
-                { [catalog, host = snapshots.host] () async throws(StoreError) in try await catalog.forgetSnapshots(bot: bot, cell: nil, host: host) }
-            )
-        }
+    func removeSnapshots(exceptOf kept: Set<String>) async {
+        bots.set(kept)
+        for bot in snapshots.bots() where !kept.contains(bot) { await removeSnapshots(of: bot) }
+    }
+
+    /// Removes every snapshot of `bot`, a bot whose file is gone, from the disk and the store.
+    private func removeSnapshots(of bot: String) async {
+        snapshots.remove(bot: bot)
+        await logger.bestEffort(
+            "forgetting the snapshots of the removed bot \(bot)", loses: "other hosts may ask for them and be refused",
+            { [catalog, host = snapshots.host] () async throws(StoreError) in try await catalog.forgetSnapshots(bot: bot, cell: nil, host: host) }
+        )
     }
 
     /// Removes a snapshot this host holds, and what the store knows of it.
@@ -212,4 +225,13 @@ struct WarmWorkspaces: Sendable {
                 try await catalog.forgetSnapshots(bot: snapshot.bot, cell: snapshot.cell, host: host)
             })
     }
+}
+
+/// The bots whose files were there at the last load; every bot until the first.
+final class KnownBots: Sendable {
+    private let names = Mutex<Set<String>?>(nil)
+
+    func set(_ bots: Set<String>) { names.withLock { $0 = bots } }
+
+    func has(_ bot: String) -> Bool { names.withLock { $0.map { $0.contains(bot) } ?? true } }
 }
