@@ -139,7 +139,7 @@ struct TestRerunTests {
             "", "Listing 3 tests in debug.xctest:", "", "LibTests.MathTests/testAdds", "LibTests.MathTests/testFlaky", "Other.MathTestsTwo/testFlaky",
         ]
         #expect(TestRerun.specifiers(for: [failed[0]], listed: listed) == ["LibTests.MathTests/testFlaky"])
-        #expect(TestRerun.quoted("/w/it's") == "'/w/it'\\''s'")
+        #expect(StepCommand.quoted("/w/it's") == "'/w/it'\\''s'")
         #expect(TestRerun.directBlockers.contains { "--sanitize=thread".hasPrefix($0) })
     }
 

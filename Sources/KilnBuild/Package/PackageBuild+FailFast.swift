@@ -104,8 +104,8 @@ extension PackageBuild {
         defer { try? FileManager.default.removeItem(atPath: list) }
         let arguments = ["test", "list", "--skip-build", "-c", configuration] + bot.build.arguments
         let plain = { (word: String) in word.allSatisfy { $0.isLetter || $0.isNumber || "-_./=:+,@".contains($0) } }
-        let command = (["swift"] + arguments.map { plain($0) ? $0 : TestRerun.quoted($0) }).joined(separator: " ")
-        let end = try await workspace.run(.shell("\(command) > \(TestRerun.quoted(list))"), step: .testing, commit: commit)
+        let command = (["swift"] + arguments.map { plain($0) ? $0 : StepCommand.quoted($0) }).joined(separator: " ")
+        let end = try await workspace.run(.shell("\(command) > \(StepCommand.quoted(list))"), step: .testing, commit: commit)
         guard end.succeeded else {
             await workspace.log.note("the package's tests are not listed: swift test list \(end.description)")
             return nil

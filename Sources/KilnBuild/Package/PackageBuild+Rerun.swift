@@ -113,7 +113,7 @@ extension PackageBuild {
             // a leftover list is written anew by the next re-run
             defer { try? FileManager.default.removeItem(atPath: list) }
             let listing = try await workspace.run(
-                .shell("\(TestRerun.quoted(binary)) --list-tests > \(TestRerun.quoted(list))"), step: .testing, commit: commit)
+                .shell("\(StepCommand.quoted(binary)) --list-tests > \(StepCommand.quoted(list))"), step: .testing, commit: commit)
             let listed = ((try? String(contentsOfFile: list, encoding: .utf8)) ?? "").components(separatedBy: "\n")
             let specifiers = TestRerun.specifiers(for: xctest, listed: listed)
             end = listing

@@ -79,9 +79,6 @@ public enum TestRerun {
         }
     }
 
-    /// `text` as one word for `/bin/sh`.
-    static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
-
     /// A regular expression matching `test`'s specifier and no other test's.
     static func pattern(for test: TestCase) -> String {
         let function = test.name.components(separatedBy: " \"").first ?? test.name

@@ -37,6 +37,9 @@ public struct StepCommand: Sendable, Hashable {
     /// A shell command, run with `/bin/sh -c`.
     public static func shell(_ script: String) -> StepCommand { StepCommand("/bin/sh", ["-c", script]) }
 
+    /// `text` as one word for `/bin/sh`.
+    static func quoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
+
     /// The command with its output (and its children's) written line by line, not in blocks: a
     /// test binary writing to a pipe otherwise holds its lines until it exits, so no failure could
     /// be read before the end. Through coreutils' `stdbuf`; without it, the command as it is.
