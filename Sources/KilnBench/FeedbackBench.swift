@@ -22,8 +22,9 @@ import KilnStore
 /// (the failure read from the output as it streams), with `as-written` and `fail-fast: true`, and
 /// the testing step's length with `shards: 4` against one `swift test`, and Kiln's own cost per
 /// shard; then, the broken test mended, failed-first's cost on a suite where nothing fails
-/// (its first pass runs the test that failed last time alone). The bots on one server of four
-/// executors, one at a time.
+/// (its first pass runs the test that failed last time alone); and "Run failed tests again" on
+/// a warm workspace against the whole integration. The bots on one server of four executors, one
+/// at a time.
 struct FeedbackBench {
     let kiln: String
     let work: Workspace
@@ -96,6 +97,16 @@ struct FeedbackBench {
                 "cost per shard beyond the tests it runs", target: "≤ 100 ms", measured: Measure.format(shardCost.perShard * 1000),
                 comparison: "\(shardCost.shards) shards: their wall time less their tests' durations, the test binary's start and listing included")
         }
+        // "Run failed tests again" (`kiln trigger --rerun N --failed`, as the page's button does)
+        // on as-written's #2, whose workspace is warm: its failed test alone, against #2 whole.
+        let whole = try await integrate("as-written", number: 2, store: store, trigger: false)
+        let again = try await integrate("as-written", number: 3, store: store, arguments: ["--rerun", "2", "--failed"])
+        guard again.integration.rerunOf != nil, again.tests.count == 1, let rerun = again.integration.duration, let first = whole.integration.duration
+        else { throw BenchError.unexpected("the re-run of as-written #2's failed test ran \(again.tests.count) tests") }
+        table.add(
+            "run failed tests again, warm workspace, of the whole integration's wall time", target: "≤ 10 %",
+            measured: String(format: "%.1f %%", rerun / first * 100),
+            comparison: String(format: "%.2f s against %.1f s: the 1 failed test again, against the 60 s suite and it", rerun, first))
         // The broken test mended: failed-first runs it alone first (it failed last time), then the rest.
         try
             "import XCTest\n@testable import Lib\n\nfinal class BrokenTests: XCTestCase {\n    func testBroken() { XCTAssertEqual(add(1, 2), 3) }\n}\n"
@@ -104,7 +115,7 @@ struct FeedbackBench {
         try command("/usr/bin/git", ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "Mend"], in: repository)
         let mended = (
             failedFirst: try Self.testing(try await integrate("failed-first", number: 3, store: store)).duration ?? 0,
-            asWritten: try Self.testing(try await integrate("as-written", number: 3, store: store)).duration ?? 0
+            asWritten: try Self.testing(try await integrate("as-written", number: 4, store: store)).duration ?? 0
         )
         table.add(
             "failed-first's cost where nothing fails, of the testing step", target: "≤ 3 %",
@@ -130,9 +141,12 @@ struct FeedbackBench {
         return testing
     }
 
-    /// Triggers `bot` and waits for integration `number` to end.
-    private func integrate(_ bot: String, number: Int, store: SQLiteStore) async throws -> IntegrationDetail {
-        _ = try command(kiln, ["trigger", bot], in: work.url("feedback"))
+    /// Triggers `bot` (with `arguments`; not at all when `trigger` is false) and waits for
+    /// integration `number` to end.
+    private func integrate(
+        _ bot: String, number: Int, store: SQLiteStore, trigger: Bool = true, arguments: [String] = []
+    ) async throws -> IntegrationDetail {
+        if trigger { _ = try command(kiln, ["trigger", bot] + arguments, in: work.url("feedback")) }
         for _ in 0..<6000 {
             if let detail = try await store.integration(bot: bot, number: number), detail.integration.step == .completed { return detail }
             try await Task.sleep(for: .milliseconds(50))

@@ -49,28 +49,7 @@ struct IntegrationBench {
     /// `kiln run` on a warm workspace with no new commit, against `swift build --build-tests` and
     /// `swift test --skip-build` run by hand in the same workspace.
     private func overhead(into table: Table) async throws {
-        let repository = work.url("package")
-        try FileManager.default.createDirectory(atPath: repository + "/Sources/Lib", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: repository + "/Tests/LibTests", withIntermediateDirectories: true)
-        try """
-        // swift-tools-version: 6.0
-        import PackageDescription
-        let package = Package(name: "Bench", targets: [.target(name: "Lib"), .testTarget(name: "LibTests", dependencies: ["Lib"])])
-
-        """.write(toFile: repository + "/Package.swift", atomically: false, encoding: .utf8)
-        try "public func add(_ a: Int, _ b: Int) -> Int { a + b }\n".write(
-            toFile: repository + "/Sources/Lib/Lib.swift", atomically: false, encoding: .utf8)
-        try """
-        import XCTest
-        @testable import Lib
-        final class LibTests: XCTestCase { func testAdd() { XCTAssertEqual(add(1, 2), 3) } }
-
-        """.write(toFile: repository + "/Tests/LibTests/LibTests.swift", atomically: false, encoding: .utf8)
-        try ".build/\n".write(toFile: repository + "/.gitignore", atomically: false, encoding: .utf8)
-        let git = "/usr/bin/git"
-        try command(git, ["init", "-q", "-b", "main"], in: repository)
-        try command(git, ["add", "-A"], in: repository)
-        try command(git, ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "package"], in: repository)
+        let repository = try warmPackage()
         let home = work.url("kiln-home")
         try FileManager.default.createDirectory(atPath: home + "/Bots", withIntermediateDirectories: true)
         // Unconfined, so that the timing `swift` in /tmp is the one it runs; `boxed` is the same
@@ -84,17 +63,19 @@ struct IntegrationBench {
         // environment changes, and Kiln's builds have an environment of their own.
         let timer = try SwiftTimer(in: work.url("swift-timer"))
         let workspace = home + "/.kiln/workspaces/bench"
+        // Spawned directly on both sides: Foundation's `Process` adds up to 50 ms a command here.
+        let kiln = URL(fileURLWithPath: kiln).standardizedFileURL.path
         let byHand = {
-            try command(timer.swift, ["build", "-c", "debug", "--build-tests"], in: workspace)
-            try command(timer.swift, ["test", "--skip-build", "-c", "debug"], in: workspace)
+            _ = try Measure.spawn([timer.swift, "build", "-c", "debug", "--build-tests"], in: workspace, environment: timer.environment)
+            _ = try Measure.spawn([timer.swift, "test", "--skip-build", "-c", "debug"], in: workspace, environment: timer.environment)
         }
         var kilnRuns: [SwiftTimer.Run] = []
         var handRuns: [SwiftTimer.Run] = []
         var boxedRuns: [SwiftTimer.Run] = []
         for run in 0...7 {
-            let measured = try timer.measure { try command(kiln, ["run", "bench"], in: home, environment: timer.environment) }
+            let measured = try timer.measure { _ = try Measure.spawn([kiln, "run", "bench"], in: home, environment: timer.environment) }
             if run > 0 { kilnRuns.append(measured) }
-            let boxed = try timer.measureTotal { try command(kiln, ["run", "boxed"], in: home, environment: timer.environment) }
+            let boxed = try timer.measureTotal { _ = try Measure.spawn([kiln, "run", "boxed"], in: home, environment: timer.environment) }
             if run > 0 { boxedRuns.append(boxed) }
         }
         for run in 0...7 {
@@ -160,6 +141,35 @@ struct IntegrationBench {
                 + "; the snapshot packed after the answer: \(Measure.format(packing)) more to the exit")
         // The sandbox's cost on a cold integration is `SandboxBench`'s: medians of five cold
         // builds on each side moved by ±7 % here, which that group's method does not.
+    }
+
+    /// The warm integrations' package: one XCTest, no dependencies; written once per bench run
+    /// (the integration and limits groups both run it).
+    func warmPackage() throws -> String {
+        let repository = work.url("package")
+        if FileManager.default.fileExists(atPath: repository + "/.git") { return repository }
+        try FileManager.default.createDirectory(atPath: repository + "/Sources/Lib", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: repository + "/Tests/LibTests", withIntermediateDirectories: true)
+        try """
+        // swift-tools-version: 6.0
+        import PackageDescription
+        let package = Package(name: "Bench", targets: [.target(name: "Lib"), .testTarget(name: "LibTests", dependencies: ["Lib"])])
+
+        """.write(toFile: repository + "/Package.swift", atomically: false, encoding: .utf8)
+        try "public func add(_ a: Int, _ b: Int) -> Int { a + b }\n".write(
+            toFile: repository + "/Sources/Lib/Lib.swift", atomically: false, encoding: .utf8)
+        try """
+        import XCTest
+        @testable import Lib
+        final class LibTests: XCTestCase { func testAdd() { XCTAssertEqual(add(1, 2), 3) } }
+
+        """.write(toFile: repository + "/Tests/LibTests/LibTests.swift", atomically: false, encoding: .utf8)
+        try ".build/\n".write(toFile: repository + "/.gitignore", atomically: false, encoding: .utf8)
+        let git = "/usr/bin/git"
+        try command(git, ["init", "-q", "-b", "main"], in: repository)
+        try command(git, ["add", "-A"], in: repository)
+        try command(git, ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "package"], in: repository)
+        return repository
     }
 
     /// The cold integration's package: `KILN_BENCH_PACKAGE`, or one written here.

@@ -158,36 +158,16 @@ struct SandboxBench {
         for index in 0..<pairs {
             let (measured, alone): (Double, Double)
             if index % 2 == 0 {
-                measured = try spawn(command)
-                alone = try spawn(base)
+                measured = try Measure.spawn(command)
+                alone = try Measure.spawn(base)
             } else {
-                alone = try spawn(base)
-                measured = try spawn(command)
+                alone = try Measure.spawn(base)
+                measured = try Measure.spawn(command)
             }
             differences.append(measured - alone)
             bases.append(alone)
         }
         return (median(differences), median(bases))
-    }
-
-    /// Runs `arguments` and waits for it: its wall time in milliseconds. Spawned
-    /// and waited for directly (Foundation's `waitUntilExit` spins a core here, and adds ms).
-    static func spawn(_ arguments: [String]) throws -> Double {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        let start = ContinuousClock.now
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, arguments[0], &actions, nil, argv, environ)
-        guard spawned == 0 else { throw BenchError.unexpected("cannot start \(arguments[0]): \(String(cString: strerror(spawned)))") }
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-        let elapsed = Measure.milliseconds(ContinuousClock.now - start)
-        guard status == 0 else { throw BenchError.unexpected("\(arguments.joined(separator: " ")) failed (status \(status))") }
-        return elapsed
     }
 
     /// A `kiln run` of `home`'s bot on a fresh data directory, under `perf stat`.

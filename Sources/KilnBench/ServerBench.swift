@@ -44,6 +44,8 @@ struct ServerBench {
         let server = try Server(kiln: kiln, home: fifty)
         defer { server.stop() }
         try await server.waitUntilIdle(bots: 50)
+        // spawned in the bots' home: a relative path would be looked up from there
+        let kiln = URL(fileURLWithPath: kiln).standardizedFileURL.path
         // Against starting the same binary for `kiln --version`, started the same way, in turns:
         // the ratio is the median of each round's, so that the machine's drift between rounds
         // (15 rounds saw `--version` anywhere from 6.6 to 10.6 ms in one session) cancels out.
@@ -55,11 +57,9 @@ struct ServerBench {
             // the first start after it read the binary back (`--version` then took 57 ms). Both
             // measured starts find it in memory, as the conservative ratio has it.
             try command(kiln, ["--version"], in: fifty)
-            var start = Date().timeIntervalSince1970
-            try command(kiln, ["--version"], in: fifty)
-            versions.append((Date().timeIntervalSince1970 - start) * 1000)
-            start = Date().timeIntervalSince1970
-            try command(kiln, ["trigger", "timed"], in: fifty)
+            versions.append(try Measure.spawn([kiln, "--version"], in: fifty))
+            let start = Date().timeIntervalSince1970
+            _ = try Measure.spawn([kiln, "trigger", "timed"], in: fifty)
             latencies.append((try await Measure.markTime("\(marks)/\(round)") - start) * 1000)
             try await server.waitUntilIdle(bots: 51)
             // Idle is also done with what follows a completion (retention, the log's sync).
