@@ -144,8 +144,9 @@ enum Measure {
     }
 
     /// Runs `arguments` in `directory` (this one when nil) and waits for it: its wall time in
-    /// milliseconds, failing on a status other than 0 unless `anyStatus`. Spawned and waited for directly: Foundation's `Process` adds milliseconds
-    /// (its `waitUntilExit` polls its run loop every 50 ms here), more than some figures measure.
+    /// milliseconds, failing on a status other than 0 unless `anyStatus`. Spawned and waited for
+    /// directly: Foundation's `Process` adds up to 50 ms a command here, more than some figures
+    /// measure.
     static func spawn(
         _ arguments: [String], in directory: String? = nil, environment: [String: String]? = nil, anyStatus: Bool = false
     ) throws -> Double {

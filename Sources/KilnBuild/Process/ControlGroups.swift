@@ -48,10 +48,11 @@ public enum ControlGroups: Sendable, Hashable {
 
     /// What the start says after `sentence` when moving a step's shell into its group waits: on
     /// cgroup v2 the kernel holds every move of a process until an RCU grace period has passed
-    /// (10–17 ms, measured on this project's hosts), unless a cgroup2 hierarchy is mounted with
-    /// `favordynmods` (Linux 6.0+), which makes moves cheap for the whole host and forks and exits
-    /// a little dearer. On v1 the shell moves its one thread (`tasks`), which the kernel does
-    /// without that wait. Nil when moves are cheap, or there are no groups.
+    /// (12–17 ms a move on this project's v1 hosts, where processes were moved before), unless a
+    /// cgroup2 hierarchy is mounted with `favordynmods` (Linux 6.0+), which makes moves cheap for
+    /// the whole host and forks and exits a little dearer. On v1 the shell moves its one thread
+    /// (`tasks`), which the kernel does without that wait. Nil when moves are cheap, or there are
+    /// no groups.
     public var waitNotice: String? {
         guard case .v2 = self else { return nil }
         let mounts = (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? ""

@@ -104,10 +104,8 @@ extension Workspace {
     /// numbers stay as written: one shell started, not two (0.5–0.8 ms a step, measured here);
     /// anything else is started by a shell that runs them and then `exec`s it.
     static func preceded(_ command: StepCommand, by prefix: String) -> StepCommand {
-        guard command.executable == "/bin/sh", command.arguments.count == 2, command.arguments[0] == "-c" else {
-            return command.wrapped("/bin/sh", ["-c", prefix + #"; exec "$@""#, "kiln-limits"])
-        }
-        var preceded = StepCommand.shell(prefix + "; " + command.arguments[1])
+        guard let script = command.script else { return command.wrapped("/bin/sh", ["-c", prefix + #"; exec "$@""#, "kiln-limits"]) }
+        var preceded = StepCommand.shell(prefix + "; " + script)
         preceded.shown = command.display
         return preceded
     }
