@@ -95,6 +95,16 @@ struct StatusAndTriggerTests {
         #expect(missing.status == 1 && missing.standardError == missingParsed.standardError && missing.standardError.contains("nobot"), "\(missing)")
     }
 
+    @Test(
+        "kiln run of an unknown bot, which ends while its libraries still open beside it, ends with status 1 every time, never a crash (100 runs)"
+    )
+    func runEndsBeforeItsLibraries() async throws {
+        let home = try home()
+        var ends: [Int32: Int] = [:]
+        for _ in 0..<100 { ends[try await runProcess(Executables.kiln, ["run", "nobot"], in: home.path).status, default: 0] += 1 }
+        #expect(ends == [1: 100], "statuses and how often: \(ends)")
+    }
+
     @Test("kiln trigger refuses unknown and broken bots with one clear line")
     func triggerErrors() async throws {
         let home = try home()

@@ -64,7 +64,11 @@ struct Run: AsyncParsableCommand {
     /// calls it without parsing, for `kiln run BOT` alone).
     static func integrate(_ name: String, pull: Int?, cell: String?, at location: any ServerLocation) async throws {
         MallocArenas.limit()
-        KilnApplication.openLibrariesInBackground()
+        try await KilnApplication.openingLibraries { try await integrateOpening(name, pull: pull, cell: cell, at: location) }
+    }
+
+    /// `integrate`'s work, while the libraries open beside it.
+    private static func integrateOpening(_ name: String, pull: Int?, cell: String?, at location: any ServerLocation) async throws {
         let (config, loaded, wanted) = try location.loadBot(named: name)
         // Where bubblewrap cannot run, a bot that wants the sandbox runs only unconfined by
         // `sandbox-fallback: none`; otherwise it is refused with what to do. A bot that runs
