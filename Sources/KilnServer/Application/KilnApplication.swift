@@ -71,25 +71,34 @@ public struct KilnApplication: Sendable {
     /// The time of day every service reads (`WallClock`); tests pass one they move.
     public let clock: WallClock
 
-    /// Runs `body` while libgit2 and libcurl open, and libgit2 initialises, on a thread of their
-    /// own: for `kiln run`, which needs them within milliseconds and meanwhile reads its
-    /// configuration and opens the store. The loader binding them and their libraries and libgit2
-    /// parsing the system's certificates take about 10 ms of CPU (docs/performance.md), and on
-    /// two cores they no longer come before the first step. The first use waits for whatever is
-    /// left. Returns, or throws `body`'s error, only once that thread is done: a process that
-    /// exits while another thread is inside the loader can crash in exit's teardown (`kiln run`
-    /// of an unknown bot, which ends at once, died of SIGSEGV in 4 of 300 runs).
+    /// Runs `body` while libgit2 opens and initialises on a thread of its own: for `kiln run`,
+    /// which needs it within milliseconds and meanwhile reads its configuration and opens the
+    /// store. The loader binding libgit2 and its libraries, and libgit2 parsing the system's
+    /// certificates, take milliseconds of CPU (docs/performance.md), and on two cores no longer
+    /// come before the first step. The first use waits for whatever is left. libcurl is not opened
+    /// here: `kiln run` needs it only on PostgreSQL (a snapshot fetched from another host), and
+    /// loading it beside the integration held the loader's lock for about 5 ms, which the
+    /// integration's first call into libgit2 waited out (`build` opens it where it may be used:
+    /// 2–4 ms of a warm integration in `make bench --only integration`). Returns, or
+    /// throws `body`'s error, only once that thread is done: a process that exits while another
+    /// thread is inside the loader can crash in exit's teardown (`kiln run` of an unknown bot,
+    /// which ends at once, died of SIGSEGV in 4 of 300 runs).
     public static func openingLibraries<T>(_ body: () async throws -> T) async throws -> T {
         let opened = DispatchGroup()
-        // One thread: two (libcurl bound while libgit2 reads the certificates) measured no quicker.
         DispatchQueue.global(qos: .userInitiated).async(group: opened) {
             GitLibrary.initialize()
-            _ = CurlLibrary.loadError
         }
         let result: Result<T, any Error>
         do { result = .success(try await body()) } catch { result = .failure(error) }
         await withCheckedContinuation { continuation in opened.notify(queue: .global()) { continuation.resume() } }
         return try result.get()
+    }
+
+    /// Whether a process in `role` may use libcurl (mail, forges, another host's snapshots and
+    /// archives): a server always; `kiln run` only when hosts share a PostgreSQL database.
+    static func needsCurl(_ role: Role, _ config: ServerConfig) -> Bool {
+        if case .server = role { return true }
+        return config.database != nil
     }
 
     /// `sandbox`: what a caller already probed of bubblewrap (`kiln run` refuses early); probed
@@ -114,7 +123,7 @@ public struct KilnApplication: Sendable {
         // Opened on first use, not at start: a missing one is found here rather than
         // mid-integration; after the store, so that a load begun in the background
         // (`openingLibraries`) has had the store's opening to finish beside it.
-        if let problem = GitLibrary.loadError ?? CurlLibrary.loadError { throw .library(problem) }
+        if let problem = GitLibrary.loadError ?? (needsCurl(role, config) ? CurlLibrary.loadError : nil) { throw .library(problem) }
         for integration in recovered { Workspace.killLeftovers(of: integration, in: layout) }
         let sandbox = if let probed { probed } else { await SandboxAvailability.probe(config) }
         if let sentence = sandbox.sentence { logger.error("\(sentence)") }
