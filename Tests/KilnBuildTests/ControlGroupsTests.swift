@@ -96,4 +96,30 @@ struct ControlGroupsTests {
         #expect(left.isEmpty, "removed: \(left)")
         if case .v1 = ControlGroups.host { #expect(group.joinFiles.allSatisfy { $0.hasSuffix("/tasks") } && group.joinValue == "0") }
     }
+
+    @Test(
+        "A step in a control group of its own leaves nothing behind without a sweep of /proc: what left its session is stopped as a member of the group, when it ends and when it is stopped"
+    )
+    func groupStopsEscapes() async throws {
+        let limits = ResourceLimits(processes: 256)
+        let directory = try TemporaryDirectory()
+        let log = IntegrationLog(path: directory.url("1.log"), secrets: [])
+        let environment = ["PATH": "/usr/bin:/bin"]
+        for (escape, deadline) in [("sleep 316", ContinuousClock.now + .seconds(60)), ("sleep 317", ContinuousClock.now + .seconds(1))] {
+            let group = try #require(
+                ControlGroups.host.group(limits),
+                "this host gives Kiln no control group to make (\(ControlGroups.host.sentence)): run the tests as root")
+            // setsid and a double fork: neither the step's process group nor its session holds them;
+            // no mark either, so only the group can find them. The second step outlives its deadline.
+            let step = Workspace.joining(
+                group,
+                .shell(
+                    "setsid \(escape) > /dev/null 2>&1 & (\(escape) > /dev/null 2>&1 &); echo started; [ \"\(escape)\" = 'sleep 316' ] || sleep 318"))
+            let end = try await ProcessRunner.run(step, in: directory.path, environment: environment, log: log, deadline: deadline, group: group)
+            #expect(end == (escape == "sleep 316" ? .exited(0) : .timedOut), "\(end)")
+            #expect(try await leftoverProcesses(matching: escape).isEmpty, "\(escape) was stopped with its step")
+            #expect(await group.remove().isEmpty)
+        }
+        #expect(try await leftoverProcesses(matching: "sleep 318").isEmpty)
+    }
 }

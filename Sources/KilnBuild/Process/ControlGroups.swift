@@ -238,14 +238,24 @@ public struct ControlGroup: Sendable {
         return nil
     }
 
+    /// The processes in the group now (its first hierarchy's `cgroup.procs`; none when it cannot
+    /// be read, as when the group is gone).
+    func members() -> [pid_t] {
+        guard let directory = directories.first else { return [] }
+        let listed = (try? String(contentsOfFile: directory + "/cgroup.procs", encoding: .utf8)) ?? ""
+        return listed.split(separator: "\n").compactMap { pid_t($0) }
+    }
+
+    /// Kills every process in the group now, once: `killAll` repeats it until none is left.
+    func killMembers() {
+        for pid in members() { sendSignal(SIGKILL, to: pid) }
+    }
+
     /// Kills every process in the group, again until none is left (a fork bomb forks while it is
     /// being stopped), a few hundred rounds at most.
     func killAll() async {
-        guard let directory = directories.first else { return }
         for _ in 0..<300 {
-            let pids = ((try? String(contentsOfFile: directory + "/cgroup.procs", encoding: .utf8)) ?? "").split(separator: "\n").compactMap {
-                pid_t($0)
-            }
+            let pids = members()
             if pids.isEmpty { return }
             for pid in pids { sendSignal(SIGKILL, to: pid) }
             // canceled: the rounds go on without a pause, as many as are left

@@ -73,8 +73,12 @@ public enum ProcessError: Error, Sendable, CustomStringConvertible {
 ///
 /// A command in a PID namespace of its own (`isolated`: bubblewrap's `--unshare-pid`) needs no
 /// sweep of `/proc` for its session or mark when it ends: the namespace's first process ends with
-/// the command, and the kernel then kills every process left in it. Those sweeps read every
-/// process's `stat` and `environ` (7 ms with 24 hosts' integrations on one machine).
+/// the command, and the kernel then kills every process left in it. Nor does one whose processes
+/// are all in a control group of its own (`group`, its limits'): every process it started is
+/// in the group, whatever session it made, and the group's list of them is what is stopped. Those
+/// sweeps read every process's `stat` and `environ`: 7 ms with 24 hosts' integrations on one
+/// machine, and about 14 ms of a warm integration's three steps on an idle one (the group's list
+/// instead: `make bench --only integration`, docs/performance.md).
 public enum ProcessRunner {
     public static func run(
         _ command: StepCommand,
@@ -84,14 +88,17 @@ public enum ProcessRunner {
         deadline: ContinuousClock.Instant,
         mark: String? = nil,
         isolated: Bool = false,
+        group controlGroup: ControlGroup? = nil,
         logged: Bool = true,
         stop: EarlyStop? = nil,
         onLine: @escaping @Sendable (Substring) -> Void = { _ in }
     ) async throws(ProcessError) -> ProcessEnd {
         var environment = environment
         if let mark { environment[Self.markVariable] = mark }
-        // Whatever escaped the session (setsid, a double fork) still carries the mark.
-        defer { if let mark, !isolated { killMarked(mark) } }
+        // Whatever escaped the session (setsid, a double fork) still carries the mark, and is still
+        // in the group.
+        let sweep = Sweep(isolated: isolated, group: controlGroup)
+        defer { if let mark, sweep.needsMark { killMarked(mark) } }
         var options = PlatformOptions()
         // A session of its own (and with it a process group): tools that put their children in
         // new process groups — `swift test` does for the test runner — stay in the session, so
@@ -108,10 +115,9 @@ public enum ProcessRunner {
             ) { execution in
                 let group = execution.processIdentifier.value
                 return await withTaskCancellationHandler {
-                    await watch(
-                        execution, group: group, isolated: isolated, log: log, logged: logged, deadline: deadline, stop: stop, onLine: onLine)
+                    await watch(execution, group: group, sweep: sweep, log: log, logged: logged, deadline: deadline, stop: stop, onLine: onLine)
                 } onCancel: {
-                    killGroup(group, isolated: isolated)
+                    killGroup(group, sweep: sweep)
                 }
             }
         } catch {
@@ -120,7 +126,7 @@ public enum ProcessRunner {
         // Anything the step left running in its group goes with it: only now, once the process
         // itself has ended (swift-subprocess returns after it does). Ending at the end of its
         // output instead stopped a process that had closed its output and not yet exited.
-        killGroup(outcome.processIdentifier.value, isolated: isolated)
+        killGroup(outcome.processIdentifier.value, sweep: sweep)
         if let forced = outcome.closureResult { return forced }
         switch outcome.terminationStatus {
         case .exited(let code): return .exited(code)
@@ -148,7 +154,7 @@ public enum ProcessRunner {
     /// Streams the output until the process closes it, racing the deadline; returns why the group
     /// was stopped, or nil when the process ended by itself.
     private static func watch(
-        _ execution: Execution<NoInput, SequenceOutput, CombinedErrorOutput>, group: pid_t, isolated: Bool, log: IntegrationLog, logged: Bool,
+        _ execution: Execution<NoInput, SequenceOutput, CombinedErrorOutput>, group: pid_t, sweep: Sweep, log: IntegrationLog, logged: Bool,
         deadline: ContinuousClock.Instant, stop: EarlyStop?, onLine: @escaping @Sendable (Substring) -> Void
     ) async -> ProcessEnd? {
         let output = execution.standardOutput
@@ -206,12 +212,12 @@ public enum ProcessRunner {
                 }
             }
             let first = await tasks.next() ?? nil
-            if first != nil { killGroup(group, isolated: isolated) }
+            if first != nil { killGroup(group, sweep: sweep) }
             tasks.cancelAll()
             // After a stop, wait for the reader to drain what the group wrote before it died, and
             // sweep again for whatever the group started while the first sweep ran.
             while let next = await tasks.next() { _ = next }
-            if first != nil { killGroup(group, isolated: isolated) }
+            if first != nil { killGroup(group, sweep: sweep) }
             return first
         }
         if forced == nil, Task.isCancelled { return .canceled }
@@ -239,12 +245,28 @@ public enum ProcessRunner {
         return stopped
     }
 
-    /// Kills the step's process group and every other process still in its session; an isolated
-    /// one's group only (its PID namespace goes with it).
-    static func killGroup(_ group: pid_t, isolated: Bool = false) {
+    /// How a step's leftovers are found once it ends or is stopped.
+    struct Sweep: Sendable {
+        /// In a PID namespace of its own: the process group is enough, the namespace goes with it.
+        var isolated: Bool
+        /// In a control group of its own: its members are every process the step started.
+        var group: ControlGroup?
+
+        /// Whether processes that left the session must be found by their mark in `/proc`.
+        var needsMark: Bool { !isolated && group == nil }
+    }
+
+    /// Kills the step's process group, then what else is left: every process in its control
+    /// group, or else every other process still in its session; an isolated one's group only
+    /// (its PID namespace goes with it).
+    static func killGroup(_ group: pid_t, sweep: Sweep = Sweep(isolated: false)) {
         guard group > 0 else { return }
         sendSignal(SIGKILL, to: -group)
-        guard !isolated else { return }
+        guard !sweep.isolated else { return }
+        if let controlGroup = sweep.group {
+            controlGroup.killMembers()
+            return
+        }
         for pid in sessionMembers(group) { sendSignal(SIGKILL, to: pid) }
     }
 

@@ -16,15 +16,15 @@ import KilnCore
 import KilnPresentation
 
 extension Workspace {
-    /// Runs `command` (through `run`) bounded by `limits`: in a control group of its own
-    /// (`ControlGroups.host`), watched while it runs, every process in it stopped at once when one
+    /// Runs `command` (through `run`, told of the group) bounded by `limits`: in a control group of
+    /// its own (`ControlGroups.host`), watched while it runs, every process in it stopped at once when one
     /// of them reaches a limit, or when its output went past `limits.log` (the log cut it there);
     /// where no group can be made, under rlimits its shell sets, the log cut but the step going on.
     func bounded(
-        _ command: StepCommand, step: IntegrationStep, run: (StepCommand) async throws(ProcessError) -> ProcessEnd
+        _ command: StepCommand, step: IntegrationStep, run: (StepCommand, ControlGroup?) async throws(ProcessError) -> ProcessEnd
     ) async throws(ProcessError) -> ProcessEnd {
-        guard !limits.isEmpty else { return try await run(command) }
-        guard let group = ControlGroups.host.group(limits) else { return try await run(Self.underRlimits(command, limits)) }
+        guard !limits.isEmpty else { return try await run(command, nil) }
+        guard let group = ControlGroups.host.group(limits) else { return try await run(Self.underRlimits(command, limits), nil) }
         let log = self.log
         let ended: Result<ProcessEnd, ProcessError>
         var reached: ResourceLimit?
@@ -32,7 +32,7 @@ extension Workspace {
             watchers.addTask { [directory] in await Self.watch(group, log: log, step: step, workspace: directory) }
             let ended: Result<ProcessEnd, ProcessError>
             do throws(ProcessError) {
-                ended = .success(try await run(Self.joining(group, command)))
+                ended = .success(try await run(Self.joining(group, command), group))
             } catch {
                 ended = .failure(error)
             }

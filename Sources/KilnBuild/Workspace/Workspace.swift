@@ -209,11 +209,11 @@ public struct Workspace: Sendable {
         do {
             // The package's own processes see no network with `network: none`; triggers keep it.
             let offline = bot.network == .none && step != .beforeTriggers && step != .afterTriggers
-            let run = { (limited: StepCommand) async throws(ProcessError) -> ProcessEnd in
+            let run = { (limited: StepCommand, group: ControlGroup?) async throws(ProcessError) -> ProcessEnd in
                 try await ProcessRunner.run(
                     limited, in: directory,
                     environment: environment(commit: commit, result: result, forTrigger: step == .beforeTriggers || step == .afterTriggers),
-                    log: log, deadline: deadline, mark: mark, isolated: confined, logged: logged, stop: stop, onLine: onLine)
+                    log: log, deadline: deadline, mark: mark, isolated: confined, group: group, logged: logged, stop: stop, onLine: onLine)
             }
             return try await bounded(confined ? sandboxed(command, network: !offline) : command, step: step, run: run)
         } catch .cannotStart(let display, let reason) where confined {
