@@ -97,7 +97,17 @@ struct BisectionServeTests {
             try await store.bisection(of: pushed.integration.id)?.state != .running
         }
         let bisection = try #require(try await store.bisection(of: pushed.integration.id))
-        #expect(bisection.state == .found && bisection.culprit == culprit, "\(bisection)")
+        // What each bisect integration measured, should it judge a commit wrongly: their measure
+        // lines and issues (seen once under a profiler's extra load: Carol's commit judged good).
+        var measured: [String] = []
+        for number in bisection.integrations {
+            let log = (try? String(contentsOfFile: served.home.url(".kiln/logs/app/\(number).log"), encoding: .utf8)) ?? "no log"
+            let issues = try await store.integration(bot: "app", number: number)?.issues.map(\.message) ?? []
+            measured.append("#\(number): \(log.split(separator: "\n").filter { $0.contains("measured") || $0.hasPrefix("===") }) \(issues)")
+        }
+        #expect(
+            bisection.state == .found && bisection.culprit == culprit,
+            "\(bisection)\n#2: \(pushed.issues.map(\.message))\n\(measured.joined(separator: "\n"))")
         let issues = try #require(try await store.integration(bot: "app", number: 2)).issues
         let regression = try #require(issues.first { $0.type == .performanceRegression }, "\(issues)")
         #expect(regression.introducedBy == [Committer(name: "Carol Coder", email: "carol@example.com", commit: culprit, bisected: true)])
