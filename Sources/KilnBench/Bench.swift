@@ -83,6 +83,29 @@ struct Workspace {
     func url(_ relative: String) -> String { path + "/" + relative }
 
     func remove() { try? FileManager.default.removeItem(atPath: path) }
+
+    /// A package named `name` in a git repository at `relative` (one commit on `main`): library
+    /// `Lib` with `add(_:_:)` and the XCTest target `LibTests` holding `tests` (a file's text).
+    func libraryPackage(_ relative: String, name: String, tests: String) throws -> String {
+        let repository = url(relative)
+        try FileManager.default.createDirectory(atPath: repository + "/Sources/Lib", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: repository + "/Tests/LibTests", withIntermediateDirectories: true)
+        try """
+        // swift-tools-version: 6.0
+        import PackageDescription
+        let package = Package(name: "\(name)", targets: [.target(name: "Lib"), .testTarget(name: "LibTests", dependencies: ["Lib"])])
+
+        """.write(toFile: repository + "/Package.swift", atomically: false, encoding: .utf8)
+        try "public func add(_ a: Int, _ b: Int) -> Int { a + b }\n".write(
+            toFile: repository + "/Sources/Lib/Lib.swift", atomically: false, encoding: .utf8)
+        try tests.write(toFile: repository + "/Tests/LibTests/LibTests.swift", atomically: false, encoding: .utf8)
+        try ".build/\n".write(toFile: repository + "/.gitignore", atomically: false, encoding: .utf8)
+        let git = "/usr/bin/git"
+        try command(git, ["init", "-q", "-b", "main"], in: repository)
+        try command(git, ["add", "-A"], in: repository)
+        try command(git, ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "package"], in: repository)
+        return repository
+    }
 }
 
 /// The rows printed at the end.

@@ -157,28 +157,14 @@ struct IntegrationBench {
     func warmPackage() throws -> String {
         let repository = work.url("package")
         if FileManager.default.fileExists(atPath: repository + "/.git") { return repository }
-        try FileManager.default.createDirectory(atPath: repository + "/Sources/Lib", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: repository + "/Tests/LibTests", withIntermediateDirectories: true)
-        try """
-        // swift-tools-version: 6.0
-        import PackageDescription
-        let package = Package(name: "Bench", targets: [.target(name: "Lib"), .testTarget(name: "LibTests", dependencies: ["Lib"])])
+        return try work.libraryPackage(
+            "package", name: "Bench",
+            tests: """
+                import XCTest
+                @testable import Lib
+                final class LibTests: XCTestCase { func testAdd() { XCTAssertEqual(add(1, 2), 3) } }
 
-        """.write(toFile: repository + "/Package.swift", atomically: false, encoding: .utf8)
-        try "public func add(_ a: Int, _ b: Int) -> Int { a + b }\n".write(
-            toFile: repository + "/Sources/Lib/Lib.swift", atomically: false, encoding: .utf8)
-        try """
-        import XCTest
-        @testable import Lib
-        final class LibTests: XCTestCase { func testAdd() { XCTAssertEqual(add(1, 2), 3) } }
-
-        """.write(toFile: repository + "/Tests/LibTests/LibTests.swift", atomically: false, encoding: .utf8)
-        try ".build/\n".write(toFile: repository + "/.gitignore", atomically: false, encoding: .utf8)
-        let git = "/usr/bin/git"
-        try command(git, ["init", "-q", "-b", "main"], in: repository)
-        try command(git, ["add", "-A"], in: repository)
-        try command(git, ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "package"], in: repository)
-        return repository
+                """)
     }
 
     /// The cold integration's package: `KILN_BENCH_PACKAGE`, or one written here.

@@ -27,34 +27,20 @@ struct MatrixBench {
 
     /// A package whose one test waits 2 s: its cells are bound by waiting, not by the CPU.
     private func package() throws -> String {
-        let repository = work.url("matrix-package")
-        try FileManager.default.createDirectory(atPath: repository + "/Sources/Lib", withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: repository + "/Tests/LibTests", withIntermediateDirectories: true)
-        try """
-        // swift-tools-version: 6.0
-        import PackageDescription
-        let package = Package(name: "Matrix", targets: [.target(name: "Lib"), .testTarget(name: "LibTests", dependencies: ["Lib"])])
+        try work.libraryPackage(
+            "matrix-package", name: "Matrix",
+            tests: """
+                import Foundation
+                import XCTest
+                @testable import Lib
+                final class LibTests: XCTestCase {
+                    func testWaits() {
+                        if ProcessInfo.processInfo.environment["MATRIX_WAIT"] != nil { Thread.sleep(forTimeInterval: 2) }
+                        XCTAssertEqual(add(1, 2), 3)
+                    }
+                }
 
-        """.write(toFile: repository + "/Package.swift", atomically: false, encoding: .utf8)
-        try "public func add(_ a: Int, _ b: Int) -> Int { a + b }\n".write(
-            toFile: repository + "/Sources/Lib/Lib.swift", atomically: false, encoding: .utf8)
-        try """
-        import Foundation
-        import XCTest
-        @testable import Lib
-        final class LibTests: XCTestCase {
-            func testWaits() {
-                if ProcessInfo.processInfo.environment["MATRIX_WAIT"] != nil { Thread.sleep(forTimeInterval: 2) }
-                XCTAssertEqual(add(1, 2), 3)
-            }
-        }
-
-        """.write(toFile: repository + "/Tests/LibTests/LibTests.swift", atomically: false, encoding: .utf8)
-        try ".build/\n".write(toFile: repository + "/.gitignore", atomically: false, encoding: .utf8)
-        try command("/usr/bin/git", ["init", "-q", "-b", "main"], in: repository)
-        try command("/usr/bin/git", ["add", "-A"], in: repository)
-        try command("/usr/bin/git", ["-c", "user.name=Bench", "-c", "user.email=bench@example.com", "commit", "-q", "-m", "package"], in: repository)
-        return repository
+                """)
     }
 
     /// Toolchains `t1`… that are the timing `swift` under other names, for cells that do the same work.
