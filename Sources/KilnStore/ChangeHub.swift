@@ -16,6 +16,8 @@ import Synchronization
 /// Where an engine hears of changes: SQLite's inotify watch on its file, PostgreSQL's LISTEN.
 protocol ChangeSource: Sendable {
     func stop()
+    /// Whether a change has happened that the source has not yet told (its notice on the way).
+    var hasUntoldChanges: Bool { get }
 }
 
 /// Fans an engine's change signals out to every subscriber of `Store.changes()` and `logChanges()`.
@@ -74,6 +76,15 @@ public final class ChangeHub: Sendable {
     /// access: a token made or revoked (`.access`), a change the engine cannot tell apart
     /// (every commit SQLite's watcher hears; PostgreSQL's reconnecting), or changes gone unheard.
     var accessEpoch: Int { accessChanges.load(ordering: .acquiring) }
+
+    /// `accessEpoch`, or nil while the source has a change it has not told yet: a commit that
+    /// returned may be heard only after the next request (SQLite's watcher thread, its event
+    /// queued, not yet scheduled), and that request must not be answered from memory.
+    var toldAccessEpoch: Int? {
+        // The source first: once it has nothing untold, everything it heard moved the epoch.
+        if state.withLock({ $0.source })?.hasUntoldChanges == true { return nil }
+        return accessEpoch
+    }
 
     /// Says that access may have changed unheard (the connection that hears changes was lost).
     func accessMayHaveChanged() {

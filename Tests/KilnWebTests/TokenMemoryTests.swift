@@ -15,6 +15,7 @@ import Foundation
 import KilnCore
 import KilnStore
 import KilnTestSupport
+import Synchronization
 import Testing
 
 @testable import KilnWeb
@@ -78,4 +79,49 @@ struct TokenMemoryTests {
         await #expect(throws: StoreError.self) { try await memory.token(hash: TokenSecret.hash(other), store: two) }
         try await PostgresServer.shared.psql("ALTER DATABASE \(name) ALLOW_CONNECTIONS true")
     }
+}
+
+extension TokenMemoryTests {
+    @Test(
+        "SQLite: a token revoked by another process (kiln token revoke) is refused on the first request after the revocation returns, every time"
+    )
+    func revokedByAnotherProcess() async throws {
+        let directory = try TemporaryDirectory("kiln-token-memory")
+        let server = try SQLiteStore.open(dataDirectory: directory.path)
+        // A server subscribes to changes (its page cache does), which starts the file's watch.
+        let changes = server.changes()
+        let listener = Task { for await _ in changes {} }
+        defer { listener.cancel() }
+        let command = try SQLiteStore.open(dataDirectory: directory.path)
+        let memory = TokenMemory()
+        // A loaded machine, as under `make test`: the watcher's thread waits for a core after the
+        // revocation returns (without `ChangeSource.hasUntoldChanges`, most runs let one in).
+        let load = Spinners(threads: 3)
+        defer { load.stop() }
+        for round in 0..<30 {
+            let value = TokenSecret.make()
+            let hash = TokenSecret.hash(value)
+            try await command.addToken(AccessToken(name: "alice", role: .viewer, createdAt: Date()), hash: hash)
+            #expect(try await memory.token(hash: hash, store: server)?.token.name == "alice", "round \(round): a new token works at once")
+            try await Self.eventually("the memory to vouch for alice") { server.accessEpoch != nil }
+            #expect(try await memory.token(hash: hash, store: server)?.token.name == "alice")
+            try await command.revokeToken(named: "alice")
+            #expect(try await memory.token(hash: hash, store: server) == nil, "round \(round): the revoked token let in from memory")
+        }
+    }
+}
+
+/// Threads that keep the cores busy until stopped.
+final class Spinners: Sendable {
+    private let stopped = Atomic<Bool>(false)
+
+    init(threads: Int) {
+        for _ in 0..<threads {
+            Thread.detachNewThread { [self] in
+                while !self.stopped.load(ordering: .relaxed) {}
+            }
+        }
+    }
+
+    func stop() { stopped.store(true, ordering: .relaxed) }
 }

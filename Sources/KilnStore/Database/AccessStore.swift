@@ -58,7 +58,7 @@ extension AccessStore {
 
     public var accessEpoch: Int? {
         // The epoch first: a loss of the feed moves it before it says it no longer hears.
-        let epoch = engine.hub.accessEpoch
+        guard let epoch = engine.hub.toldAccessEpoch else { return nil }
         return engine.hearsChanges ? epoch : nil
     }
 

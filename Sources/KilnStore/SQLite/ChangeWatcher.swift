@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 import Foundation
+import Synchronization
 
 /// Tells when the store's file changes — any commit, from any process — without polling it.
 ///
@@ -29,11 +30,14 @@ public final class ChangeWatcher: ChangeSource, @unchecked Sendable {
     /// The quiet after a burst of events at which `onSettled` is called, each in turn.
     static let settle: [Int32] = [50, 1000]
 
-    // `descriptor` is written once in init and read by the watching thread; `stopped` is guarded
-    // by `lock`.
+    // `descriptor` is written once in init and read by the watching thread; `stopped` and
+    // `closed` are guarded by `lock`.
     private let descriptor: Int32
     private let lock = NSLock()
     private var stopped = false
+    private var closed = false
+    /// Set from the moment the thread sees events until it has told them (`hasUntoldChanges`).
+    private let telling = Atomic<Bool>(false)
 
     /// Watches the directory holding `databasePath`; calls `onChange` (on the watcher's thread)
     /// after writes to the database or its WAL, and `onSettled` when they have been quiet for a
@@ -60,6 +64,18 @@ public final class ChangeWatcher: ChangeSource, @unchecked Sendable {
 
     private var isStopped: Bool { lock.withLock { stopped } }
 
+    /// Whether events wait in the kernel's queue, or are being read and told. A commit's write
+    /// queues its event before the write returns; so once a committer has returned, either this
+    /// is true or the change was told. The queue is asked first: an event it no longer holds was
+    /// taken by the thread, which says so (`telling`) until it has told it.
+    var hasUntoldChanges: Bool {
+        lock.withLock {
+            guard !closed else { return false }
+            var queued: Int32 = 0
+            return ioctl(descriptor, UInt(FIONREAD), &queued) != 0 || queued > 0 || telling.load(ordering: .sequentiallyConsistent)
+        }
+    }
+
     private func watch(name: String, onChange: @Sendable () -> Void, onSettled: @Sendable () -> Void) {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         // The settling looks still to make since the last relevant event.
@@ -74,6 +90,8 @@ public final class ChangeWatcher: ChangeSource, @unchecked Sendable {
                 }
                 continue
             }
+            telling.store(true, ordering: .sequentiallyConsistent)
+            defer { telling.store(false, ordering: .sequentiallyConsistent) }
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             guard count > 0 else { continue }
             // Events name files in the directory: only the database and its WAL matter. Not the
@@ -94,6 +112,9 @@ public final class ChangeWatcher: ChangeSource, @unchecked Sendable {
                 settling = Self.settle[...]
             }
         }
-        close(descriptor)
+        lock.withLock {
+            close(descriptor)
+            closed = true
+        }
     }
 }

@@ -24,7 +24,9 @@ import Synchronization
 /// looked up in the store (made on another host a moment ago, its notice not here yet); when the
 /// feed is down or silent for a second (a database connection lost), every request reads the
 /// store, and fails with it: a revoked token is let in from memory only until its notice
-/// arrives, a second at most.
+/// arrives, a second at most. On SQLite not even that: while the file's watch holds a change it
+/// has not told, there is no epoch (`ChangeSource.hasUntoldChanges`), so a token revoked by a
+/// command that has returned is refused on the next request.
 final class TokenMemory: Sendable {
     private struct Snapshot {
         var epoch: Int
