@@ -29,7 +29,7 @@ import KilnCore
 /// Services depend on the role they use (`IntegrationQueue`, `HostRegistry`, `MailOutbox`, …),
 /// never on the whole: a reader sees what each may touch. `DatabaseStore` implements them all.
 public protocol Store: ChangeFeed, IntegrationQueue, HostRegistry, IntegrationRecords, LogsAndAssets, WebhookInbox, Outboxes, MailOutbox,
-    StatusOutbox, ReviewOutbox, AccessRecords, WorkspaceCatalog, AuditTrail
+    StatusOutbox, ReviewOutbox, AccessRecords, WorkspaceCatalog, AuditTrail, ShardQueue
 {}
 
 extension WebhookInbox {

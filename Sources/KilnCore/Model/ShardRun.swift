@@ -28,6 +28,8 @@ public struct ShardRun: Sendable, Hashable, Codable {
     public enum Workspace: String, Sendable, Hashable, Codable {
         /// The integration's own, where its build ran: no second build.
         case integration
+        /// Another host's, from a pack of the integration's built workspace: no second build.
+        case snapshot
     }
 
     public init(index: Int, host: String, tests: Int, duration: Double, workspace: Workspace = .integration) {

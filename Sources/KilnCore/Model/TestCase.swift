@@ -12,7 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 /// One test case's outcome, from XCTest or Swift Testing.
-public struct TestCase: Sendable, Hashable {
+public struct TestCase: Sendable, Hashable, Codable {
     public var suite: String
     public var name: String
     public var status: TestStatus

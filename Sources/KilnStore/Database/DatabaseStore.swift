@@ -38,6 +38,7 @@ public final class DatabaseStore<Engine: StoreEngine>: Store, StoreRole {
     let accessStore: AccessStore<Engine>
     let snapshotStore: SnapshotStore<Engine>
     let auditStore: AuditStore<Engine>
+    let shardStore: ShardStore<Engine>
 
     init(engine: Engine) {
         self.engine = engine
@@ -48,6 +49,7 @@ public final class DatabaseStore<Engine: StoreEngine>: Store, StoreRole {
         (outboxStore, mailStore) = (OutboxStore(engine: engine), MailStore(engine: engine))
         (statusStore, reviewStore) = (StatusStore(engine: engine), ReviewStore(engine: engine))
         (accessStore, snapshotStore, auditStore) = (AccessStore(engine: engine), SnapshotStore(engine: engine), AuditStore(engine: engine))
+        shardStore = ShardStore(engine: engine)
     }
 
     /// The engine's background work and the log shipper, until the task is canceled.
@@ -283,4 +285,16 @@ public final class DatabaseStore<Engine: StoreEngine>: Store, StoreRole {
     }
     @discardableResult
     public func pruneAudit(before: Date) async throws(StoreError) -> Int { try await auditStore.pruneAudit(before: before) }
+
+    // MARK: ShardQueue
+    public func offerShards(_ jobs: [ShardJob], now: Date) async throws(StoreError) { try await shardStore.offerShards(jobs, now: now) }
+    public func claimShard(host: String, bots: Set<String>, now: Date) async throws(StoreError) -> ShardState? {
+        try await shardStore.claimShard(host: host, bots: bots, now: now)
+    }
+    @discardableResult
+    public func completeShard(integrationID: Int64, part: Int, host: String, outcome: ShardOutcome) async throws(StoreError) -> Bool {
+        try await shardStore.completeShard(integrationID: integrationID, part: part, host: host, outcome: outcome)
+    }
+    public func shards(of integrationID: Int64) async throws(StoreError) -> [ShardState] { try await shardStore.shards(of: integrationID) }
+    public func withdrawShards(of integrationID: Int64) async throws(StoreError) { try await shardStore.withdrawShards(of: integrationID) }
 }

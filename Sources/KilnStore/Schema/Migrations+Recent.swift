@@ -69,11 +69,7 @@ extension Migrations {
     /// JSON); which host holds a snapshot of which bot and cell (`WorkspaceSnapshot`) and at
     /// which address it serves them; the secret hosts show each other when they fetch one.
     static let workspaceSnapshots = Migration(name: "v20: workspace snapshots") { dialect in
-        let (integer, real) =
-            switch dialect {
-            case .sqlite: ("INTEGER", "REAL")
-            case .postgres: ("bigint", "double precision")
-            }
+        let (integer, real) = numberTypes(dialect)
         return [
             "ALTER TABLE integration ADD COLUMN workspace text",
             "ALTER TABLE host ADD COLUMN address text",
@@ -146,13 +142,16 @@ extension Migrations {
         ["ALTER TABLE outbox ADD COLUMN response_code \(integerColumn(dialect))"]
     }
 
-    /// An integer column's type, as a column added later has it on each engine.
-    static func integerColumn(_ dialect: SQLDialect) -> String {
+    /// The column types of a whole number and of a real one (seconds, times) in `dialect`.
+    static func numberTypes(_ dialect: SQLDialect) -> (integer: String, real: String) {
         switch dialect {
-        case .sqlite: "INTEGER"
-        case .postgres: "bigint"
+        case .sqlite: ("INTEGER", "REAL")
+        case .postgres: ("bigint", "double precision")
         }
     }
+
+    /// An integer column's type, as a column added later has it on each engine.
+    static func integerColumn(_ dialect: SQLDialect) -> String { numberTypes(dialect).integer }
 }
 
 extension Migrations {
@@ -272,4 +271,26 @@ extension Migrations {
 
     /// v30: how much of its change an integration's tests ran (`PatchCoverage`, as JSON).
     static let patchCoverage = Migration(name: "v30: patch coverage") { _ in ["ALTER TABLE integration ADD COLUMN patch_coverage text"] }
+
+    /// v31: the parts of sharded testing steps offered to other hosts (`ShardJob`, as JSON), who
+    /// claimed each, how often, and what it found (`ShardOutcome`, as JSON).
+    static let shardQueue = Migration(name: "v31: test shard queue") { dialect in
+        let (integer, real) = numberTypes(dialect)
+        return [
+            """
+            CREATE TABLE test_shard (
+                integration_id \(integer) NOT NULL,
+                part \(integer) NOT NULL,
+                bot text NOT NULL,
+                job text NOT NULL,
+                claimed_by text,
+                claimed_at \(real),
+                attempts \(integer) NOT NULL,
+                outcome text,
+                offered_at \(real) NOT NULL,
+                PRIMARY KEY (integration_id, part)
+            )
+            """
+        ]
+    }
 }

@@ -24,7 +24,7 @@ enum Migrations {
     static let shared: [Migration] = [
         oneSchema, issueKindsAsData, testHistory, quarantine, bisection, measurements, assets, workspaceSlots, queueOrder, cells, dependencies,
         access, retentionIndex, analyzerChecks, reviews, workspaceSnapshots, auditTrail, reasonsAsData, mailResponseCode, bisectionFailures, reruns,
-        oneOutbox, testProgress, shards, approval, patchCoverage,
+        oneOutbox, testProgress, shards, approval, patchCoverage, shardQueue,
     ]
 
     /// An engine's history, then the shared migrations: all of them, unless a test stops before

@@ -236,3 +236,15 @@ CREATE TABLE delivery (
 CREATE INDEX delivery_due ON delivery (kind, next_attempt_at) WHERE state = 'queued';
 CREATE INDEX delivery_lane ON delivery (kind, lane, id);
 CREATE INDEX delivery_bot ON delivery (kind, state, bot, id);
+CREATE TABLE test_shard (
+    integration_id INTEGER NOT NULL,
+    part INTEGER NOT NULL,
+    bot text NOT NULL,
+    job text NOT NULL,
+    claimed_by text,
+    claimed_at REAL,
+    attempts INTEGER NOT NULL,
+    outcome text,
+    offered_at REAL NOT NULL,
+    PRIMARY KEY (integration_id, part)
+);
