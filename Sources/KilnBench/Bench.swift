@@ -52,7 +52,10 @@ struct Bench {
             if wanted("many-hosts") || wanted("warm-drain") { try await WarmDrainBench(kiln: kiln, work: work).run(into: table) }
             if wanted("pulls") { try await PullRequestBench(kiln: kiln, work: work).run(into: table) }
             if wanted("verdicts") { try await VerdictsBench(kiln: kiln, work: work).run(into: table) }
-            if wanted("feedback") { try await FeedbackBench(kiln: kiln, work: work).run(into: table) }
+            if wanted("feedback") {
+                try await FeedbackBench(kiln: kiln, work: work).run(into: table)
+                try await FeedbackHostsBench(kiln: kiln, work: work).run(into: table)
+            }
             if wanted("analyze") { try await AnalyzeBench(kiln: kiln, work: work).run(into: table) }
             if wanted("coverage") { try await CoverageBench(work: work).run(into: table) }
             if wanted("soundness") { try await SoundnessBench(kiln: kiln, work: work).run(into: table) }

@@ -147,6 +147,11 @@ struct FeedbackBench {
         _ bot: String, number: Int, store: SQLiteStore, trigger: Bool = true, arguments: [String] = []
     ) async throws -> IntegrationDetail {
         if trigger { _ = try command(kiln, ["trigger", bot] + arguments, in: work.url("feedback")) }
+        return try await Self.ended(bot, number: number, in: store)
+    }
+
+    /// Integration `number` of `bot` once it has ended, as `store` has it (5 minutes at most).
+    static func ended(_ bot: String, number: Int, in store: any IntegrationRecords) async throws -> IntegrationDetail {
         for _ in 0..<6000 {
             if let detail = try await store.integration(bot: bot, number: number), detail.integration.step == .completed { return detail }
             try await Task.sleep(for: .milliseconds(50))
@@ -172,8 +177,8 @@ struct FeedbackBench {
     }
 
     /// The package: `SlowTests` sleeps 1 s in each of its 60 tests; `BrokenTests.testBroken` fails.
-    private func package() throws -> String {
-        let repository = work.url("feedback-package")
+    func package(_ name: String = "feedback-package") throws -> String {
+        let repository = work.url(name)
         for directory in ["Sources/Lib", "Tests/LibTests"] {
             try FileManager.default.createDirectory(atPath: repository + "/" + directory, withIntermediateDirectories: true)
         }

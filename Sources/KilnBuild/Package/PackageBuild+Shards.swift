@@ -27,13 +27,13 @@ extension PackageBuild {
 
     /// Runs `parts` at once, each by the test binary with its own event stream: every test's
     /// result, the first end that was not a success, and each part's run (on `host`, timed by
-    /// `clock`). With fail-fast, the first failure in any part stops them all.
+    /// `clock`; numbered from `first`). With fail-fast, the first failure in any part stops them all.
     public func test(
-        shards parts: [[TestCase]], commit: String?, watch: TestWatch? = nil, host: String, clock: MonotonicClock
+        shards parts: [[TestCase]], first: Int = 1, commit: String?, watch: TestWatch? = nil, host: String, clock: MonotonicClock
     ) async throws(ProcessError) -> TestOutput {
         let outcomes = await withTaskGroup(of: (Int, Result<TestOutput, ProcessError>, Double).self) { group in
             for (index, part) in parts.enumerated() {
-                let shard = shard(index + 1)
+                let shard = shard(first + index)
                 group.addTask {
                     let start = clock.now
                     let result: Result<TestOutput, ProcessError>
@@ -55,13 +55,13 @@ extension PackageBuild {
             merged.tests += output.tests
             merged.sanitizerReports += output.sanitizerReports
             if merged.end.succeeded, !output.end.succeeded { merged.end = output.end }
-            merged.shards.append(ShardRun(index: index + 1, host: host, tests: parts[index].count, duration: seconds))
+            merged.shards.append(ShardRun(index: first + index, host: host, tests: parts[index].count, duration: seconds))
         }
         return merged
     }
 
     /// This build, its test processes keeping their own event stream and lists.
-    func shard(_ index: Int) -> PackageBuild {
+    public func shard(_ index: Int) -> PackageBuild {
         var copy = self
         copy.testEvents = testEvents + ".shard\(index)"
         return copy

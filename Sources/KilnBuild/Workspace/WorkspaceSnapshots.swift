@@ -75,20 +75,27 @@ public struct WorkspaceSnapshots: Sendable {
         // packing into it fails with its own error when the folder is missing
         try? FileManager.default.createDirectory(atPath: "\(layout.snapshots)/\(bot)", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: partial) }
-        await SourceTimes.save(in: workspace.directory)
-        // POSIX (pax) headers keep modification times to the nanosecond: with GNU tar's default
-        // whole seconds, llbuild takes every unpacked file as changed and runs every command again
-        // (swift-argument-parser: a 6.1 s build where 1 s would do, relinking each executable).
-        try await Self.shell(
-            #"tar --format=posix --pax-option=delete=atime,delete=ctime -C "$0" -I "zstd -1 -T0 -q" -cf "$1" .build"#,
-            [workspace.directory, partial],
-            doing: "packing .build", session: true, started: started)
+        try await Self.packBuild(of: workspace, into: partial, started: started)
         let (bytes, sha256) = try Self.digest(of: partial)
         let snapshot = WorkspaceSnapshot(
             bot: bot, cell: cell, host: host, number: number, commit: commit, swiftVersion: swiftVersion, seenAs: workspace.seenAs, bytes: bytes,
             sha256: sha256, createdAt: now)
         try install(snapshot, pack: partial)
         return (snapshot, prune(keeping: snapshot))
+    }
+
+    /// Packs `workspace`'s `.build` into `file`, with the times of the checkout's files
+    /// (`SourceTimes`), in a session of its own (`started` is told its leader).
+    static func packBuild(of workspace: Workspace, into file: String, started: @escaping @Sendable (pid_t) async -> Void) async throws(SnapshotError)
+    {
+        await SourceTimes.save(in: workspace.directory)
+        // POSIX (pax) headers keep modification times to the nanosecond: with GNU tar's default
+        // whole seconds, llbuild takes every unpacked file as changed and runs every command again
+        // (swift-argument-parser: a 6.1 s build where 1 s would do, relinking each executable).
+        try await shell(
+            #"tar --format=posix --pax-option=delete=atime,delete=ctime -C "$0" -I "zstd -1 -T0 -q" -cf "$1" .build"#,
+            [workspace.directory, file],
+            doing: "packing .build", session: true, started: started)
     }
 
     /// Moves `file`, a pack checked against `snapshot`, into place as this host's snapshot of its

@@ -27,12 +27,17 @@ public struct ShardJob: Sendable, Hashable, Codable {
     /// Its place among the parts, from 1, and how many parts there are.
     public var part: Int
     public var parts: Int
-    /// The tests to run, as `swift test --filter` names them (`TestRerun.filterKey`).
-    public var tests: [String]
-    /// The built workspace: its commit, where the offering host serves the pack, its checks.
+    /// The tests to run, as `swift test list` named them.
+    public var tests: [TestCase]
+    /// The built workspace: its commit, the host that serves the pack, its checks.
     public var snapshot: WorkspaceSnapshot
+    /// A pull request's ref, which fetches its commit into a mirror that lacks it.
+    public var pullRef: String?
 
-    public init(integrationID: Int64, bot: String, number: Int, part: Int, parts: Int, tests: [String], snapshot: WorkspaceSnapshot) {
+    public init(
+        integrationID: Int64, bot: String, number: Int, part: Int, parts: Int, tests: [TestCase], snapshot: WorkspaceSnapshot,
+        pullRef: String? = nil
+    ) {
         self.integrationID = integrationID
         self.bot = bot
         self.number = number
@@ -40,6 +45,7 @@ public struct ShardJob: Sendable, Hashable, Codable {
         self.parts = parts
         self.tests = tests
         self.snapshot = snapshot
+        self.pullRef = pullRef
     }
 }
 
@@ -51,11 +57,15 @@ public struct ShardOutcome: Sendable, Hashable, Codable {
     /// exited as `swift test` does, its failures being in `tests`.
     public var failure: String?
     public var run: ShardRun
+    /// Where its workspace came from, for the integration's log ("from build-1's pack, 12.3 MiB
+    /// in 0.3 s").
+    public var note: String?
 
-    public init(tests: [TestCase], failure: String? = nil, run: ShardRun) {
+    public init(tests: [TestCase], failure: String? = nil, run: ShardRun, note: String? = nil) {
         self.tests = tests
         self.failure = failure
         self.run = run
+        self.note = note
     }
 }
 

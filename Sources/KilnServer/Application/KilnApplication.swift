@@ -136,7 +136,7 @@ public struct KilnApplication: Sendable {
             executors: config.executors,
             logger: logger, clock: clock, toolchains: config.toolchains,
             snapshots: WorkspaceSnapshots(layout: layout, host: config.host, maxSize: config.cacheMaxSize), catalog: store,
-            limits: config.limits, forkLimits: config.forkLimits)
+            limits: config.limits, forkLimits: config.forkLimits, shards: serving && config.database != nil ? store : nil)
         guard case .server(let onListening) = role else {
             return KilnApplication(
                 settings: settings, store: store, registry: registry, sequencer: sequencer, scheduler: nil, services: [], ledger: ServiceLedger(),

@@ -32,4 +32,7 @@ struct IntegrationContext: Sendable {
     let logger: Logger
     /// The names of the toolchains this host offers: `default` and its `toolchains:`.
     let offeredToolchains: [String]
+    /// The other hosts of the database, which run test shards this host has no executor for;
+    /// nil on SQLite, and for `kiln run`.
+    var shards: ShardHosts? = nil
 }

@@ -55,14 +55,19 @@ public struct IntegrationSequencer: Sendable {
     /// pull request never goes above.
     let limits: ResourceLimits
     let forkLimits: ResourceLimits
+    /// The other hosts of the database, which run test shards (and whose shards this host runs);
+    /// nil on SQLite and for `kiln run`.
+    let shards: ShardHosts?
 
     public init(
         store: any IntegrationQueue & IntegrationRecords & LogsAndAssets, mirrors: Mirrors, layout: DataDirectory,
         serverEnvironment: [String: String],
         secretFiles: @escaping @Sendable () async -> [String], bisects: Bool = true, executors: Int = 1, logger: Logger,
         clock: WallClock = .system, toolchains: [String: String] = [:], snapshots: WorkspaceSnapshots? = nil,
-        catalog: (any WorkspaceCatalog)? = nil, limits: ResourceLimits = .serverDefaults, forkLimits: ResourceLimits = .forkDefaults
+        catalog: (any WorkspaceCatalog)? = nil, limits: ResourceLimits = .serverDefaults, forkLimits: ResourceLimits = .forkDefaults,
+        shards: (any ShardQueue & HostRegistry)? = nil
     ) {
+        self.shards = shards.flatMap { store in snapshots.map { ShardHosts(store: store, host: $0.host, logger: logger) } }
         self.limits = limits
         self.forkLimits = forkLimits
         // KILN_MODULE_CACHES: one folder of module cache templates for several data directories
@@ -99,7 +104,7 @@ public struct IntegrationSequencer: Sendable {
     var context: IntegrationContext {
         IntegrationContext(
             store: store, clock: clock, mirrors: mirrors, dependencies: dependencies, layout: layout, logger: logger,
-            offeredToolchains: offeredToolchains)
+            offeredToolchains: offeredToolchains, shards: shards)
     }
 
     /// Runs the claimed integration of `bot` and returns it completed; nil when the claim was

@@ -58,7 +58,10 @@ extension IntegrationSteps {
             if bot.test.shards == .auto { await log.note("test.shards: auto: one part (no executor of this host is idle)") }
             return try await plain()
         }
-        await log.header(Self.shardsHeader(parts: parts.count, lent: lent))
+        // The parts no executor of this host is idle for go to other hosts' idle ones, when
+        // there are (PostgreSQL), rather than run beside the others here.
+        let elsewhere = await partsElsewhere(parts.count - 1 - lent, watch: watch)
+        await log.header(Self.shardsHeader(parts: parts.count, lent: lent, elsewhere: elsewhere))
         for (index, part) in parts.enumerated() {
             let recorded = part.compactMap { durations[TestRerun.filterKey($0)] }.reduce(0, +)
             let new = part.filter { durations[TestRerun.filterKey($0)] == nil }.count
@@ -69,8 +72,14 @@ extension IntegrationSteps {
         let (host, clock) = (integration.host ?? "", context.clock.monotonic)
         let tested: Result<TestOutput, Stop>
         do throws(Stop) {
-            tested = .success(
-                try await attempt { [commit] in try await package.test(shards: parts, commit: commit, watch: watch, host: host, clock: clock) })
+            if elsewhere > 0 {
+                tested = .success(
+                    try await testHereAndElsewhere(
+                        package, here: Array(parts.dropLast(elsewhere)), elsewhere: Array(parts.suffix(elsewhere)), commit: commit, watch: watch))
+            } else {
+                tested = .success(
+                    try await attempt { [commit] in try await package.test(shards: parts, commit: commit, watch: watch, host: host, clock: clock) })
+            }
         } catch {
             tested = .failure(error)
         }
@@ -79,9 +88,10 @@ extension IntegrationSteps {
     }
 
     /// What the log says of the shards before they start: on how many executors they run.
-    static func shardsHeader(parts: Int, lent: Int) -> String {
-        let beside = parts - 1 - lent
+    static func shardsHeader(parts: Int, lent: Int, elsewhere: Int = 0) -> String {
+        let beside = parts - 1 - lent - elsewhere
         let crowded = beside > 0 ? "; \(CountText.of(beside, "shard")) beside them, no executor being idle for it" : ""
-        return "\(parts) shards at once: on this executor and \(CountText.of(lent, "idle executor")) of this host\(crowded)"
+        let others = elsewhere > 0 ? ", and \(CountText.of(elsewhere, "idle executor")) of other hosts" : ""
+        return "\(parts) shards at once: on this executor and \(CountText.of(lent, "idle executor")) of this host\(others)\(crowded)"
     }
 }

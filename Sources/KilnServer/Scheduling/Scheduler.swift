@@ -84,6 +84,10 @@ public actor Scheduler: Service {
     var promised = 0
     /// Executors lent to running integrations' test shards (`SpareExecutors`).
     var lent = 0
+    /// The workspace slots of other hosts' test shards running here (`runShard`), and until when
+    /// this host claims none after one it could not set up (the part's own host takes it back).
+    var shardSlots: Set<Int> = []
+    var shardsPausedUntil: ContinuousClock.Instant?
     var wake: AsyncStream<Void>.Continuation?
     /// Whether this host holds the schedule lease (polls and periodic schedules run on one host),
     /// and when it looks again.
@@ -140,7 +144,7 @@ public actor Scheduler: Service {
     /// starts it: `kiln trigger`'s integration skips a transaction and the change feed's round
     /// trip to this scheduler.
     public func queueAndStart(_ request: QueueRequest, of bot: Bot) async throws(StoreError) -> QueueOutcome {
-        guard let wake, running.count + promised + lent < settings.executors else { return try await store.enqueue(request, now: clock.now) }
+        guard let wake, occupied < settings.executors else { return try await store.enqueue(request, now: clock.now) }
         // Promised across the awaits, so that the dispatch loop does not claim for it meanwhile.
         promised += 1
         defer { promised -= 1 }
@@ -202,10 +206,18 @@ public actor Scheduler: Service {
                     stopsToCheck = false
                     await stopCanceled()
                 }
-                while running.count + promised + lent < settings.executors, let (claim, bot) = await claim() {
+                while occupied < settings.executors, let (claim, bot) = await claim() {
                     let (stops, stop) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
                     running[claim.id] = (claim, stop)
                     start(claim, of: bot, until: stops)
+                }
+                // An executor nothing queued here needs runs a part of another host's tests.
+                while occupied < settings.executors, let (shard, bot, slot) = await claimShard() {
+                    group.addTask {
+                        let ran = await self.sequencer.runShard(shard, of: bot, slot: slot)
+                        await self.shardEnded(slot: slot, ran: ran)
+                        wake.yield()
+                    }
                 }
             }
         }
@@ -229,7 +241,7 @@ public actor Scheduler: Service {
     }
 
     /// Executors running an integration, or its test shards, now.
-    public var busy: Int { running.count + lent }
+    public var busy: Int { running.count + lent + shardSlots.count }
 
     /// Stops the running integrations someone asked to stop (cancel-superseded, a closed pull
     /// request), and those this host no longer holds (another host took it as gone).

@@ -44,7 +44,7 @@ actor IdleExecutors: SpareExecutors {
 /// The scheduler lends the executors no integration holds or is promised.
 extension Scheduler: SpareExecutors {
     func borrow(upTo count: Int) -> Int {
-        let lending = min(max(0, count), max(0, settings.executors - running.count - promised - lent))
+        let lending = min(max(0, count), max(0, settings.executors - occupied))
         lent += lending
         return lending
     }

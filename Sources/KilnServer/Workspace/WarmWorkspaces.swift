@@ -116,15 +116,7 @@ struct WarmWorkspaces: Sendable {
         let partial = "\(directory)/\(remote.cell).\(UUID().uuidString).fetched"
         // a leftover download is replaced by the next one and swept with cache.max-size
         defer { try? FileManager.default.removeItem(atPath: partial) }
-        let secret: String
-        do {
-            secret = try await catalog.clusterSecret()
-        } catch {
-            throw .failed("reading the hosts' secret: \(error)")
-        }
-        let url = "\(address)/hosts/snapshots/\(remote.bot)/\(remote.cell)/\(remote.sha256)"
-        let outcome = await download.get(url, headers: ["\(WorkspaceSnapshot.secretHeader): \(secret)"], to: partial)
-        if let error = outcome.error { throw .failed("fetching it from \(address): \(error)") }
+        try await download(remote, from: address, to: partial)
         try await snapshots.unpack(remote, from: partial, into: workspace, swiftVersion: swiftVersion)
         var kept = remote
         kept.host = snapshots.host
@@ -138,6 +130,20 @@ struct WarmWorkspaces: Sendable {
         await logger.bestEffort(
             "recording a fetched snapshot of \(remote.bot)", loses: "other hosts fetch it from its maker only",
             { [catalog] () async throws(StoreError) in try await catalog.recordSnapshot(kept) })
+    }
+
+    /// Downloads the pack of `snapshot` from the host serving it at `address` into `file`,
+    /// showing the hosts' secret; the caller checks it (`WorkspaceSnapshots.unpack`).
+    func download(_ snapshot: WorkspaceSnapshot, from address: String, to file: String) async throws(SnapshotError) {
+        let secret: String
+        do {
+            secret = try await catalog.clusterSecret()
+        } catch {
+            throw .failed("reading the hosts' secret: \(error)")
+        }
+        let url = "\(address)/hosts/snapshots/\(snapshot.bot)/\(snapshot.cell)/\(snapshot.sha256)"
+        let outcome = await download.get(url, headers: ["\(WorkspaceSnapshot.secretHeader): \(secret)"], to: file)
+        if let error = outcome.error { throw .failed("fetching it from \(address): \(error)") }
     }
 
     /// After `integration` (a branch's, or a cell of one) was recorded, in `workspace`, which the

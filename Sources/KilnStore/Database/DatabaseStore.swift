@@ -285,16 +285,4 @@ public final class DatabaseStore<Engine: StoreEngine>: Store, StoreRole {
     }
     @discardableResult
     public func pruneAudit(before: Date) async throws(StoreError) -> Int { try await auditStore.pruneAudit(before: before) }
-
-    // MARK: ShardQueue
-    public func offerShards(_ jobs: [ShardJob], now: Date) async throws(StoreError) { try await shardStore.offerShards(jobs, now: now) }
-    public func claimShard(host: String, bots: Set<String>, now: Date) async throws(StoreError) -> ShardState? {
-        try await shardStore.claimShard(host: host, bots: bots, now: now)
-    }
-    @discardableResult
-    public func completeShard(integrationID: Int64, part: Int, host: String, outcome: ShardOutcome) async throws(StoreError) -> Bool {
-        try await shardStore.completeShard(integrationID: integrationID, part: part, host: host, outcome: outcome)
-    }
-    public func shards(of integrationID: Int64) async throws(StoreError) -> [ShardState] { try await shardStore.shards(of: integrationID) }
-    public func withdrawShards(of integrationID: Int64) async throws(StoreError) { try await shardStore.withdrawShards(of: integrationID) }
 }

@@ -25,14 +25,18 @@ extension ShardStore {
         let columns = ["integration_id", "part", "bot", "job", "attempts", "offered_at"]
         let arguments = jobs.flatMap { job in [job.integrationID, job.part, job.bot, JSON.encode(job), 0, now] as [any SQLBindable] }
         try await write("offering \(jobs.count) test shards of \(jobs[0].bot) #\(jobs[0].number)", notify: .queue) { db in
+            // Those of integrations that ended without withdrawing theirs (their host went silent).
+            try db.execute("DELETE FROM test_shard WHERE integration_id IN (SELECT id FROM integration WHERE step = 'completed')")
             try db.execute(
                 "INSERT INTO test_shard (\(columns.joined(separator: ", "))) VALUES \(placeholders(rows: jobs.count, of: columns.count))", arguments)
         }
     }
 
-    public func claimShard(host: String, bots: Set<String>, now: Date) async throws(StoreError) -> ShardState? {
+    public func claimShard(host: String, bots: Set<String>, of integrationID: Int64?, now: Date) async throws(StoreError) -> ShardState? {
         guard !bots.isEmpty else { return nil }
         let names = bots.sorted()
+        let arguments: [any SQLBindable] = names + (integrationID.map { [$0] } ?? [])
+        let only = integrationID == nil ? "" : " AND test_shard.integration_id = ?"
         return try await write("claiming a test shard") { db in
             // Free: never claimed, or claimed by a host whose lease ran out. Of an integration
             // still running: one that ended (or was taken over from a silent host) has no use for it.
@@ -41,12 +45,12 @@ extension ShardStore {
                     """
                     SELECT test_shard.integration_id, test_shard.part FROM test_shard
                     JOIN integration ON integration.id = test_shard.integration_id
-                    WHERE test_shard.outcome IS NULL AND test_shard.bot IN (\(placeholders(names.count)))
+                    WHERE test_shard.outcome IS NULL AND test_shard.bot IN (\(placeholders(names.count)))\(only)
                         AND integration.step NOT IN ('pending', 'completed')
                         AND (test_shard.claimed_by IS NULL OR test_shard.claimed_by NOT IN
                             (SELECT name FROM host WHERE last_heard + lease >= \(db.dialect.now)))
                     ORDER BY test_shard.offered_at, test_shard.integration_id, test_shard.part LIMIT 1\(db.dialect.lockSkippingLocked())
-                    """, names
+                    """, arguments
                 ).first
             else { return nil }
             let claimed = try db.row(
@@ -63,6 +67,14 @@ extension ShardStore {
             try db.execute(
                 "UPDATE test_shard SET outcome = ? WHERE integration_id = ? AND part = ? AND claimed_by = ? AND outcome IS NULL",
                 JSON.encode(outcome), integrationID, part, host) > 0
+        }
+    }
+
+    public func releaseShard(integrationID: Int64, part: Int, host: String) async throws(StoreError) {
+        try await write("giving back test shard \(part) of integration \(integrationID)", notify: .queue) { db in
+            try db.execute(
+                "UPDATE test_shard SET claimed_by = NULL WHERE integration_id = ? AND part = ? AND claimed_by = ? AND outcome IS NULL",
+                integrationID, part, host)
         }
     }
 

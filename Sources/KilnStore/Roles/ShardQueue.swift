@@ -22,12 +22,18 @@ import KilnCore
 ///
 /// Threading and errors as `Store` says.
 public protocol ShardQueue: Sendable {
-    /// Offers `jobs`, parts of one integration's testing step.
+    /// Offers `jobs`, parts of one integration's testing step (and forgets the parts of
+    /// integrations that have ended).
     func offerShards(_ jobs: [ShardJob], now: Date) async throws(StoreError)
 
-    /// Claims for `host` the oldest part of a running integration of one of `bots` that no live
-    /// host holds and that has no outcome yet; nil when there is none.
-    func claimShard(host: String, bots: Set<String>, now: Date) async throws(StoreError) -> ShardState?
+    /// Claims for `host` the oldest part of a running integration of one of `bots` (of
+    /// integration `integrationID` alone, when given) that no live host holds and that has no
+    /// outcome yet; nil when there is none.
+    func claimShard(host: String, bots: Set<String>, of integrationID: Int64?, now: Date) async throws(StoreError) -> ShardState?
+
+    /// Gives back part `part` of integration `integrationID`, which `host` claimed and cannot run
+    /// (its commit or pack out of reach): another host, or the integration's own, claims it.
+    func releaseShard(integrationID: Int64, part: Int, host: String) async throws(StoreError)
 
     /// Records the outcome of part `part` of integration `integrationID`, which `host` claimed;
     /// false when its claim no longer holds (another host took it, its host being silent) or the

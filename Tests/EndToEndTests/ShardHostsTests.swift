@@ -1,0 +1,111 @@
+//===----------------------------------------------------------------------===//
+//
+// This source file is part of the Kiln open source project
+//
+// Copyright (c) 2026 the Kiln project authors
+// Licensed under Apache License v2.0
+//
+// See LICENSE for license information
+//
+// SPDX-License-Identifier: Apache-2.0
+//
+//===----------------------------------------------------------------------===//
+
+import Foundation
+import KilnCore
+import KilnStore
+import KilnTestSupport
+import Testing
+
+/// `test.shards` across the hosts of one PostgreSQL database: a part no executor of the
+/// integration's host is idle for runs on another host's, from a pack of the built workspace.
+@Suite("Shards on other hosts: from a pack of the built workspace, again elsewhere when a host dies")
+struct ShardHostsTests {
+    /// A `kiln serve` named `name` on the database at `url`, its bots' first build warm from the
+    /// run's shared build of the fixture (`FixtureSeed`).
+    static func serve(_ name: String, url: String, bots: [String: String]) async throws -> ServedHome {
+        let home = try TemporaryDirectory()
+        try home.write("kiln.yml", "executors: 1\ndatabase: {url: '\(url)'}\nhost: \(name)\nhost-lease: 4s\n")
+        for (bot, text) in bots { try home.write("Bots/\(bot).yml", text) }
+        try await FixtureSeed.shared.install(bot: "app", into: home.url(".kiln"))
+        let served = ServedHome(home: home, server: try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path))
+        _ = try await served.server.waitForPort()
+        return served
+    }
+
+    /// `tests` as "Suite.name status", sorted.
+    static func results(_ tests: [TestCase]) -> [String] { tests.map { "\($0.suite).\($0.name) \($0.status.rawValue)" }.sorted() }
+
+    @Test(
+        "Two hosts of one executor each: shards: 2 runs one part on each (the other host's from the pack, no second build), each test once; the other host killed mid-part, its part runs again on the integration's host"
+    )
+    func twoHosts() async throws {
+        let url = try await PostgresServer.shared.database()
+        let package = try FixturePackage()
+        let repo = package.repository
+        try repo.commit(
+            "Slow tests, one failing",
+            files: ["Tests/LibTests/SlowTests.swift": ShardTests.slowTests, "Tests/LibTests/LibTests.swift": FixturePackage.xctests(failing: true)])
+        let bots = ["app": "repository: {url: '\(repo.url)'}\nschedule: {poll: 0}\ntest: {shards: 2, order: as-written}\n"]
+        var hosts = [
+            "build-1": try await Self.serve("build-1", url: url, bots: bots), "build-2": try await Self.serve("build-2", url: url, bots: bots),
+        ]
+        defer { for host in hosts.values { host.server.sigkill() } }
+        let store = try await PostgresStore.open(DatabaseSettings(url: url), logsDirectory: nil)
+        defer { store.close() }
+        let first = try #require(hosts["build-1"])
+        try await first.eventually("both hosts serve") { try await store.hosts().filter { $0.address != nil }.count == 2 }
+
+        #expect(try await runProcess(Executables.kiln, ["trigger", "app"], in: first.home.path).status == 0)
+        try await first.eventually("integration #1", timeout: .seconds(240)) {
+            try await store.integration(bot: "app", number: 1)?.integration.step == .completed
+        }
+        let one = try #require(try await store.integration(bot: "app", number: 1))
+        let log = String(decoding: try await store.readLog(bot: "app", number: 1, from: 0, limit: 1 << 22) ?? [], as: UTF8.self)
+        let origin = try #require(one.integration.host)
+        let other = origin == "build-1" ? "build-2" : "build-1"
+        #expect(one.tests.count == 8 && Set(one.tests.map(\.key)).count == 8, "each test once: \(Self.results(one.tests))\n\(log)")
+        #expect(Self.results(one.tests).filter { $0.hasSuffix(" failed") } == ["MathTests.testMaybeFails failed"], "\(Self.results(one.tests))")
+        #expect(one.tests.filter { $0.suite == "SlowTests" && $0.status == .passed }.count == 4)
+        #expect(one.integration.result == .testFailures && one.integration.summary?.tests == 8)
+        #expect(log.contains("2 shards at once: on this executor and 0 idle executors of this host, and 1 idle executor of other hosts"), "\(log)")
+        #expect(log.contains("shard 2 of 2 offered to other hosts, with the built workspace packed ("), "\(log)")
+        #expect(log.contains("shard 2 of 2 ran on \(other): 4 tests in "), "\(log)")
+        #expect(log.contains("\(origin)'s pack of the build unpacked"), "\(log)")
+        let runs = one.integration.shards
+        #expect(runs.map(\.host) == [origin, other] && runs.map(\.workspace) == [.integration, .snapshot], "\(runs)")
+        // No second build: the other host never ran swift build for it (its log would say so).
+        let otherHome = try #require(hosts[other]).home
+        let otherLogs = FileManager.default.enumerator(atPath: otherHome.url(".kiln/bisect"))?.compactMap { $0 as? String } ?? []
+        #expect(otherLogs.contains { $0.hasSuffix(".log") }, "the part's log on \(other): \(otherLogs)")
+        for file in otherLogs where file.hasSuffix(".log") {
+            let text = (try? String(contentsOfFile: otherHome.url(".kiln/bisect/\(file)"), encoding: .utf8)) ?? ""
+            #expect(!text.contains("swift build"), "\(file): \(text)")
+        }
+        #expect(try await store.shards(of: one.integration.id).isEmpty, "withdrawn at the step's end")
+
+        // Again, a new commit: the host that takes the part is killed while it holds it; once its
+        // lease runs out the integration's own host runs it. None lost, none counted twice.
+        try repo.commit("Words", files: ["README.md": "slow\n"])
+        #expect(try await runProcess(Executables.kiln, ["trigger", "app"], in: first.home.path).status == 0)
+        var taken: (host: String, origin: String)?
+        try await first.eventually("a part taken by the other host", timeout: .seconds(120)) {
+            guard let running = try await store.integration(bot: "app", number: 2)?.integration, let host = running.host else { return false }
+            let held = try await store.shards(of: running.id).first { $0.claimedBy != nil && $0.claimedBy != host && $0.outcome == nil }
+            taken = held.map { ($0.claimedBy ?? "", host) }
+            return taken != nil
+        }
+        let (victim, integrationHost) = try #require(taken)
+        try #require(hosts[victim]).server.sigkill()
+        hosts[victim] = nil
+        let survivor = try #require(hosts[integrationHost])
+        try await survivor.eventually("integration #2", timeout: .seconds(120)) {
+            try await store.integration(bot: "app", number: 2)?.integration.step == .completed
+        }
+        let two = try #require(try await store.integration(bot: "app", number: 2))
+        let again = String(decoding: try await store.readLog(bot: "app", number: 2, from: 0, limit: 1 << 22) ?? [], as: UTF8.self)
+        #expect(Self.results(two.tests) == Self.results(one.tests), "the same results, each test once\n\(again)")
+        #expect(again.contains("shard 2 of 2 runs here: the host that took it went silent"), "\(again)")
+        #expect(two.integration.shards.map(\.host) == [integrationHost, integrationHost], "\(two.integration.shards)")
+    }
+}
