@@ -18,7 +18,7 @@ import KilnStore
 
 /// Measures Kiln's figures and prints them as one table.
 ///
-/// Usage: `kiln-bench [--kiln path/to/kiln] [--only config|git|integration|store|server|web|mail|hosts|many-hosts|pulls|verdicts|feedback|analyze|coverage|soundness|performance|archive|matrix|dependencies|benchmarks|sandbox|limits|warm|warm-drain|crowd]`. Work happens in a temporary directory that is removed
+/// Usage: `kiln-bench [--kiln path/to/kiln] [--only config|git|integration|store|server|web|mail|hosts|many-hosts|pulls|verdicts|feedback|shard-hosts|analyze|coverage|soundness|performance|archive|matrix|dependencies|benchmarks|sandbox|limits|warm|warm-drain|crowd]`. Work happens in a temporary directory that is removed
 /// at the end. Every figure is a median over several runs, printed beside its target and the
 /// comparison its issue names.
 @main
@@ -52,10 +52,8 @@ struct Bench {
             if wanted("many-hosts") || wanted("warm-drain") { try await WarmDrainBench(kiln: kiln, work: work).run(into: table) }
             if wanted("pulls") { try await PullRequestBench(kiln: kiln, work: work).run(into: table) }
             if wanted("verdicts") { try await VerdictsBench(kiln: kiln, work: work).run(into: table) }
-            if wanted("feedback") {
-                try await FeedbackBench(kiln: kiln, work: work).run(into: table)
-                try await FeedbackHostsBench(kiln: kiln, work: work).run(into: table)
-            }
+            if wanted("feedback") { try await FeedbackBench(kiln: kiln, work: work).run(into: table) }
+            if wanted("feedback") || wanted("shard-hosts") { try await FeedbackHostsBench(kiln: kiln, work: work).run(into: table) }
             if wanted("analyze") { try await AnalyzeBench(kiln: kiln, work: work).run(into: table) }
             if wanted("coverage") { try await CoverageBench(work: work).run(into: table) }
             if wanted("soundness") { try await SoundnessBench(kiln: kiln, work: work).run(into: table) }

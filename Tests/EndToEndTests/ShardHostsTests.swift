@@ -37,7 +37,7 @@ struct ShardHostsTests {
     static func results(_ tests: [TestCase]) -> [String] { tests.map { "\($0.suite).\($0.name) \($0.status.rawValue)" }.sorted() }
 
     @Test(
-        "Two hosts of one executor each: shards: 2 runs one part on each (the other host's from the pack, no second build), each test once; the other host killed mid-part, its part runs again on the integration's host"
+        "Two hosts of one executor each: shards: 2 runs one part on each (the other host's from the pack, no second build), each test once; the other host stopped by SIGKILL mid-part, its part runs again on the integration's host"
     )
     func twoHosts() async throws {
         let url = try await PostgresServer.shared.database()
@@ -84,7 +84,7 @@ struct ShardHostsTests {
         }
         #expect(try await store.shards(of: one.integration.id).isEmpty, "withdrawn at the step's end")
 
-        // Again, a new commit: the host that takes the part is killed while it holds it; once its
+        // Again, a new commit: the host that takes the part is stopped (SIGKILL) while it holds it; once its
         // lease runs out the integration's own host runs it. None lost, none counted twice.
         try repo.commit("Words", files: ["README.md": "slow\n"])
         #expect(try await runProcess(Executables.kiln, ["trigger", "app"], in: first.home.path).status == 0)

@@ -34,10 +34,13 @@ struct ShardQueueTests {
         let test = try await TestStore(engine)
         let store = test.store
         for host in ["build-1", "build-2", "build-3"] {
-            try await store.heartbeat(HostReport(name: host, version: "1", executors: 2, busy: 0, botsDigest: "", lease: .seconds(30)))
+            try await store.heartbeat(
+                HostReport(name: host, version: "1", executors: 2, busy: 0, botsDigest: "", lease: .seconds(30), address: "http://127.0.0.1:9"))
         }
         _ = try await store.enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: test.at(0))
         let claim = try #require(try await store.claimNext(owner: "build-1 1", now: test.at(1)))
+        #expect(try await store.idleExecutors(elsewhereThan: "build-1") == 4, "build-2's two and build-3's two")
+        #expect(try await store.idleExecutors(elsewhereThan: "build-2") == 3, "build-1 runs the integration")
         let jobs = (1...3).map {
             Self.job(claim.integration, part: $0, tests: [TestCase(suite: "AppTests", name: "testPart\($0)", status: .notRun, duration: 0)])
         }
@@ -51,6 +54,7 @@ struct ShardQueueTests {
         #expect([first, second, third].map(\.job) == jobs, "each part once, in order")
         #expect([first, second, third].map(\.attempts) == [1, 1, 1])
         #expect(try await store.claimShard(host: "build-1", bots: ["app"], of: nil, now: test.at(3)) == nil, "every part is held")
+        #expect(try await store.idleExecutors(elsewhereThan: "build-1") == 1, "build-2 holds two parts, build-3 one")
 
         let run = ShardRun(index: 1, host: "build-2", tests: 1, duration: 2.5, workspace: .snapshot)
         let passed = ShardOutcome(tests: [TestCase(suite: "AppTests", name: "testPart1", status: .passed, duration: 2.4)], run: run)

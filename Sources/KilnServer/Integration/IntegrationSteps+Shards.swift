@@ -49,13 +49,14 @@ extension IntegrationSteps {
             }
         }
         let borrowed = await spare.borrow(upTo: wanted - 1)
-        let count = bot.test.shards == .auto ? 1 + borrowed : wanted
+        // `auto`: a part for each executor idle here, and (PostgreSQL) on other hosts.
+        let count = bot.test.shards == .auto ? 1 + borrowed + (await partsElsewhere(wanted - 1 - borrowed, watch: watch)) : wanted
         let parts = TestShards.split(tests, count: count, durations: durations)
         // what the split did not use goes back at once
         let lent = min(borrowed, max(0, parts.count - 1))
         if borrowed > lent { await spare.giveBack(borrowed - lent) }
         guard parts.count > 1 else {
-            if bot.test.shards == .auto { await log.note("test.shards: auto: one part (no executor of this host is idle)") }
+            if bot.test.shards == .auto { await log.note("test.shards: auto: one part (no other executor is idle)") }
             return try await plain()
         }
         // The parts no executor of this host is idle for go to other hosts' idle ones, when

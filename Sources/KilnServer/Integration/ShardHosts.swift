@@ -29,13 +29,11 @@ struct ShardHosts: Sendable {
     let host: String
     let logger: Logger
 
-    /// How many executors the other live hosts that serve have idle, as their last heartbeats said.
+    /// How many executors the other live hosts that serve have idle now (`ShardQueue.idleExecutors`).
     func idleElsewhere() async -> Int {
-        let hosts =
-            await logger.bestEffort(
-                "reading the other hosts' idle executors", loses: "the test shards run on this host",
-                { [store] () async throws(StoreError) in try await store.hosts() }) ?? []
-        return hosts.filter { $0.name != host && !$0.gone && $0.address != nil }.reduce(0) { $0 + max(0, $1.executors - $1.busy) }
+        await logger.bestEffort(
+            "reading the other hosts' idle executors", loses: "the test shards run on this host",
+            { [store, host] () async throws(StoreError) in try await store.idleExecutors(elsewhereThan: host) }) ?? 0
     }
 
     /// Where the live host `name` serves other hosts; nil when it is not known to serve.

@@ -27,5 +27,8 @@ extension DatabaseStore {
         try await shardStore.completeShard(integrationID: integrationID, part: part, host: host, outcome: outcome)
     }
     public func shards(of integrationID: Int64) async throws(StoreError) -> [ShardState] { try await shardStore.shards(of: integrationID) }
+    public func idleExecutors(elsewhereThan host: String) async throws(StoreError) -> Int {
+        try await shardStore.idleExecutors(elsewhereThan: host)
+    }
     public func withdrawShards(of integrationID: Int64) async throws(StoreError) { try await shardStore.withdrawShards(of: integrationID) }
 }

@@ -84,6 +84,20 @@ extension ShardStore {
         }
     }
 
+    public func idleExecutors(elsewhereThan host: String) async throws(StoreError) -> Int {
+        try await readStatement("reading the other hosts' idle executors") { db in
+            try db.rows(
+                """
+                SELECT host.executors
+                    - (SELECT count(*) FROM integration WHERE integration.host = host.name AND integration.step NOT IN ('pending', 'completed'))
+                    - (SELECT count(*) FROM test_shard WHERE test_shard.claimed_by = host.name AND test_shard.outcome IS NULL) AS idle
+                FROM host WHERE host.name <> ? AND host.address IS NOT NULL AND host.executors > 0
+                    AND host.last_heard + host.lease >= \(db.dialect.now)
+                """, host
+            ).reduce(0) { $0 + max(0, $1["idle"] as Int) }
+        }
+    }
+
     public func withdrawShards(of integrationID: Int64) async throws(StoreError) {
         try await write("withdrawing the test shards of integration \(integrationID)", notify: nil) { db in
             try db.execute("DELETE FROM test_shard WHERE integration_id = ?", integrationID)

@@ -44,6 +44,11 @@ public protocol ShardQueue: Sendable {
     /// The parts offered for integration `integrationID`, in order.
     func shards(of integrationID: Int64) async throws(StoreError) -> [ShardState]
 
+    /// How many executors the live hosts other than `host` that serve other hosts have idle:
+    /// theirs less the integrations they run and the parts they hold, as the store has it now
+    /// (a heartbeat's `busy` is seconds old: a host that just took parts still says it is idle).
+    func idleExecutors(elsewhereThan host: String) async throws(StoreError) -> Int
+
     /// Withdraws the parts of integration `integrationID`: its testing step has ended.
     func withdrawShards(of integrationID: Int64) async throws(StoreError)
 }
