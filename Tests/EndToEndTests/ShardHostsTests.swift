@@ -37,7 +37,7 @@ struct ShardHostsTests {
     static func results(_ tests: [TestCase]) -> [String] { tests.map { "\($0.suite).\($0.name) \($0.status.rawValue)" }.sorted() }
 
     @Test(
-        "Two hosts of one executor each: shards: 2 runs one part on each (the other host's from the pack, no second build), each test once; the other host stopped by SIGKILL mid-part, its part runs again on the integration's host"
+        "Two hosts of one executor each: shards: 2 runs one part on each (the other host's from the pack, no second build), each test once; the other host stopped by SIGKILL mid-part, its part runs again on the integration's host; shards: auto counts the other host's idle executor"
     )
     func twoHosts() async throws {
         let url = try await PostgresServer.shared.database()
@@ -51,6 +51,7 @@ struct ShardHostsTests {
             "build-1": try await Self.serve("build-1", url: url, bots: bots), "build-2": try await Self.serve("build-2", url: url, bots: bots),
         ]
         defer { for host in hosts.values { host.server.sigkill() } }
+        let homes = hosts.mapValues(\.home)
         let store = try await PostgresStore.open(DatabaseSettings(url: url), logsDirectory: nil)
         defer { store.close() }
         let first = try #require(hosts["build-1"])
@@ -107,5 +108,25 @@ struct ShardHostsTests {
         #expect(Self.results(two.tests) == Self.results(one.tests), "the same results, each test once\n\(again)")
         #expect(again.contains("shard 2 of 2 runs here: the host that took it went silent"), "\(again)")
         #expect(two.integration.shards.map(\.host) == [integrationHost, integrationHost], "\(two.integration.shards)")
+
+        // Back, with shards: auto: the 12 s recorded are worth two parts, and auto counts the
+        // other host's idle executor.
+        for home in homes.values {
+            try home.write("Bots/app.yml", bots["app", default: ""].replacingOccurrences(of: "shards: 2", with: "shards: auto"))
+        }
+        let home = try #require(homes[victim])
+        hosts[victim] = ServedHome(home: home, server: try ServerProcess(arguments: ["serve", "--listen", "127.0.0.1:0"], in: home.path))
+        try await survivor.eventually("both hosts serve the same bots") {
+            let live = try await store.hosts().filter { !$0.gone && $0.address != nil }
+            return live.count == 2 && Set(live.map(\.botsDigest)).count == 1
+        }
+        #expect(try await runProcess(Executables.kiln, ["trigger", "app"], in: survivor.home.path).status == 0)
+        try await survivor.eventually("integration #3", timeout: .seconds(120)) {
+            try await store.integration(bot: "app", number: 3)?.integration.step == .completed
+        }
+        let three = try #require(try await store.integration(bot: "app", number: 3))
+        let auto = String(decoding: try await store.readLog(bot: "app", number: 3, from: 0, limit: 1 << 22) ?? [], as: UTF8.self)
+        #expect(auto.contains("2 shards at once: on this executor and 0 idle executors of this host, and 1 idle executor of other hosts"), "\(auto)")
+        #expect(Set(three.integration.shards.map(\.host)).count == 2 && Self.results(three.tests) == Self.results(one.tests), "\(auto)")
     }
 }
