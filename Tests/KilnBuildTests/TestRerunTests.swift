@@ -264,4 +264,17 @@ struct TestRerunTests {
         #expect(TestShards.worth(recorded: 60, tests: 3) == 3, "no part without a test")
         #expect(TestShards.worth(recorded: 100_000, tests: 10_000) == TestShardCount.most)
     }
+
+    @Test(
+        "A run of XCTest's tests then Swift Testing's ends as the first end that was not a success, but as stopped when fail-fast stopped the second at once"
+    )
+    func endOfTwoRuns() {
+        #expect(PackageBuild.end(xctest: .exited(0), swiftTesting: .exited(1)) == .exited(1))
+        #expect(PackageBuild.end(xctest: .exited(1), swiftTesting: .exited(0)) == .exited(1))
+        #expect(PackageBuild.end(xctest: .signaled(11), swiftTesting: .exited(1)) == .signaled(11))
+        // XCTest's failing test ended its process before the stop reached it; Swift Testing's
+        // run was stopped as it started: its tests are to be named not run.
+        #expect(PackageBuild.end(xctest: .exited(1), swiftTesting: .stopped) == .stopped)
+        #expect(PackageBuild.end(xctest: .stopped, swiftTesting: .exited(0)) == .stopped)
+    }
 }

@@ -95,7 +95,17 @@ extension PackageBuild {
         // A binary without any Swift Testing test ends EX_UNAVAILABLE: no test found, which
         // `swift test` takes for success, as XCTest's pass does its empty run.
         if swiftTesting.end == .exited(TestRerun.noTestsFound), swiftTesting.tests.isEmpty { swiftTesting.end = .exited(0) }
-        return (xctest.tests + swiftTesting.tests, xctest.reports + swiftTesting.reports, xctest.end.succeeded ? swiftTesting.end : xctest.end)
+        return (
+            xctest.tests + swiftTesting.tests, xctest.reports + swiftTesting.reports, Self.end(xctest: xctest.end, swiftTesting: swiftTesting.end)
+        )
+    }
+
+    /// How a run of XCTest's tests, then Swift Testing's, ended: the first end that was not a
+    /// success; but stopped when Swift Testing's was (`test.fail-fast`: a failure XCTest's run
+    /// told of as it exited stopped the next run at once), so that the tests it did not reach are
+    /// named not run.
+    static func end(xctest: ProcessEnd, swiftTesting: ProcessEnd) -> ProcessEnd {
+        swiftTesting == .stopped || xctest.succeeded ? swiftTesting : xctest
     }
 
     /// XCTest's tests by their specifiers (`Module.Class/test`, found in the binary's own list:
@@ -131,7 +141,7 @@ extension PackageBuild {
                 + swiftTesting.flatMap { ["--filter", TestRerun.pattern(for: $0)] }
             let run = try await runTests(StepCommand(binary, arguments), commit: commit, watch: watch, stoppable: true)
             found += run.tests
-            if end.succeeded { end = run.end }
+            end = Self.end(xctest: end, swiftTesting: run.end)
         }
         return (found, end)
     }
