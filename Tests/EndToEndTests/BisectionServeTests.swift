@@ -103,7 +103,9 @@ struct BisectionServeTests {
         for number in bisection.integrations {
             let log = (try? String(contentsOfFile: served.home.url(".kiln/logs/app/\(number).log"), encoding: .utf8)) ?? "no log"
             let issues = try await store.integration(bot: "app", number: number)?.issues.map(\.message) ?? []
-            measured.append("#\(number): \(log.split(separator: "\n").filter { $0.contains("measured") || $0.hasPrefix("===") }) \(issues)")
+            measured.append(
+                "#\(number): \(log.split(separator: "\n").filter { $0.contains("measured") || $0.hasPrefix("===") || $0.hasPrefix("checked out") || $0.contains("Compiling") || $0.hasPrefix("Build complete") || $0.hasPrefix("***") }) \(issues)"
+            )
         }
         #expect(
             bisection.state == .found && bisection.culprit == culprit,

@@ -98,7 +98,8 @@ struct KillRecoveryTests {
         #expect(
             try controlGroups(of: first.processIdentifier).isEmpty,
             "the groups the server stopped with SIGKILL left are removed on restart: \(groups)")
-        #expect(second.standardError.contains("removed the control groups an ended Kiln left"), "\(second.standardError)")
+        // Removed by whichever Kiln starts next on the machine: this restart, or another test's
+        // server that came first (the log line is that Kiln's). Which one did is not asserted.
         try await restarted.eventually("the webhook queued before the stop to be integrated") {
             try await restarted.integrations("next").first?.step == .completed
         }

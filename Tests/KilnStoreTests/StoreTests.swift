@@ -33,7 +33,7 @@ struct StoreMigrationTests {
                     "v12: bisect workspaces", "v13: queue order", "v14: matrix cells", "v15: dependencies", "v16: access", "v17: retention index",
                     "v18: analyzer checks", "v19: reviews", "v20: workspace snapshots", "v21: audit trail", "v22: reasons as data",
                     "v23: mail response code", "v24: bisection failures as data", "v25: reruns", "v26: one outbox", "v27: test progress",
-                    "v28: test shards", "v29: approval", "v30: patch coverage",
+                    "v28: test shards", "v29: approval", "v30: patch coverage", "v31: test shard queue",
                 ])
             #expect(try await store.integrityCheck() == "ok")
         case let store as PostgresStore:
@@ -44,7 +44,7 @@ struct StoreMigrationTests {
                     "v12: bisect workspaces", "v13: queue order", "v14: matrix cells", "v15: dependencies", "v16: access", "v17: retention index",
                     "v18: analyzer checks", "v19: reviews", "v20: workspace snapshots", "v21: audit trail", "v22: reasons as data",
                     "v23: mail response code", "v24: bisection failures as data", "v25: reruns", "v26: one outbox", "v27: test progress",
-                    "v28: test shards", "v29: approval", "v30: patch coverage",
+                    "v28: test shards", "v29: approval", "v30: patch coverage", "v31: test shard queue",
                 ])
         default:
             Issue.record("not a store of either engine")
@@ -161,7 +161,7 @@ struct StoreMigrationTests {
                     "v12: bisect workspaces", "v13: queue order", "v14: matrix cells", "v15: dependencies", "v16: access", "v17: retention index",
                     "v18: analyzer checks", "v19: reviews", "v20: workspace snapshots", "v21: audit trail", "v22: reasons as data",
                     "v23: mail response code", "v24: bisection failures as data", "v25: reruns", "v26: one outbox", "v27: test progress",
-                    "v28: test shards", "v29: approval", "v30: patch coverage",
+                    "v28: test shards", "v29: approval", "v30: patch coverage", "v31: test shard queue",
                 ])
         }
         _ = try await stores[0].enqueue(QueueRequest(bot: "app", cause: .manual, branch: "main"), now: Date())
