@@ -37,7 +37,7 @@ struct ShardHostsTests {
     static func results(_ tests: [TestCase]) -> [String] { tests.map { "\($0.suite).\($0.name) \($0.status.rawValue)" }.sorted() }
 
     @Test(
-        "Two hosts of one executor each: shards: 2 runs one part on each (the other host's from the pack, no second build), each test once; the other host stopped by SIGKILL mid-part, its part runs again on the integration's host; shards: auto counts the other host's idle executor"
+        "Two hosts of one executor each: shards: 2 runs one part on each (the other host's from the pack, no second build), each test once; the other host stopped by SIGKILL mid-part, its part runs again on the integration's host; shards: auto counts the other host's idle executor; canceled, the other host's part stops too"
     )
     func twoHosts() async throws {
         let url = try await PostgresServer.shared.database()
@@ -69,6 +69,7 @@ struct ShardHostsTests {
         #expect(Self.results(one.tests).filter { $0.hasSuffix(" failed") } == ["MathTests.testMaybeFails failed"], "\(Self.results(one.tests))")
         #expect(one.tests.filter { $0.suite == "SlowTests" && $0.status == .passed }.count == 4)
         #expect(one.integration.result == .testFailures && one.integration.summary?.tests == 8)
+        #expect(one.integration.progress == TestProgress(tests: 8, failed: 1), "the other host's part counted as it came back")
         #expect(log.contains("2 shards at once: on this executor and 0 idle executors of this host, and 1 idle executor of other hosts"), "\(log)")
         #expect(log.contains("shard 2 of 2 offered to other hosts, with the built workspace packed ("), "\(log)")
         #expect(log.contains("shard 2 of 2 ran on \(other): 4 tests in "), "\(log)")
@@ -128,5 +129,34 @@ struct ShardHostsTests {
         let auto = String(decoding: try await store.readLog(bot: "app", number: 3, from: 0, limit: 1 << 22) ?? [], as: UTF8.self)
         #expect(auto.contains("2 shards at once: on this executor and 0 idle executors of this host, and 1 idle executor of other hosts"), "\(auto)")
         #expect(Set(three.integration.shards.map(\.host)).count == 2 && Self.results(three.tests) == Self.results(one.tests), "\(auto)")
+        // The other host's part counted as it came back, before the step ended.
+        #expect(three.integration.progress == TestProgress(tests: 8, failed: 1), "\(String(describing: three.integration.progress))\n\(auto)")
+
+        // Canceled while the other host runs its part, slow now (30 s a test): that part stops too,
+        // within seconds, and frees its executor; nothing of it is recorded.
+        try repo.commit("Slower", files: ["Tests/LibTests/SlowTests.swift": ShardTests.slowTests.replacingOccurrences(of: "3)", with: "30)")])
+        for home in homes.values { try? FileManager.default.removeItem(atPath: home.url(".kiln/bisect/app")) }
+        #expect(try await runProcess(Executables.kiln, ["trigger", "app"], in: survivor.home.path).status == 0)
+        var remote: (host: String, log: String)?
+        try await survivor.eventually("the other host's part to start its tests", timeout: .seconds(120)) {
+            guard let running = try await store.integration(bot: "app", number: 4)?.integration, let host = running.host,
+                let held = try await store.shards(of: running.id).first(where: { $0.claimedBy != nil && $0.claimedBy != host }),
+                let name = held.claimedBy, let home = homes[name]
+            else { return false }
+            // its one executor runs it in the first shard slot
+            let log = home.url(".kiln/bisect/app/10000.log")
+            remote = (name, log)
+            return ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("Test Suite 'Selected tests' started")
+        }
+        let (busyHost, partLog) = try #require(remote)
+        _ = try await store.cancel(bot: "app", number: 4, reason: .canceledFromWeb(token: nil), now: Date())
+        try await survivor.eventually("integration #4 canceled", timeout: .seconds(30)) {
+            try await store.integration(bot: "app", number: 4)?.integration.result == .canceled
+        }
+        try await survivor.eventually("the other host's executor free again", timeout: .seconds(20)) {
+            try await store.hosts().first { $0.name == busyHost }?.busy == 0
+        }
+        let stopped = (try? String(contentsOfFile: partLog, encoding: .utf8)) ?? ""
+        #expect(!stopped.contains("Test Suite 'Selected tests' passed") && !stopped.contains("Test Suite 'Selected tests' failed"), "\(stopped)")
     }
 }

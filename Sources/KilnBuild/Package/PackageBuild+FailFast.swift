@@ -58,13 +58,25 @@ public final class TestWatch: Sendable {
         record(counted)
     }
 
-    /// Counts tests that ended; returns whether any of them failed (and `record` was told).
-    func heard(ended: Int, failed: Int) -> Bool {
-        let now = progress.withLock { progress in
+    /// Adds tests that ended to the count: the count now.
+    private func count(ended: Int, failed: Int) -> TestProgress {
+        progress.withLock { progress in
             progress.tests += ended
             progress.failed += failed
             return progress
         }
+    }
+
+    /// Counts the tests of a part of the step that ran on another host (`test.shards`), when
+    /// it is back, and tells `record` the count: a whole part's arrival is news even without a
+    /// failure.
+    public func heardElsewhere(ended: Int, failed: Int) {
+        record(count(ended: ended, failed: failed))
+    }
+
+    /// Counts tests that ended; returns whether any of them failed (and `record` was told).
+    func heard(ended: Int, failed: Int) -> Bool {
+        let now = count(ended: ended, failed: failed)
         guard failed > 0 else { return false }
         record(now)
         return true

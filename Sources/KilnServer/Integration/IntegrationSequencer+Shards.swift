@@ -27,10 +27,22 @@ extension IntegrationSequencer {
     /// integrations and bisections use.
     static func shardSlot(_ index: Int) -> Int { 10_000 + index }
 
-    /// Runs `shard` of `bot` in workspace slot `slot`; returns once its outcome is recorded or it
-    /// went back. False when it went back (this host should not claim it again).
-    func runShard(_ shard: ShardState, of bot: Bot, slot: Int) async -> Bool {
-        guard let shards, let warm else { return false }
+    /// How a part run here ended.
+    enum ShardEnd: Sendable {
+        /// Its outcome is recorded.
+        case recorded
+        /// It could not be set up or run here, and went back (this host should not claim again
+        /// at once).
+        case gaveBack
+        /// It was no longer this host's (its integration's testing step ended, or another host
+        /// took it, this one taken for gone): stopped, nothing recorded.
+        case dropped
+    }
+
+    /// Runs `shard` of `bot` in workspace slot `slot`; returns once its outcome is recorded, it
+    /// went back, or it is no longer this host's.
+    func runShard(_ shard: ShardState, of bot: Bot, slot: Int) async -> ShardEnd {
+        guard let shards, let warm else { return .gaveBack }
         let job = shard.job
         let began = clock.monotonic.now
         let log = IntegrationLog(path: layout.workspace(of: bot.name, slot: slot) + ".log", secrets: [])
@@ -47,7 +59,12 @@ extension IntegrationSequencer {
         let package = PackageBuild(workspace: workspace, layout: layout).shard(job.part)
         let output: TestOutput
         do {
-            output = try await package.test(only: job.tests, commit: job.snapshot.commit)
+            guard let tested = try await whileHeld(job, shards: shards, { try await package.test(only: job.tests, commit: job.snapshot.commit) })
+            else {
+                await log.close()
+                return .dropped
+            }
+            output = tested
             // This host stopping: the part is not done, and goes back.
             if output.end == .canceled { throw CancellationError() }
         } catch {
@@ -63,7 +80,34 @@ extension IntegrationSequencer {
             { () async throws(StoreError) in
                 try await store.completeShard(integrationID: job.integrationID, part: job.part, host: shards.host, outcome: outcome)
             })
-        return true
+        return .recorded
+    }
+
+    /// Runs `body` while part `job` is still this host's, looked at every second: nil, `body`
+    /// canceled (its processes stopped), once its integration's host withdrew it (the testing
+    /// step ended: canceled, timed out) or another host took it (this one taken for gone).
+    private func whileHeld(_ job: ShardJob, shards: ShardHosts, _ body: @escaping @Sendable () async throws -> TestOutput) async throws
+        -> TestOutput?
+    {
+        let (store, clock) = (shards.store, clock)
+        return try await withThrowingTaskGroup(of: TestOutput?.self) { group in
+            group.addTask { try await body() }
+            group.addTask {
+                while !Task.isCancelled {
+                    await clock.monotonic.sleep(for: .seconds(1))
+                    // unread this time: looked at again in a second
+                    guard let states = try? await store.shards(of: job.integrationID) else { continue }
+                    let held = states.contains { $0.job.part == job.part && $0.claimedBy == shards.host && $0.outcome == nil }
+                    if !held, !Task.isCancelled { return nil }
+                }
+                // canceled: the part ended first
+                throw CancellationError()
+            }
+            // The first to end: the part's output, or nil when it is no longer this host's.
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
     }
 
     /// Checks the job's commit out into `workspace` (fresh: no `.build`) and unpacks its pack
@@ -102,8 +146,8 @@ extension IntegrationSequencer {
             "its workspace checked out and \(job.snapshot.host)'s pack of the build unpacked (\(ByteCount.text(job.snapshot.bytes))) in \(DurationText.prose(seconds))"
     }
 
-    /// Gives `job` back for another host, or its integration's own, saying why; false.
-    private func giveBack(_ job: ShardJob, shards: ShardHosts, log: IntegrationLog, because why: String) async -> Bool {
+    /// Gives `job` back for another host, or its integration's own, saying why.
+    private func giveBack(_ job: ShardJob, shards: ShardHosts, log: IntegrationLog, because why: String) async -> ShardEnd {
         logger.warning(
             "a test shard of another host \(why): it goes back", metadata: ["bot": "\(job.bot)", "number": "\(job.number)", "part": "\(job.part)"])
         await log.close()
@@ -111,7 +155,7 @@ extension IntegrationSequencer {
         await logger.bestEffort(
             "giving back test shard \(job.part) of \(job.bot) #\(job.number)", loses: "it is claimed again once this host's lease runs out",
             { () async throws(StoreError) in try await store.releaseShard(integrationID: job.integrationID, part: job.part, host: shards.host) })
-        return false
+        return .gaveBack
     }
 }
 

@@ -129,12 +129,20 @@ extension IntegrationSteps {
         guard let shards = context.shards else { return [] }
         let (clock, logger, name) = (context.clock, context.logger, bot.name)
         let store = shards.store
+        // The parts whose tests the watch has counted: a failure elsewhere turns the commit
+        // status to failure as soon as its part ends.
+        var told = Set<Int>()
         while true {
             if Task.isCancelled { throw stop(.canceled, .canceled) }
             if clock.monotonic.now >= workspace.deadline { throw timedOut() }
             let states = await logger.bestEffort(
                 "reading the test shards of \(name) #\(integration.shownNumber)", loses: "it looks again in a moment",
                 { [id = claim.id] () async throws(StoreError) in try await store.shards(of: id) })
+            for state in states ?? [] where !told.contains(state.job.part) && state.outcome?.run.host != shards.host {
+                guard let outcome = state.outcome else { continue }
+                told.insert(state.job.part)
+                watch.heardElsewhere(ended: outcome.tests.count, failed: outcome.tests.filter(\.counts).count)
+            }
             if let states, states.count == count, case let outcomes = states.compactMap(\.outcome), outcomes.count == count { return outcomes }
             let mine = await logger.bestEffort(
                 "claiming a test shard of \(name) #\(integration.shownNumber)", loses: "it looks again in a moment",

@@ -50,9 +50,9 @@ extension Scheduler {
         return (shard, bot, slot)
     }
 
-    /// The shard in `slot` has ended: recorded (`ran`), or given back.
-    func shardEnded(slot: Int, ran: Bool) {
+    /// The shard in `slot` has ended as `end` says.
+    func shardEnded(slot: Int, _ end: IntegrationSequencer.ShardEnd) {
         shardSlots.remove(slot)
-        if !ran { shardsPausedUntil = clock.monotonic.now + Self.shardPause }
+        if case .gaveBack = end { shardsPausedUntil = clock.monotonic.now + Self.shardPause }
     }
 }

@@ -214,8 +214,8 @@ public actor Scheduler: Service {
                 // An executor nothing queued here needs runs a part of another host's tests.
                 while occupied < settings.executors, let (shard, bot, slot) = await claimShard() {
                     group.addTask {
-                        let ran = await self.sequencer.runShard(shard, of: bot, slot: slot)
-                        await self.shardEnded(slot: slot, ran: ran)
+                        let end = await self.sequencer.runShard(shard, of: bot, slot: slot)
+                        await self.shardEnded(slot: slot, end)
                         wake.yield()
                     }
                 }
