@@ -148,6 +148,16 @@ struct IntegrationBench {
         table.add(
             "the cold swift build under Kiln against by hand", target: "≤ +3 %", measured: median,
             comparison: "the median of \(ratios.count) interleaved pairs' ratios (swift build inside kiln run against in a fresh clone)\(spread)")
+        // Its CPU time (the build's processes, user and system) beside: what the machine's minute
+        // moves less than the wall time.
+        let cpu = zip(kilnRuns, handRuns).filter { $0.1.buildCPU > 0 }.map { $0.0.buildCPU / $0.1.buildCPU }.sorted()
+        if !cpu.isEmpty {
+            table.add(
+                "the cold swift build's CPU time under Kiln against by hand", target: "—", measured: percent(cpu[cpu.count / 2]),
+                comparison:
+                    "the median of \(cpu.count) pairs' ratios of user and system time; pairs from \(percent(cpu[0])) to \(percent(cpu[cpu.count - 1]))"
+            )
+        }
         // The sandbox's cost on a cold integration is `SandboxBench`'s: medians of five cold
         // builds on each side moved by ±7 % here, which that group's method does not.
     }

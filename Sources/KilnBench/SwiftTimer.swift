@@ -29,6 +29,8 @@ struct SwiftTimer {
         var test: Double
         /// When the command printed its answer, if that was timed.
         var answered: Double?
+        /// The CPU time (user and system) of `swift build` and every process it ran, in milliseconds.
+        var buildCPU: Double = 0
         var outside: Double { total - build - test }
     }
 
@@ -71,7 +73,9 @@ struct SwiftTimer {
         start=$(date +%s%N)
         '\(real)' "$@"
         status=$?
-        echo "$1 $start $(date +%s%N)" >> '\(times)'
+        end=$(date +%s%N)
+        times > '\(times).cpu'
+        echo "$1 $start $end $(tail -n 1 '\(times).cpu')" >> '\(times)'
         exit $status
 
         """.write(toFile: swift, atomically: false, encoding: .utf8)
@@ -86,14 +90,23 @@ struct SwiftTimer {
         let total = Measure.milliseconds(ContinuousClock.now - start)
         let lines = ((try? String(contentsOfFile: times, encoding: .utf8)) ?? "").split(separator: "\n")
         var inside: [Substring: Double] = [:]
+        var cpu: [Substring: Double] = [:]
         for line in lines {
             let fields = line.split(separator: " ")
-            guard fields.count == 3, let start = Double(fields[1]), let end = Double(fields[2]) else { continue }
+            guard fields.count == 5, let start = Double(fields[1]), let end = Double(fields[2]) else { continue }
             inside[fields[0], default: 0] += (end - start) / 1e6
+            cpu[fields[0], default: 0] += (Self.seconds(fields[3]) + Self.seconds(fields[4])) * 1000
         }
         guard let build = inside["build"] else { throw BenchError.unexpected("no swift build ran through \(swift)") }
         // none when Kiln ran the test binary itself (`directTests` times that by hand)
-        return Run(total: total, build: build, test: inside["test"] ?? 0)
+        return Run(total: total, build: build, test: inside["test"] ?? 0, buildCPU: cpu["build"] ?? 0)
+    }
+
+    /// Seconds of a time as the shell's `times` writes it: `1m5.370000s`.
+    static func seconds(_ text: Substring) -> Double {
+        let parts = text.dropLast().split(separator: "m")
+        guard parts.count == 2, let minutes = Double(parts[0]), let seconds = Double(parts[1]) else { return 0 }
+        return minutes * 60 + seconds
     }
 
     /// Milliseconds of the test binary `workspace` built, run as Kiln runs it in place of
