@@ -37,6 +37,12 @@ extension ShardStore {
         let names = bots.sorted()
         let arguments: [any SQLBindable] = names + (integrationID.map { [$0] } ?? [])
         let only = integrationID == nil ? "" : " AND test_shard.integration_id = ?"
+        // Most looks find nothing (an idle host looks at every tick): a statement's read first,
+        // a transaction only when some part is not done.
+        let open = try await readStatement("looking for test shards") { db in
+            try db.rows("SELECT 1 AS found FROM test_shard WHERE outcome IS NULL LIMIT 1").isEmpty == false
+        }
+        guard open else { return nil }
         return try await write("claiming a test shard") { db in
             // Free: never claimed, or claimed by a host whose lease ran out. Of an integration
             // still running: one that ended (or was taken over from a silent host) has no use for it.
