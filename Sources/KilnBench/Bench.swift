@@ -159,12 +159,17 @@ enum Measure {
     /// When a trigger script wrote `date +%s%N` to `path` (seconds since 1970), waiting for it.
     static func markTime(_ path: String) async throws -> Double {
         let deadline = Date().addingTimeInterval(30)
-        while !FileManager.default.fileExists(atPath: path), Date() < deadline { try await Task.sleep(for: .milliseconds(2)) }
-        try await Task.sleep(for: .milliseconds(20))
-        guard let text = try? String(contentsOfFile: path, encoding: .utf8),
-            let nanoseconds = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
-        else { throw BenchError.unexpected("the integration that writes \(path) did not start") }
-        return nanoseconds / 1e9
+        // The shell makes the file before `date` writes it: read until it holds a time (a 20 ms
+        // wait once read it empty on a loaded machine, and failed the run).
+        while Date() < deadline {
+            if let text = try? String(contentsOfFile: path, encoding: .utf8),
+                let nanoseconds = Double(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            {
+                return nanoseconds / 1e9
+            }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        throw BenchError.unexpected("the integration that writes \(path) did not start")
     }
 
     /// Runs `arguments` in `directory` (this one when nil) and waits for it: its wall time in
