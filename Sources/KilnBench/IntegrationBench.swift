@@ -103,9 +103,10 @@ struct IntegrationBench {
     /// and `swift test` by hand in a fresh clone. `KILN_BENCH_PACKAGE` names another git
     /// repository to measure instead (such as a clone of a real third-party package).
     ///
-    /// Nine interleaved runs, so that a slower minute of the machine falls on both sides; the
-    /// cold build's own cost under Kiln is the median of the pairs' ratios (medians of five runs
-    /// a side moved by ±4 % between runs of one binary).
+    /// Nine interleaved pairs (or as many as `KILN_BENCH_COLD_PAIRS` says), each side first in
+    /// every other one, so that a slower minute of the machine falls on both sides; the cold
+    /// build's own cost under Kiln is the median of the pairs' ratios (medians of five runs a side
+    /// moved by ±4 % between runs of one binary).
     private func coldOverhead(into table: Table) async throws {
         let (repository, label) = try coldPackage()
         let git = "/usr/bin/git"
@@ -115,22 +116,39 @@ struct IntegrationBench {
         try "repository: {url: '\(repository)', branch: \(branch)}\nsandbox: none\n".write(
             toFile: home + "/Bots/cold.yml", atomically: false, encoding: .utf8)
         let timer = try SwiftTimer(in: work.url("swift-timer"))
-        let clone = work.url("cold-clone")
+        var clone = ""
         var kilnRuns: [SwiftTimer.Run] = []
         var handRuns: [SwiftTimer.Run] = []
-        for _ in 0..<9 {
-            try? FileManager.default.removeItem(atPath: home + "/.kiln")
-            var answered = 0.0
-            var run = try timer.measure { answered = try timeToAnswer(kiln, ["run", "cold"], in: home, environment: timer.environment) }
-            run.answered = answered
-            kilnRuns.append(run)
-            try? FileManager.default.removeItem(atPath: clone)
-            handRuns.append(
-                try timer.measure {
-                    try command(git, ["clone", "-q", repository, clone])
-                    try command(timer.swift, ["build", "-c", "debug", "--build-tests"], in: clone)
-                    _ = try? command(timer.swift, ["test", "--skip-build", "-c", "debug"], in: clone)
-                })
+        let pairs = ProcessInfo.processInfo.environment["KILN_BENCH_COLD_PAIRS"].flatMap { Int($0) }.map { max($0, 1) } ?? 9
+        for index in 0..<pairs {
+            let measureKiln = {
+                try? FileManager.default.removeItem(atPath: home + "/.kiln")
+                var answered = 0.0
+                var run = try timer.measure { answered = try timeToAnswer(kiln, ["run", "cold"], in: home, environment: timer.environment) }
+                run.answered = answered
+                kilnRuns.append(run)
+            }
+            // A new directory each time, as a user's fresh clone is: SwiftPM's manifest cache is
+            // keyed by the manifest's path, and a first integration's workspace is new.
+            let measureByHand = {
+                try? FileManager.default.removeItem(atPath: clone)
+                clone = work.url("cold-clone-\(index)")
+                handRuns.append(
+                    try timer.measure {
+                        try command(git, ["clone", "-q", repository, clone])
+                        try command(timer.swift, ["build", "-c", "debug", "--build-tests"], in: clone)
+                        _ = try? command(timer.swift, ["test", "--skip-build", "-c", "debug"], in: clone)
+                    })
+            }
+            // Each side first in every other pair, so that what one run leaves to the next (the
+            // disk's writeback, a warmer page cache) falls on both.
+            if index.isMultiple(of: 2) {
+                try measureKiln()
+                try measureByHand()
+            } else {
+                try measureByHand()
+                try measureKiln()
+            }
         }
         // To `kiln run`'s answer (its result line): the snapshot of the cold build is packed
         // after it, at the lowest priority, and the command exits once it is.
