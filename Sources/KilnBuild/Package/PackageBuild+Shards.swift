@@ -52,10 +52,9 @@ extension PackageBuild {
         var merged = TestOutput()
         for (index, outcome, seconds) in outcomes {
             let output = try outcome.get()
-            merged.tests += output.tests
-            merged.sanitizerReports += output.sanitizerReports
-            if merged.end.succeeded, !output.end.succeeded { merged.end = output.end }
-            merged.shards.append(ShardRun(index: first + index, host: host, tests: parts[index].count, duration: seconds))
+            merged.add(
+                output.tests, sanitizerReports: output.sanitizerReports, end: output.end,
+                runs: [ShardRun(index: first + index, host: host, tests: parts[index].count, duration: seconds)])
         }
         return merged
     }

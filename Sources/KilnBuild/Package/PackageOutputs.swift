@@ -47,6 +47,15 @@ public struct TestOutput: Sendable {
         self.coverage = coverage
         self.end = end
     }
+
+    /// Adds a part's results to these (`test.shards`): its tests, sanitizer reports and runs,
+    /// and its end when it is the first that was not a success.
+    public mutating func add(_ tests: [TestCase], sanitizerReports: [SanitizerReport] = [], end: ProcessEnd, runs: [ShardRun]) {
+        self.tests += tests
+        self.sanitizerReports += sanitizerReports
+        if self.end.succeeded, !end.succeeded { self.end = end }
+        shards += runs
+    }
 }
 
 /// What the `analyze` step found: `swift format lint`'s findings, with how it ended.

@@ -54,33 +54,26 @@ extension IntegrationSteps {
             let rest = try await attempt { [commit] in
                 try await package.test(shards: elsewhere, first: here.count + 1, commit: commit, watch: watch, host: host, clock: clock)
             }
-            return Self.merged(local, rest.tests, end: rest.end, runs: rest.shards)
+            var merged = local
+            merged.add(rest.tests, sanitizerReports: rest.sanitizerReports, end: rest.end, runs: rest.shards)
+            return merged
         }
-        let outcomes: [ShardOutcome]
+        // Withdrawn once the parts are in, or the step stopped while waiting for them.
+        let collected: Result<[ShardOutcome], Stop>
         do throws(Stop) {
-            outcomes = try await collect(elsewhere.count, of: total, package, commit: commit, watch: watch)
+            collected = .success(try await collect(elsewhere.count, of: total, package, commit: commit, watch: watch))
         } catch {
-            await withdraw(pack)
-            throw error
+            collected = .failure(error)
         }
         await withdraw(pack)
         var merged = local
-        for outcome in outcomes {
+        for outcome in try collected.get() {
             let note = outcome.note.map { ", \($0)" } ?? ""
             await log.header(
                 "shard \(outcome.run.index) of \(total) ran on \(outcome.run.host): \(CountText.of(outcome.run.tests, "test")) in \(DurationText.prose(outcome.run.duration))\(note)"
             )
-            merged = Self.merged(merged, outcome.tests, end: outcome.failure == nil ? .exited(0) : .exited(1), runs: [outcome.run])
+            merged.add(outcome.tests, end: outcome.failure == nil ? .exited(0) : .exited(1), runs: [outcome.run])
         }
-        return merged
-    }
-
-    /// `output` with `tests` and `runs` added, and `end` when it is the first that was not a success.
-    static func merged(_ output: TestOutput, _ tests: [TestCase], end: ProcessEnd, runs: [ShardRun]) -> TestOutput {
-        var merged = output
-        merged.tests += tests
-        if merged.end.succeeded, !end.succeeded { merged.end = end }
-        merged.shards += runs
         return merged
     }
 
