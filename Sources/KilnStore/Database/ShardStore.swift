@@ -38,9 +38,16 @@ extension ShardStore {
         let arguments: [any SQLBindable] = names + (integrationID.map { [$0] } ?? [])
         let only = integrationID == nil ? "" : " AND test_shard.integration_id = ?"
         // Most looks find nothing (an idle host looks at every tick): a statement's read first,
-        // a transaction only when some part is not done.
+        // a transaction only when some part of a running integration is not done. The parts an
+        // integration left when its host went silent stay until the next offer, and must not
+        // make every idle host open a transaction until then.
         let open = try await readStatement("looking for test shards") { db in
-            try db.rows("SELECT 1 AS found FROM test_shard WHERE outcome IS NULL LIMIT 1").isEmpty == false
+            try db.rows(
+                """
+                SELECT 1 AS found FROM test_shard JOIN integration ON integration.id = test_shard.integration_id
+                WHERE test_shard.outcome IS NULL AND integration.step NOT IN ('pending', 'completed') LIMIT 1
+                """
+            ).isEmpty == false
         }
         guard open else { return nil }
         return try await write("claiming a test shard") { db in
